@@ -1,0 +1,139 @@
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { koaBody } from 'koa-body';
+import type { Dossier } from '../../lib/dossier.js';
+import { DossierValidationError } from '../../lib/errors.js';
+import type { DocumentPage } from '../../lib/ports/document-service.js';
+import type { ApiKey } from '../../lib/ports/key-store.js';
+import { authenticate, requireScope } from './auth.js';
+
+/** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const LIST_PATH = '/api/v1/documents';
+
+/** The filters carried into links, in this order (then `page`). */
+const LINK_ORDER = ['search', 'search_by', 'template_id', 'favorite', 'sort_by', 'sort', 'per_page'];
+
+const parseBody = koaBody({
+  json: true,
+  urlencoded: true,
+  text: false,
+  multipart: false,
+  jsonTypes: ['application/json'],
+  urlencodedTypes: ['application/x-www-form-urlencoded'],
+  jsonLimit: MAX_BODY_BYTES,
+  formLimit: MAX_BODY_BYTES,
+  onError(error) {
+    const status = (error as { status?: unknown }).status;
+    if (status === 413 || status === 415) throw error;
+    throw unreadableBody();
+  },
+});
+
+/**
+ * Interface B (CONTRACT.md §3): `/api/v1/documents` and `/api/v1/templates`. Every route first checks
+ * the key and its `documents` scope, then reads the body of a write (form-encoded or JSON, at most
+ * {@link MAX_BODY_BYTES}), then calls the document service. These requests do not count against the
+ * lookup quota.
+ */
+export function addDocumentRoutes(router: Router, dossier: Dossier): void {
+  const documents = dossier.documents;
+  const owner = async (ctx: Context): Promise<string> => (await documentKey(ctx, dossier)).owner;
+
+  router.get(LIST_PATH, async (ctx) => {
+    const page = await documents.list(await owner(ctx), ctx.query);
+    // Laravel builds absolute links from the request's host; without one, links are paths.
+    ctx.body = listBody(page, ctx.host ? `${ctx.protocol}://${ctx.host}${LIST_PATH}` : LIST_PATH);
+  });
+  router.post(LIST_PATH, async (ctx) => {
+    const who = await owner(ctx);
+    const document = await documents.create(who, await readBody(ctx));
+    ctx.status = 201;
+    ctx.body = { data: document, status: 201 };
+  });
+  router.get(`${LIST_PATH}/:id`, async (ctx) => {
+    ctx.body = { data: await documents.get(await owner(ctx), ctx.params.id ?? ''), status: 200 };
+  });
+  const update = async (ctx: Context): Promise<void> => {
+    const who = await owner(ctx);
+    const input = await readBody(ctx);
+    ctx.body = { data: await documents.update(who, String(ctx.params.id ?? ''), input), status: 200 };
+  };
+  router.put(`${LIST_PATH}/:id`, update);
+  router.patch(`${LIST_PATH}/:id`, update);
+  router.delete(`${LIST_PATH}/:id`, async (ctx) => {
+    const id = await documents.delete(await owner(ctx), ctx.params.id ?? '');
+    ctx.body = { id, object: 'document', deleted: true, status: 200 };
+  });
+  router.get('/api/v1/templates', async (ctx) => {
+    await documentKey(ctx, dossier);
+    ctx.body = { data: documents.templates().map(({ id, name, custom }) => ({ id, name, custom })), status: 200 };
+  });
+}
+
+/**
+ * The request's key, which must carry the `documents` scope.
+ * @throws DossierError `ERR_AUTH_MISSING_KEY`, `ERR_AUTH_INVALID_KEY`, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE`.
+ */
+async function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
+  const key = await authenticate(ctx, dossier);
+  requireScope(key, 'documents');
+  return key;
+}
+
+/**
+ * The fields of a write: form-encoded or JSON; no body at all counts as an empty form.
+ * @throws an HTTP error 415 for another content type, 413 above {@link MAX_BODY_BYTES};
+ *   DossierValidationError (422) for a body that cannot be parsed or is not an object.
+ */
+async function readBody(ctx: Context): Promise<Record<string, unknown>> {
+  const length = ctx.request.length;
+  const empty = ctx.get('Transfer-Encoding') === '' && (length === undefined || length === 0);
+  if (empty && ctx.get('Content-Type') === '') return {};
+  if (!ctx.request.is('application/x-www-form-urlencoded', 'application/json')) {
+    ctx.throw(415, 'The request body must be application/x-www-form-urlencoded or application/json.');
+  }
+  await parseBody(ctx, (async () => {}) as Next);
+  const body: unknown = ctx.request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw unreadableBody();
+  return body as Record<string, unknown>;
+}
+
+/** A body that is not a form or a JSON object of fields is a validation error like any other (422). */
+function unreadableBody(): DossierValidationError {
+  return new DossierValidationError({ body: ['The request body must be form fields or a JSON object of fields.'] });
+}
+
+/** The Laravel-shaped envelope of a page, with absolute links that carry the filters. */
+function listBody(page: DocumentPage, path: string): Record<string, unknown> {
+  const link = (pageNumber: number): string => {
+    const params = new URLSearchParams();
+    for (const name of LINK_ORDER) {
+      const value = page.filters[name];
+      if (value !== undefined) params.set(name, value);
+    }
+    params.set('page', String(pageNumber));
+    return `${path}?${params.toString()}`;
+  };
+  return {
+    data: page.data,
+    links: {
+      first: link(1),
+      last: link(page.last_page),
+      prev: page.current_page > 1 ? link(page.current_page - 1) : null,
+      next: page.current_page < page.last_page ? link(page.current_page + 1) : null,
+    },
+    meta: {
+      current_page: page.current_page,
+      from: page.from,
+      last_page: page.last_page,
+      path,
+      per_page: page.per_page,
+      to: page.to,
+      total: page.total,
+    },
+    status: 200,
+  };
+}

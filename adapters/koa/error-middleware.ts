@@ -1,0 +1,77 @@
+import type { Context, Middleware, Next } from 'koa';
+import { DossierError, DossierRetryableError, DossierValidationError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/ports/logger.js';
+import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from './error-map.js';
+
+/** Which error body a path answers with: interface B's Laravel shape under /api/v1, else interface A's. */
+export function isDocumentPath(path: string): boolean {
+  // The router matches paths case-insensitively; the error body must follow the same paths.
+  const lower = path.toLowerCase();
+  return lower === '/api/v1' || lower.startsWith('/api/v1/');
+}
+
+const DOCUMENT_MESSAGES: Record<number, string> = {
+  401: 'Unauthenticated.',
+  404: 'Resource not found.',
+  405: 'Method not allowed.',
+  413: 'The request body is too large.',
+  415: 'The request body must be application/x-www-form-urlencoded or application/json.',
+  500: 'Server Error.',
+};
+
+/**
+ * Turns every failure below it, and every unmatched path, into the JSON error body of its interface.
+ * A `DossierError` gets the status of its code; an HTTP error from a middleware (body too large,
+ * unsupported type) keeps its status; anything else is a 500 with no stack trace, logged once.
+ */
+export function errorMiddleware(logger: Logger): Middleware {
+  return async function handleErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.body === undefined && ctx.status === 404) {
+        respond(ctx, 404, 'not_found', `There is no ${ctx.method} ${ctx.path}.`);
+      } else if (ctx.status === 405 || (ctx.method === 'OPTIONS' && !ctx.body)) {
+        // The router answers OPTIONS itself with an empty 200; every answer here is JSON, so it is a 405 too.
+        respond(ctx, 405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${ctx.response.get('Allow')}.`);
+      } else if (ctx.status === 501 && typeof ctx.body !== 'object') {
+        respond(ctx, 501, 'not_implemented', `The method ${ctx.method} is not supported.`);
+      }
+    } catch (error) {
+      if (error instanceof DossierError) {
+        const { status, code } = HTTP_ERRORS[error.code];
+        if (error instanceof DossierRetryableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        else if (status === 503) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+        if (status >= 500) logger.warn('request failed', { path: ctx.path, code: error.code, message: error.message });
+        respond(ctx, status, code, error.message, error instanceof DossierValidationError ? error.errors : undefined);
+        return;
+      }
+      // An HTTP error of a library below (body too large, unsupported type or encoding): its status
+      // stands; its message only when it was meant for the client.
+      const { status: httpStatus, expose } = error as { status?: unknown; expose?: unknown };
+      if (typeof httpStatus === 'number' && httpStatus >= 400 && httpStatus < 500) {
+        respond(ctx, httpStatus, 'bad_request', expose ? (error as Error).message : 'The request cannot be processed.');
+        return;
+      }
+      logger.error('unexpected error', {
+        path: ctx.path,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      });
+      respond(ctx, 500, 'internal_error', 'Something went wrong on our side.');
+    }
+  };
+}
+
+function respond(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
+  ctx.status = status;
+  if (status === 401) {
+    ctx.set(
+      'WWW-Authenticate',
+      code === 'invalid_key' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
+    );
+  }
+  if (isDocumentPath(ctx.path)) {
+    ctx.body = { message: DOCUMENT_MESSAGES[status] ?? message, status, ...(errors ? { errors } : {}) };
+  } else {
+    ctx.body = { status: 'error', code, message };
+  }
+}

@@ -1,0 +1,102 @@
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { createDocumentService } from './documents/create-document-service.js';
+import { createTextGenerator } from './generators/create-text-generator.js';
+import { KeyvKeyStore } from './keys/keyv-key-store.js';
+import { CachingLookupService } from './lookup/caching-lookup-service.js';
+import { DnsLookup } from './lookup/dns.js';
+import { IpLookup } from './lookup/ip.js';
+import type { LookupContext } from './lookup/lookup-context.js';
+import { SslLookup } from './lookup/ssl.js';
+import { systemDnsResolverFactory } from './lookup/system-dns-resolver.js';
+import { TargetGuard } from './lookup/target-guard.js';
+import { WhoisLookup } from './lookup/whois.js';
+import type { ResolvedOptions } from './options.js';
+import { CounterQuotaStore } from './quota/counter-quota-store.js';
+import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
+import { TOKENS } from './tokens.js';
+
+/** Lookup answers kept by a `memory://` cache at the most. */
+const MEMORY_CACHE_ENTRIES = 10_000;
+
+/** The composition root and how to release what it opened. */
+export interface Composition {
+  container: DependencyContainer;
+  /** Closes the backends that were opened (none is opened only to be closed). */
+  close(): Promise<void>;
+}
+
+/**
+ * The one composition root: a child container per Dossier (never the global one), so that two
+ * instances in one process share nothing. A port given in the options replaces the built-in one.
+ */
+export function createContainer(options: ResolvedOptions): Composition {
+  const container = rootContainer.createChildContainer();
+  const opened: Backend[] = [];
+  const open = (url: string, backendOptions: BackendOptions): Backend => {
+    const backend = openBackend(url, backendOptions);
+    opened.push(backend);
+    return backend;
+  };
+  const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(factory) });
+  /** Registers the host's own implementation when it gave one, else builds the default once. */
+  const provide = <T>(token: InjectionToken<T>, given: T | undefined, factory: (c: DependencyContainer) => T): void => {
+    if (given !== undefined) container.register(token, { useValue: given });
+    else container.register(token, once(factory));
+  };
+
+  container.register(TOKENS.clock, { useValue: options.clock });
+  container.register(
+    TOKENS.storeBackend,
+    once(() => open(options.store, { namespace: 'dossier', clock: options.clock })),
+  );
+  container.register(
+    TOKENS.storeKv,
+    once((c) => c.resolve(TOKENS.storeBackend).kv),
+  );
+  container.register(
+    TOKENS.storeCounters,
+    once((c) => c.resolve(TOKENS.storeBackend).counters),
+  );
+  container.register(
+    TOKENS.cacheBackend,
+    once(() => open(options.cache, { namespace: 'dossier-cache', clock: options.clock, memoryLimit: MEMORY_CACHE_ENTRIES })),
+  );
+  container.register(TOKENS.dnsResolverFactory, {
+    useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs),
+  });
+  container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
+
+  provide(TOKENS.lookupService, options.lookups, (c) => {
+    const context: LookupContext = {
+      options,
+      createResolver: c.resolve(TOKENS.dnsResolverFactory),
+      guard: c.resolve(TOKENS.targetGuard),
+    };
+    return new CachingLookupService({
+      lookups: [new DnsLookup(context.createResolver), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
+      cache: c.resolve(TOKENS.cacheBackend).kv,
+      timeoutMs: options.lookupTimeoutMs,
+      logger: options.logger,
+    });
+  });
+  provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
+  provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
+  provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));
+  provide(TOKENS.documentService, options.documents, (c) =>
+    createDocumentService({
+      kv: c.resolve(TOKENS.storeKv),
+      counters: c.resolve(TOKENS.storeCounters),
+      generator: c.resolve(TOKENS.textGenerator),
+      clock: options.clock,
+      options,
+    }),
+  );
+  return {
+    container,
+    async close() {
+      await Promise.all(opened.splice(0).map((backend) => backend.close()));
+      await container.dispose();
+    },
+  };
+}

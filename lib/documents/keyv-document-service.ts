@@ -1,0 +1,182 @@
+import { DossierError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
+import type { CounterStore } from '../ports/counter-store.js';
+import type { Document, DocumentPage, DocumentService, Template } from '../ports/document-service.js';
+import type { TextGenerator } from '../ports/text-generator.js';
+import type { KvStore } from '../stores/kv-store.js';
+import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
+import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';
+import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, RESULT_MAX } from './validation.js';
+import { countWords } from './word-count.js';
+
+/** What a {@link KeyvDocumentService} works with. */
+export interface KeyvDocumentServiceOptions {
+  kv: KvStore;
+  counters: CounterStore;
+  generator: TextGenerator;
+  clock: Clock;
+  /** Every template by id, 1 to 72. */
+  templates: Map<number, Template>;
+  /** Deadline of one generation, in milliseconds. */
+  generatorTimeoutMs: number;
+  /** Limits of the in-process listing cache. */
+  cache?: ListingCacheOptions;
+}
+
+/** The counter that hands out document ids, shared by every process on the store. */
+const ID_COUNTER = 'documents:id';
+
+/**
+ * Documents in the Keyv store (`doc:<id>`), with ids from an atomic counter, a per-owner index of ids
+ * and a per-owner listing cache checked against a version counter (see {@link ListingCache}).
+ */
+export class KeyvDocumentService implements DocumentService {
+  private readonly cache: ListingCache;
+  private readonly templateList: Template[];
+  /** Writes to one document run one after the other in this process, so no update loses another's fields. */
+  private readonly writing = new Map<number, Promise<unknown>>();
+
+  constructor(private readonly options: KeyvDocumentServiceOptions) {
+    this.cache = new ListingCache(options.kv, options.counters, options.cache);
+    this.templateList = [...options.templates.values()].sort((a, b) => a.id - b.id);
+  }
+
+  async list(owner: string, query: Record<string, unknown>): Promise<DocumentPage> {
+    const parsed = parseListQuery(query);
+    const listing = await this.cache.listing(owner);
+    const { docs, total } = listing.page(parsed);
+    const from = docs.length === 0 ? null : (parsed.page - 1) * parsed.perPage + 1;
+    return {
+      data: docs.map((doc) => toDocument(doc, this.options.templates)),
+      filters: parsed.filters,
+      current_page: parsed.page,
+      per_page: parsed.perPage,
+      last_page: Math.max(1, Math.ceil(total / parsed.perPage)),
+      from,
+      to: from === null ? null : from + docs.length - 1,
+      total,
+    };
+  }
+
+  async get(owner: string, id: string): Promise<Document> {
+    return toDocument(await this.read(owner, id), this.options.templates);
+  }
+
+  async create(owner: string, input: Record<string, unknown>): Promise<Document> {
+    const fields = parseCreateInput(input);
+    const template = this.options.templates.get(fields.templateId);
+    if (template === undefined) throw new DossierError('ERR_DOCUMENT_INVALID', 'The template does not exist.');
+    // Generate first: a failed generation stores nothing and takes no id.
+    const result = await this.generate({
+      instruction: template.instruction,
+      templateName: template.name,
+      prompt: fields.prompt,
+      creativity: fields.creativity,
+    });
+    const id = await this.options.counters.increment(ID_COUNTER);
+    if (id === null) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store did not hand out a document id.');
+    const now = new Date(this.options.clock.now()).toISOString();
+    const doc: StoredDocument = {
+      id,
+      owner,
+      name: fields.name,
+      template_id: template.id,
+      prompt: fields.prompt,
+      creativity: fields.creativity,
+      result,
+      words: countWords(result),
+      favorite: false,
+      created_at: now,
+      updated_at: now,
+    };
+    // The document before its index entry, so that a listing that sees the id finds the document.
+    await this.options.kv.set(documentKey(id), doc);
+    await this.cache.index(owner).append(String(id));
+    await this.cache.written(owner, { put: doc });
+    return toDocument(doc, this.options.templates);
+  }
+
+  async update(owner: string, id: string, input: Record<string, unknown>): Promise<Document> {
+    const current = await this.read(owner, id);
+    const changes = parseUpdateInput(input);
+    return this.serialized(current.id, async () => {
+      const latest = await this.read(owner, id);
+      if (Object.keys(changes).length === 0) return toDocument(latest, this.options.templates);
+      const next: StoredDocument = {
+        ...latest,
+        ...changes,
+        words: changes.result === undefined ? latest.words : countWords(changes.result),
+        updated_at: new Date(this.options.clock.now()).toISOString(),
+      };
+      await this.options.kv.set(documentKey(next.id), next);
+      await this.cache.written(owner, { put: next });
+      return toDocument(next, this.options.templates);
+    });
+  }
+
+  async delete(owner: string, id: string): Promise<number> {
+    const current = await this.read(owner, id);
+    return this.serialized(current.id, async () => {
+      await this.read(owner, id);
+      await this.options.kv.delete(documentKey(current.id));
+      await this.cache.written(owner, { remove: current.id });
+      return current.id;
+    });
+  }
+
+  templates(): Template[] {
+    return this.templateList.map((template) => ({ ...template }));
+  }
+
+  /** The owner's document `id`; any other id, owner or form is "not found". */
+  private async read(owner: string, rawId: string): Promise<StoredDocument> {
+    const id = parseDocumentId(rawId);
+    const stored = id === undefined ? undefined : await this.options.kv.get<unknown>(documentKey(id));
+    if (!isStoredDocumentOf(stored, owner)) throw new DossierError('ERR_DOCUMENT_NOT_FOUND', 'Resource not found.');
+    return stored;
+  }
+
+  /** Runs the generator under the deadline: its answer, trimmed and capped, or the reason it failed. */
+  private async generate(request: Parameters<TextGenerator['generate']>[0]): Promise<string> {
+    const controller = new AbortController();
+    const seconds = this.options.generatorTimeoutMs / 1000;
+    const timeout = new DossierError('ERR_GENERATOR_TIMEOUT', `The text generator did not answer within ${seconds} seconds.`);
+    let timer: NodeJS.Timeout | undefined;
+    // The deadline holds even if a generator ignores the signal.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(timeout);
+        reject(timeout);
+      }, this.options.generatorTimeoutMs);
+    });
+    let text: string;
+    try {
+      text = await Promise.race([this.options.generator.generate(request, controller.signal), deadline]);
+    } catch (error) {
+      if (error instanceof DossierError) throw error;
+      throw new DossierError('ERR_GENERATOR_FAILED', 'The text generator failed.', { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+    const trimmed = typeof text === 'string' ? text.trim() : '';
+    if (trimmed === '') throw new DossierError('ERR_GENERATOR_FAILED', 'The text generator returned no text.');
+    return capCharacters(trimmed, RESULT_MAX);
+  }
+
+  private serialized<T>(id: number, operation: () => Promise<T>): Promise<T> {
+    const previous = this.writing.get(id) ?? Promise.resolve();
+    const next = previous.then(operation, operation);
+    const settled = next.catch(() => {});
+    this.writing.set(id, settled);
+    void settled.then(() => {
+      if (this.writing.get(id) === settled) this.writing.delete(id);
+    });
+    return next;
+  }
+}
+
+/** The first `max` characters (code points) of `text`, so that every stored result can be updated as is. */
+function capCharacters(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join('');
+}

@@ -1,0 +1,18 @@
+import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
+import { draftContext, draftWriter } from './offline-drafts.js';
+import { seededRandom } from './prompt-text.js';
+
+/**
+ * Writes drafts without any model or network: a fixed pattern per template (an outline has numbered
+ * sections, a tweet fits in 280 characters, hashtags start with #, a FAQ has questions and answers…)
+ * filled in from the prompt's topic and keywords. Deterministic: the same prompt, template and
+ * creativity give the same text; another creativity picks other wordings. It is a placeholder that
+ * lets Dossier run with no account anywhere, not an AI.
+ */
+export class OfflineTextGenerator implements TextGenerator {
+  /** Writes the draft; never fails and does no I/O, so the signal is not needed. */
+  async generate(request: GenerationRequest, _signal: AbortSignal): Promise<string> {
+    const random = seededRandom(request.templateName, String(request.creativity), request.prompt);
+    return draftWriter(request.templateName)(draftContext(request.prompt, random));
+  }
+}

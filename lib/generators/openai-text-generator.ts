@@ -1,0 +1,110 @@
+import { DossierError } from '../errors.js';
+import type { OpenAiOptions } from '../options.js';
+import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
+
+/** The largest answer read from the server, in bytes; a longer one is refused. */
+export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Writes documents with any OpenAI-compatible chat-completions server (OpenAI, Ollama, llama.cpp,
+ * vLLM): the template's instruction as the system message, the prompt as the user message, and the
+ * creativity as the temperature.
+ */
+export class OpenAiTextGenerator implements TextGenerator {
+  private readonly endpoint: string;
+
+  constructor(private readonly options: OpenAiOptions) {
+    this.endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  }
+
+  /**
+   * Asks the server for one completion.
+   * @throws DossierError `ERR_GENERATOR_TIMEOUT` when `signal` aborts; `ERR_GENERATOR_FAILED` for a
+   *   network error, a non-2xx status, an answer over {@link MAX_RESPONSE_BYTES}, or one that is not JSON
+   *   with a non-empty `choices[0].message.content`.
+   */
+  async generate(request: GenerationRequest, signal: AbortSignal): Promise<string> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    const body = JSON.stringify({
+      model: this.options.model,
+      messages: [
+        { role: 'system', content: request.instruction },
+        { role: 'user', content: request.prompt },
+      ],
+      temperature: request.creativity,
+    });
+    let response: Response;
+    try {
+      response = await fetch(this.endpoint, { method: 'POST', headers, body, signal, redirect: 'error' });
+    } catch (error) {
+      throw this.failure(signal, 'The text generator could not be reached.', error);
+    }
+    let text: string;
+    try {
+      text = await readCapped(response);
+    } catch (error) {
+      if (error instanceof DossierError) throw error;
+      throw this.failure(signal, 'The text generator broke off its answer.', error);
+    }
+    if (!response.ok) throw failed(`The text generator answered with HTTP status ${response.status}.`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw failed('The text generator answered with something that is not JSON.');
+    }
+    const content = contentOf(json);
+    if (content === undefined || content.trim() === '') {
+      throw failed('The text generator answered without any text (no choices[0].message.content).');
+    }
+    return content;
+  }
+
+  private failure(signal: AbortSignal, message: string, cause: unknown): DossierError {
+    if (signal.aborted) {
+      return signal.reason instanceof DossierError
+        ? signal.reason
+        : new DossierError('ERR_GENERATOR_TIMEOUT', 'The text generator did not answer in time.', { cause });
+    }
+    return new DossierError('ERR_GENERATOR_FAILED', message, { cause });
+  }
+}
+
+function failed(message: string): DossierError {
+  return new DossierError('ERR_GENERATOR_FAILED', message);
+}
+
+function contentOf(json: unknown): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const choices = (json as { choices?: unknown }).choices;
+  if (!Array.isArray(choices)) return undefined;
+  const message = (choices[0] as { message?: unknown } | undefined)?.message;
+  if (typeof message !== 'object' || message === null) return undefined;
+  const content = (message as { content?: unknown }).content;
+  return typeof content === 'string' ? content : undefined;
+}
+
+/** The body as text, refusing one over {@link MAX_RESPONSE_BYTES} without reading it all. */
+async function readCapped(response: Response): Promise<string> {
+  const declared = Number(response.headers.get('Content-Length'));
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+    await response.body?.cancel().catch(() => {});
+    throw failed('The text generator answered with more than 2 MiB.');
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw failed('The text generator answered with more than 2 MiB.');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

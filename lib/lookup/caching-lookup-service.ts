@@ -1,0 +1,118 @@
+import QuickLRU from 'quick-lru';
+import { DossierError } from '../errors.js';
+import type { Logger } from '../ports/logger.js';
+import type { Lookup, LookupDataByKind, LookupKind, LookupResult, LookupService } from '../ports/lookup-service.js';
+import type { KvStore } from '../stores/kv-store.js';
+
+const PARSED_MEMO_SIZE = 1000;
+const RECENT_ANSWERS = 1000;
+/** How long an answer read from a cache that keeps no expiry stays in this process. */
+const RECENT_FALLBACK_MS = 60_000;
+
+/** Settings of {@link CachingLookupService}. */
+export interface CachingLookupServiceOptions {
+  /** One lookup per kind; a kind without one answers `ERR_NOT_IMPLEMENTED`. */
+  lookups: Lookup[];
+  /** Where answers are cached. */
+  cache: KvStore;
+  /** Deadline of one upstream lookup, in milliseconds. */
+  timeoutMs: number;
+  /** Where cache failures are reported. */
+  logger: Logger;
+}
+
+/**
+ * The lookup service: checks the query, answers from the cache when it can, shares one upstream call
+ * among identical concurrent lookups, and holds every upstream call to its deadline (aborting it, so
+ * its sockets close). A cache that fails is reported and bypassed: it is an optimization, not a truth.
+ */
+export class CachingLookupService implements LookupService {
+  private readonly lookups: Map<LookupKind, Lookup>;
+  private readonly inflight = new Map<string, Promise<{ data: unknown; ttlSeconds: number }>>();
+  /** Recent valid inputs and their parsed targets: a request is parsed twice (before the quota, then here). */
+  private readonly parsed = new Map<string, string>();
+  /**
+   * Answers this process read or wrote lately, until the expiry the shared cache gave them: an answer
+   * does not change before it expires, so a hot target skips the shared cache (a network hop on Redis).
+   */
+  private readonly recent = new QuickLRU<string, { data: unknown; expiresAt: number }>({ maxSize: RECENT_ANSWERS });
+
+  constructor(private readonly options: CachingLookupServiceOptions) {
+    this.lookups = new Map(options.lookups.map((lookup) => [lookup.kind, lookup]));
+  }
+
+  parse(kind: LookupKind, input: unknown): string {
+    if (typeof input !== 'string') return this.lookupFor(kind).parse(input);
+    const memo = `${kind} ${input}`;
+    let target = this.parsed.get(memo);
+    if (target === undefined) {
+      target = this.lookupFor(kind).parse(input);
+      if (this.parsed.size >= PARSED_MEMO_SIZE) this.parsed.clear();
+      this.parsed.set(memo, target);
+    }
+    return target;
+  }
+
+  async lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>> {
+    const lookup = this.lookupFor(kind);
+    const target = this.parse(kind, input);
+    const cacheKey = `${kind}:${target}`;
+    const recent = this.recent.get(cacheKey);
+    if (recent !== undefined && recent.expiresAt > Date.now()) return { data: recent.data as LookupDataByKind[K], cached: true };
+    const hit = await this.options.cache.getEntry<LookupDataByKind[K]>(cacheKey).catch((error: unknown) => {
+      this.options.logger.warn('lookup cache read failed', { error: String(error) });
+      return undefined;
+    });
+    if (hit !== undefined) {
+      this.recent.set(cacheKey, { data: hit.value, expiresAt: hit.expiresAt ?? Date.now() + RECENT_FALLBACK_MS });
+      return { data: hit.value, cached: true };
+    }
+
+    let pending = this.inflight.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.runWithDeadline(lookup, target).finally(() => this.inflight.delete(cacheKey));
+      this.inflight.set(cacheKey, pending);
+      pending.then(
+        ({ data, ttlSeconds }) => {
+          if (ttlSeconds <= 0) return;
+          this.recent.set(cacheKey, { data, expiresAt: Date.now() + ttlSeconds * 1000 });
+          this.options.cache.set(cacheKey, data, ttlSeconds * 1000).catch((error: unknown) => {
+            this.options.logger.warn('lookup cache write failed', { error: String(error) });
+          });
+        },
+        () => {},
+      );
+    }
+    const { data } = await pending;
+    return { data: data as LookupDataByKind[K], cached: false };
+  }
+
+  private lookupFor(kind: LookupKind): Lookup {
+    const lookup = this.lookups.get(kind);
+    if (lookup === undefined) throw new DossierError('ERR_NOT_IMPLEMENTED', `The ${kind} lookup is not available.`);
+    return lookup;
+  }
+
+  private async runWithDeadline(lookup: Lookup, target: string): Promise<{ data: unknown; ttlSeconds: number }> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new DossierError(
+          'ERR_UPSTREAM_TIMEOUT',
+          `The ${lookup.kind} lookup of ${target} did not finish within ${this.options.timeoutMs} ms.`,
+        );
+        controller.abort(error);
+        reject(error);
+      }, this.options.timeoutMs);
+    });
+    try {
+      return await Promise.race([lookup.run(target, controller.signal), deadline]);
+    } catch (error) {
+      if (error instanceof DossierError) throw error;
+      throw new DossierError('ERR_UPSTREAM_FAILED', `The ${lookup.kind} lookup of ${target} failed.`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { DossierError } from '../errors.js';
+import type { DnsResolver } from '../ports/dns-resolver.js';
+import type { DnsData, Lookup } from '../ports/lookup-service.js';
+import { parseDomainName } from './domain-name.js';
+
+/** How long DNS answers are cached: the records' smallest TTL, within these bounds. */
+export const DNS_CACHE_BOUNDS = { minSeconds: 60, maxSeconds: 3600 } as const;
+
+/** Codes of `node:dns` that mean "no such record", not a failure. */
+const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
+
+/** `GET /api/dns`: A, AAAA, MX, NS, TXT, CNAME and SOA, asked in parallel. */
+export class DnsLookup implements Lookup<'dns'> {
+  readonly kind = 'dns' as const;
+
+  /** @param createResolver gives a fresh resolver per lookup, so a deadline cancels only its own queries. */
+  constructor(private readonly createResolver: () => DnsResolver) {}
+
+  parse(input: unknown): string {
+    return parseDomainName(input, { allowUnderscore: true });
+  }
+
+  async run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
+    const resolver = this.createResolver();
+    const cancel = (): void => resolver.cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    let missing = false;
+    const ask = async <T>(query: Promise<T>, none: T): Promise<T> => {
+      try {
+        return await query;
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        if (!NO_DATA.has(code)) throw upstreamError(domain, code, error);
+        if (code === 'ENOTFOUND') missing = true;
+        return none;
+      }
+    };
+    try {
+      const [a, aaaa, mx, ns, txt, cname, soa] = await Promise.all([
+        ask(resolver.resolve4(domain, { ttl: true }), []),
+        ask(resolver.resolve6(domain, { ttl: true }), []),
+        ask(resolver.resolveMx(domain), []),
+        ask(resolver.resolveNs(domain), []),
+        ask(resolver.resolveTxt(domain), []),
+        ask(resolver.resolveCname(domain), []),
+        ask(resolver.resolveSoa(domain), null),
+      ]);
+      const data: DnsData = {
+        domain,
+        exists: !missing,
+        A: a.map(({ address, ttl }) => ({ address, ttl })),
+        AAAA: aaaa.map(({ address, ttl }) => ({ address, ttl })),
+        MX: mx.map(({ exchange, priority }) => ({ exchange, priority })).sort((x, y) => x.priority - y.priority),
+        NS: ns,
+        TXT: txt.map((chunks) => chunks.join('')),
+        CNAME: cname,
+        SOA: soa && {
+          nsname: soa.nsname,
+          hostmaster: soa.hostmaster,
+          serial: soa.serial,
+          refresh: soa.refresh,
+          retry: soa.retry,
+          expire: soa.expire,
+          minttl: soa.minttl,
+        },
+      };
+      return { data, ttlSeconds: cacheSeconds(data) };
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+}
+
+/** The smallest TTL among the records that carry one, bounded; the lower bound when none does. */
+function cacheSeconds(data: DnsData): number {
+  const ttls = [...data.A, ...data.AAAA].map((record) => record.ttl);
+  if (data.SOA) ttls.push(data.SOA.minttl);
+  const smallest = ttls.length > 0 ? Math.min(...ttls) : DNS_CACHE_BOUNDS.minSeconds;
+  return Math.min(DNS_CACHE_BOUNDS.maxSeconds, Math.max(DNS_CACHE_BOUNDS.minSeconds, smallest));
+}
+
+function upstreamError(domain: string, code: string, cause: unknown): DossierError {
+  if (code === 'ETIMEOUT') {
+    return new DossierError('ERR_UPSTREAM_TIMEOUT', `The DNS server did not answer in time for ${domain}.`, { cause });
+  }
+  return new DossierError('ERR_UPSTREAM_FAILED', `The DNS server failed to answer for ${domain} (${code || 'unknown error'}).`, {
+    cause,
+  });
+}

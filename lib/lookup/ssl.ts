@@ -1,0 +1,140 @@
+import { X509Certificate } from 'node:crypto';
+import { checkServerIdentity, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import { DossierError } from '../errors.js';
+import type { Lookup, SslData } from '../ports/lookup-service.js';
+import { parseDomainName } from './domain-name.js';
+import type { LookupContext } from './lookup-context.js';
+import { describeCertificate, describeChainCertificate, validityOf } from './ssl/describe-certificate.js';
+import { tlsHandshake, type TlsHandshake } from './ssl/tls-handshake.js';
+
+/** How long an SSL answer is cached at most; never past the leaf's expiry (nor its start, when still ahead). */
+export const SSL_CACHE_SECONDS = 3600;
+
+const DAY_MS = 86_400_000;
+
+/** Node's code for a certificate that does not name the host (what `tls.checkServerIdentity` reports). */
+const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
+
+/**
+ * `GET /api/ssl`: one TLS handshake with the domain on `sslPort`, with SNI, at the address Dossier's own
+ * resolver gave and the target guard allowed (no second resolution, so no DNS-rebinding gap). The peer is
+ * never refused for an untrusted certificate: the verdict is reported in `is_valid` and
+ * `authorization_error`.
+ *
+ * `chain` is the certificate path Node reports: the certificates the peer sent, leaf first, each
+ * followed by its issuer; when the peer leaves out the root and the trust store holds it, the root ends
+ * the path. `authorization_error` is Node's code: the chain's problem (`CERT_HAS_EXPIRED`,
+ * `SELF_SIGNED_CERT_IN_CHAIN`, `DEPTH_ZERO_SELF_SIGNED_CERT`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, …) when
+ * it has one, else `ERR_TLS_CERT_ALTNAME_INVALID` when the certificate does not name the domain; null
+ * when `is_valid`.
+ */
+export class SslLookup implements Lookup<'ssl'> {
+  readonly kind = 'ssl' as const;
+
+  private readonly secureContext: SecureContext;
+
+  /**
+   * @param context settings, resolver and guard. Extra trusted CA certificates (PEM) may be given as
+   *   `context.options.sslCaCertificates`, added to Node's own trust store (for private PKIs and tests).
+   */
+  constructor(readonly context: LookupContext) {
+    this.secureContext = createTrustContext(context.options.sslCaCertificates ?? []);
+  }
+
+  parse(input: unknown): string {
+    return parseDomainName(input);
+  }
+
+  async run(domain: string, signal: AbortSignal): Promise<{ data: SslData; ttlSeconds: number }> {
+    const address = await this.resolve(domain, signal);
+    const handshake = await tlsHandshake({
+      address,
+      port: this.context.options.sslPort,
+      servername: domain,
+      secureContext: this.secureContext,
+      signal,
+    });
+    return describeSession(domain, handshake, this.context.options.clock.now());
+  }
+
+  private async resolve(domain: string, signal: AbortSignal): Promise<string> {
+    if (signal.aborted) {
+      throw signal.reason instanceof DossierError
+        ? signal.reason
+        : new DossierError('ERR_UPSTREAM_TIMEOUT', `The ssl lookup of ${domain} was cancelled.`, { cause: signal.reason });
+    }
+    const resolver = this.context.createResolver();
+    const cancel = (): void => resolver.cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await this.context.guard.resolve(domain, resolver);
+    } catch (error) {
+      if (signal.aborted && signal.reason instanceof DossierError) throw signal.reason;
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+}
+
+/**
+ * Turns a handshake into {@link SslData} as of `now` (ms since the epoch), with how long it may be
+ * cached.
+ * @throws DossierError `ERR_UPSTREAM_FAILED` when the leaf cannot be read.
+ */
+export function describeSession(domain: string, handshake: TlsHandshake, now: number): { data: SslData; ttlSeconds: number } {
+  const [leaf] = handshake.certificates;
+  if (leaf === undefined) throw new DossierError('ERR_UPSTREAM_FAILED', `${domain} sent no certificate.`);
+  let fields: ReturnType<typeof describeCertificate>;
+  let chain: SslData['chain'];
+  let validity: ReturnType<typeof validityOf>;
+  try {
+    fields = describeCertificate(leaf);
+    validity = validityOf(leaf);
+    chain = handshake.certificates.map(describeChainCertificate);
+  } catch (error) {
+    throw new DossierError('ERR_UPSTREAM_FAILED', `The certificate of ${domain} could not be read.`, { cause: error });
+  }
+  const hostnameMatches = checkServerIdentity(domain, leaf.toLegacyObject()) === undefined;
+  const inWindow = now >= validity.notBefore && now <= validity.notAfter;
+  const isValid = handshake.authorized && hostnameMatches && inWindow;
+  const data: SslData = {
+    domain,
+    subject: fields.subject,
+    issuer: fields.issuer,
+    valid_from: fields.valid_from,
+    valid_to: fields.valid_to,
+    days_remaining: Math.floor((validity.notAfter - now) / DAY_MS),
+    is_valid: isValid,
+    authorization_error: isValid ? null : authorizationError(handshake, hostnameMatches, now, validity.notBefore),
+    hostname_matches: hostnameMatches,
+    subject_alt_names: fields.subject_alt_names,
+    serial_number: fields.serial_number,
+    fingerprint_sha256: fields.fingerprint_sha256,
+    signature_algorithm: fields.signature_algorithm,
+    public_key: fields.public_key,
+    protocol: handshake.protocol,
+    cipher: handshake.cipher,
+    chain,
+  };
+  return { data, ttlSeconds: cacheSeconds(validity, now) };
+}
+
+/** Node's verdict; when Node saw no fault but Dossier's clock does (clock skew, a test clock), the date's. */
+function authorizationError(handshake: TlsHandshake, hostnameMatches: boolean, now: number, notBefore: number): string {
+  if (handshake.authorizationError !== null) return handshake.authorizationError;
+  if (!hostnameMatches) return NAME_MISMATCH;
+  return now < notBefore ? 'CERT_NOT_YET_VALID' : 'CERT_HAS_EXPIRED';
+}
+
+function cacheSeconds(validity: { notBefore: number; notAfter: number }, now: number): number {
+  const limits = [SSL_CACHE_SECONDS, Math.floor((validity.notAfter - now) / 1000)];
+  if (validity.notBefore > now) limits.push(Math.floor((validity.notBefore - now) / 1000));
+  return Math.max(0, Math.min(...limits));
+}
+
+function createTrustContext(extra: string[]): SecureContext {
+  if (extra.length === 0) return createSecureContext();
+  // A `ca` list replaces Node's store, so Node's own roots go first.
+  return createSecureContext({ ca: [...rootCertificates, ...extra] });
+}

@@ -1,0 +1,75 @@
+import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
+import { isIP, isIPv6 } from 'node:net';
+import { parseHostPort } from '../options.js';
+import type { DnsResolver } from '../ports/dns-resolver.js';
+
+/**
+ * Makes `node:dns` resolvers that ask `servers` (`host[:port]`, the system's resolvers when empty),
+ * trying each query once with a per-query timeout. One resolver per lookup, because
+ * `Resolver.cancel()` cancels every query of its resolver, and a deadline must stop only its own.
+ * A server given by name is resolved once, through the system's resolver, on first use.
+ */
+export function systemDnsResolverFactory(servers: readonly string[], timeoutMs: number): () => DnsResolver {
+  const parsed = servers.map((server) => parseHostPort('dnsServers', server, 53));
+  const format = (host: string, port: number): string => (isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`);
+  if (parsed.every(({ host }) => isIP(host) !== 0)) {
+    const addresses = parsed.map(({ host, port }) => format(host, port));
+    return () => {
+      const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
+      if (addresses.length > 0) resolver.setServers(addresses);
+      return resolver;
+    };
+  }
+  let named: Promise<string[]> | undefined;
+  const addresses = (): Promise<string[]> => {
+    named ??= Promise.all(
+      parsed.map(async ({ host, port }) => format(isIP(host) !== 0 ? host : await addressOf(host), port)),
+    ).catch((error: unknown) => {
+      named = undefined; // a name that failed is asked again next time
+      throw Object.assign(new Error(`A DNS server's name could not be resolved: ${String(error)}`), { code: 'ESERVFAIL' });
+    });
+    return named;
+  };
+  return () => new NamedServersResolver(new Resolver({ timeout: timeoutMs, tries: 1 }), addresses);
+}
+
+/** The first IPv4 address of a name, else its first address (a name like localhost often has both). */
+async function addressOf(host: string): Promise<string> {
+  const addresses = await lookup(host, { all: true });
+  return (addresses.find(({ family }) => family === 4) ?? addresses[0]!).address;
+}
+
+/** A resolver whose servers are known only once their names are resolved: every query waits for that. */
+class NamedServersResolver implements DnsResolver {
+  private ready: Promise<void> | undefined;
+  private cancelled = false;
+
+  constructor(
+    private readonly resolver: Resolver,
+    private readonly addresses: () => Promise<string[]>,
+  ) {}
+
+  resolve4 = this.after((name: string, options: { ttl: true }) => this.resolver.resolve4(name, options));
+  resolve6 = this.after((name: string, options: { ttl: true }) => this.resolver.resolve6(name, options));
+  resolveMx = this.after((name: string) => this.resolver.resolveMx(name));
+  resolveNs = this.after((name: string) => this.resolver.resolveNs(name));
+  resolveTxt = this.after((name: string) => this.resolver.resolveTxt(name));
+  resolveCname = this.after((name: string) => this.resolver.resolveCname(name));
+  resolveSoa = this.after((name: string) => this.resolver.resolveSoa(name));
+  reverse = this.after((ip: string) => this.resolver.reverse(ip));
+
+  cancel(): void {
+    this.cancelled = true;
+    this.resolver.cancel();
+  }
+
+  private after<A extends unknown[], R>(query: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+    return async (...args) => {
+      this.ready ??= this.addresses().then((addresses) => this.resolver.setServers(addresses));
+      await this.ready;
+      if (this.cancelled) throw Object.assign(new Error('The query was cancelled.'), { code: 'ECANCELLED' });
+      return query(...args);
+    };
+  }
+}

@@ -1,0 +1,302 @@
+import { performance } from 'node:perf_hooks';
+import { getDomain } from 'tldts';
+import { DossierError, isDossierError } from '../errors.js';
+import { parseHostPort } from '../options.js';
+import type { Lookup, WhoisData } from '../ports/lookup-service.js';
+import { parseDomainName } from './domain-name.js';
+import type { LookupContext } from './lookup-context.js';
+import { httpGet } from './whois/http-client.js';
+import { queryPort43 } from './whois/port43.js';
+import { parseRdapAnswer } from './whois/rdap.js';
+import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './whois/rdap-bootstrap.js';
+import { completeFacts, emptyFacts, hasFacts, type WhoisFacts } from './whois/record.js';
+import { IANA_WHOIS_SERVER, TldWhoisServers } from './whois/tld-servers.js';
+import { isWhoisPort, parsePeer, type Peer } from './whois/peer.js';
+import { abortError, resolvePeer, withOwnResolver, withTimeout, type Reach } from './whois/upstream.js';
+import { parseWhoisText } from './whois/whois-text.js';
+
+/** Where the whois lookup finds its directories; tests point them at loopback servers. */
+export interface WhoisLookupSettings {
+  /** The RDAP bootstrap registry for domains. @default 'https://data.iana.org/rdap/dns.json' */
+  bootstrapUrl?: string;
+  /** IANA's whois server, as `host[:port]`, asked for a TLD's whois server. @default 'whois.iana.org' */
+  ianaWhoisServer?: string;
+}
+
+/** How long answers are cached: a registration changes rarely, a free name may be taken any minute. */
+export const WHOIS_CACHE_SECONDS = { registered: 3600, unregistered: 300 } as const;
+
+/** The most bytes read from one RDAP answer, and from one whois answer. */
+export const WHOIS_MAX_BYTES = { rdap: 1024 * 1024, whois: 256 * 1024 } as const;
+
+/**
+ * Shares of the lookup's deadline: RDAP (bootstrap included) must answer within half of it so that
+ * whois can still be asked; a referral gets what is left minus a reserve, so that a silent registrar
+ * still leaves time to answer with the registry's data.
+ */
+const BUDGET = { rdap: 0.5, tldServer: 0.25, referral: 0.35, reserve: 0.15 } as const;
+
+const RDAP_ACCEPT = 'application/rdap+json, application/json;q=0.9';
+
+/**
+ * `GET /api/whois`. Which servers are asked depends on the configuration:
+ *
+ * | `rdapUrl` | `whoisServer` | asked, in order |
+ * |---|---|---|
+ * | unset | unset | RDAP at the server IANA's bootstrap registry names for the TLD, then whois at the server IANA names for it |
+ * | set | unset | RDAP at `rdapUrl`, then whois at the server IANA names for the TLD |
+ * | set | set | RDAP at `rdapUrl`, then whois at `whoisServer` |
+ * | unset | set | whois at `whoisServer` only: no RDAP, no bootstrap download, no question to IANA |
+ *
+ * whois over port 43 is asked when RDAP has no server for the TLD or fails. A registrar referral (RDAP
+ * `related` link, whois `Registrar WHOIS Server:`) completes the registry's data; when it fails the
+ * registry's data is answered alone. Subdomains are looked up at their registrable domain. Every
+ * connection goes to an address resolved by Dossier's resolver and checked (the operator's own servers
+ * are trusted), on a port allowed for what the network named (whois: 43 or unprivileged; HTTP: 80, 443
+ * or unprivileged), honours the deadline and reads a bounded number of bytes.
+ */
+export class WhoisLookup implements Lookup<'whois'> {
+  readonly kind = 'whois' as const;
+  private readonly bootstrap: RdapBootstrap;
+  private readonly tldServers: TldWhoisServers;
+  /** The operator's `whoisServer`, parsed once. */
+  private readonly whoisServer: Peer | undefined;
+
+  /** @throws DossierError `ERR_CONFIG_INVALID` when `whoisServer` or `settings.ianaWhoisServer` is not `host[:port]`. */
+  constructor(
+    private readonly context: LookupContext,
+    settings: WhoisLookupSettings = {},
+  ) {
+    const { clock, lookupTimeoutMs, whoisServer } = context.options;
+    this.bootstrap = new RdapBootstrap(settings.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, {
+      clock,
+      createResolver: context.createResolver,
+      guard: context.guard,
+      timeoutMs: lookupTimeoutMs,
+    });
+    this.tldServers = new TldWhoisServers(
+      parseHostPort('ianaWhoisServer', settings.ianaWhoisServer ?? IANA_WHOIS_SERVER, 43),
+      clock,
+    );
+    this.whoisServer = whoisServer === undefined ? undefined : parseHostPort('whoisServer', whoisServer, 43);
+  }
+
+  /**
+   * The registrable domain of the query, in punycode (`www.Example.co.uk` gives `example.co.uk`).
+   * @throws DossierError `ERR_LOOKUP_INVALID_DOMAIN`
+   */
+  parse(input: unknown): string {
+    const name = parseDomainName(input);
+    return getDomain(name, { extractHostname: false }) ?? name;
+  }
+
+  /**
+   * Looks `domain` (a registrable domain from {@link parse}) up; cached for an hour when registered,
+   * five minutes when not.
+   * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED` (a server found on the network resolves to a
+   *   non-public address), `ERR_UPSTREAM_FAILED` (no server answered usefully, an answer over its byte
+   *   cap), `ERR_UPSTREAM_TIMEOUT` or the signal's reason when it aborts.
+   */
+  run(domain: string, signal: AbortSignal): Promise<{ data: WhoisData; ttlSeconds: number }> {
+    return withOwnResolver(this.context.createResolver, signal, async (resolver) => {
+      const started = performance.now();
+      const total = this.context.options.lookupTimeoutMs;
+      const step = (share: number): AbortSignal => withTimeout(signal, share * total);
+      const referralSignal = (): AbortSignal | null => {
+        const budget = Math.min(BUDGET.referral * total, total * (1 - BUDGET.reserve) - (performance.now() - started));
+        return budget >= 1 ? withTimeout(signal, budget) : null;
+      };
+      const reach = (stepSignal: AbortSignal): Reach => ({ resolver, guard: this.context.guard, signal: stepSignal });
+      const askRdap = this.context.options.rdapUrl !== undefined || this.whoisServer === undefined;
+      const data =
+        (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralSignal, reach) : null) ??
+        (await this.viaWhois(domain, reach(signal), reach(step(BUDGET.tldServer)), referralSignal, reach));
+      const ttlSeconds = data.registered ? WHOIS_CACHE_SECONDS.registered : WHOIS_CACHE_SECONDS.unregistered;
+      return { data, ttlSeconds };
+    });
+  }
+
+  /** The RDAP answer, or null when whois should be asked instead. */
+  private async viaRdap(
+    domain: string,
+    lookupSignal: AbortSignal,
+    registryReach: Reach,
+    referralSignal: () => AbortSignal | null,
+    reach: (signal: AbortSignal) => Reach,
+  ): Promise<WhoisData | null> {
+    const { rdapUrl } = this.context.options;
+    try {
+      let url: string;
+      if (rdapUrl !== undefined) {
+        url = `${rdapUrl.replace(/\/+$/, '')}/domain/${domain}`;
+      } else {
+        const base = await this.bootstrap.serverFor(domain, registryReach.signal);
+        if (base === null) return null;
+        url = new URL(`domain/${domain}`, base).href;
+      }
+      const answer = await httpGet({
+        url,
+        trusted: rdapUrl !== undefined,
+        reach: registryReach,
+        maxBytes: WHOIS_MAX_BYTES.rdap,
+        accept: RDAP_ACCEPT,
+      });
+      const registry = parseRdapAnswer(answer.status, answer.body, answer.url);
+      const raw = answer.body === '' ? null : answer.body;
+      if (registry.notFound) return unregistered(domain, 'rdap', null, raw);
+      let facts = registry.facts;
+      const signal = registry.referral === null ? null : referralSignal();
+      if (registry.referral !== null && signal !== null) {
+        const registrar = await this.rdapReferral(domain, registry.referral, reach(signal), lookupSignal);
+        if (registrar !== null) facts = completeFacts(facts, registrar);
+      }
+      return registered(domain, 'rdap', facts, raw);
+    } catch (error) {
+      rethrowIfFinal(error, lookupSignal, 'The RDAP server');
+      this.context.options.logger.warn('RDAP failed, asking whois', { domain, error: String(error) });
+      return null;
+    }
+  }
+
+  /** The registrar's RDAP facts, or null when its server fails in any way but a refused address. */
+  private async rdapReferral(domain: string, url: string, reach: Reach, lookupSignal: AbortSignal): Promise<WhoisFacts | null> {
+    try {
+      const answer = await httpGet({ url, trusted: false, reach, maxBytes: WHOIS_MAX_BYTES.rdap, accept: RDAP_ACCEPT });
+      const registrar = parseRdapAnswer(answer.status, answer.body, answer.url);
+      return registrar.notFound ? null : registrar.facts;
+    } catch (error) {
+      return this.referralFailed(domain, url, error, lookupSignal);
+    }
+  }
+
+  private async viaWhois(
+    domain: string,
+    registryReach: Reach,
+    tldReach: Reach,
+    referralSignal: () => AbortSignal | null,
+    reach: (signal: AbortSignal) => Reach,
+  ): Promise<WhoisData> {
+    let server: Peer;
+    if (this.whoisServer !== undefined) {
+      server = this.whoisServer;
+    } else {
+      const tld = domain.slice(domain.lastIndexOf('.') + 1);
+      const named = await this.tldServers.serverFor(tld, tldReach);
+      if (named === null) throw new DossierError('ERR_UPSTREAM_FAILED', `No whois server is known for .${tld}.`);
+      server = whoisPeer(named);
+    }
+    const address = await resolvePeer(server.host, registryReach, this.whoisServer !== undefined);
+    const text = await queryPort43({
+      address,
+      port: server.port,
+      server: server.host,
+      query: whoisQuery(server.host, domain),
+      maxBytes: WHOIS_MAX_BYTES.whois,
+      signal: registryReach.signal,
+    });
+    const registry = parseWhoisText(domain, text);
+    if (registry.notFound) return unregistered(domain, 'whois', server.host, text);
+    if (!hasFacts(registry.facts)) {
+      throw new DossierError('ERR_UPSTREAM_FAILED', `The whois server ${server.host} gave no data about ${domain}.`);
+    }
+    let facts: WhoisFacts = { ...registry.facts, whois_server: registry.facts.whois_server ?? server.host };
+    let raw = text;
+    const signal = registry.referral === null ? null : referralSignal();
+    if (registry.referral !== null && signal !== null && !isSameServer(registry.referral, server)) {
+      const registrar = await this.whoisReferral(domain, registry.referral, reach(signal), registryReach.signal);
+      if (registrar !== null) {
+        facts = completeFacts(facts, registrar.facts);
+        raw = `${text.trimEnd()}\n\n${registrar.text}`;
+      }
+    }
+    return registered(domain, 'whois', facts, raw);
+  }
+
+  /** The registrar's whois facts and text, or null when its server fails in any way but a refused address. */
+  private async whoisReferral(
+    domain: string,
+    referral: string,
+    reach: Reach,
+    lookupSignal: AbortSignal,
+  ): Promise<{ facts: WhoisFacts; text: string } | null> {
+    try {
+      const { host, port } = whoisPeer(referral);
+      const address = await resolvePeer(host, reach, false);
+      const text = await queryPort43({
+        address,
+        port,
+        server: host,
+        query: whoisQuery(host, domain),
+        maxBytes: WHOIS_MAX_BYTES.whois,
+        signal: reach.signal,
+      });
+      const registrar = parseWhoisText(domain, text);
+      if (registrar.notFound || !hasFacts(registrar.facts)) {
+        throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${host} gave no data.`);
+      }
+      return { facts: { ...registrar.facts, whois_server: registrar.facts.whois_server ?? referral }, text };
+    } catch (error) {
+      return this.referralFailed(domain, referral, error, lookupSignal);
+    }
+  }
+
+  /** A failed referral is dropped (the registry's data stands), unless its address was refused or time ran out. */
+  private referralFailed(domain: string, referral: string, error: unknown, lookupSignal: AbortSignal): null {
+    rethrowIfFinal(error, lookupSignal, 'The registrar');
+    this.context.options.logger.warn('registrar referral failed; answering with the registry data', {
+      domain,
+      referral,
+      error: String(error),
+    });
+    return null;
+  }
+}
+
+/**
+ * A whois server named by the network (IANA's `whois:` line, a `Registrar WHOIS Server:` referral).
+ * It normally names a host (port 43); `host:port` is accepted too, which also lets tests point it at a
+ * loopback server on a free port. Privileged ports other than 43 are refused ({@link isWhoisPort}).
+ * @throws DossierError `ERR_UPSTREAM_FAILED` when it is not `host[:port]` or names such a port.
+ */
+function whoisPeer(named: string): Peer {
+  const peer = parsePeer(named, 43);
+  if (peer === null) throw new DossierError('ERR_UPSTREAM_FAILED', `"${named}" is not a whois server.`);
+  if (!isWhoisPort(peer.port)) throw new DossierError('ERR_UPSTREAM_FAILED', `Port ${peer.port} is not a whois port.`);
+  return peer;
+}
+
+/**
+ * Ends the lookup with what no other server can mend: the lookup's own abort (its deadline), or a
+ * refused address. Any other failure returns, so that the caller tries the next server.
+ * @throws the abort error, or `error` when it is `ERR_LOOKUP_TARGET_NOT_ALLOWED`.
+ */
+function rethrowIfFinal(error: unknown, lookupSignal: AbortSignal, what: string): void {
+  if (lookupSignal.aborted) throw abortError(lookupSignal, what);
+  if (isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) throw error;
+}
+
+function isSameServer(named: string, server: Peer): boolean {
+  return named === server.host.toLowerCase() || named === `${server.host.toLowerCase()}:${server.port}`;
+}
+
+/** The query a whois server expects: most take the bare name; a few want a flag. */
+function whoisQuery(host: string, domain: string): string {
+  switch (host.toLowerCase()) {
+    case 'whois.verisign-grs.com':
+      return `domain ${domain}`;
+    case 'whois.denic.de':
+      return `-T dn,ace ${domain}`;
+    case 'whois.jprs.jp':
+      return `${domain}/e`;
+    default:
+      return domain;
+  }
+}
+
+function registered(domain: string, source: WhoisData['source'], facts: WhoisFacts, raw: string | null): WhoisData {
+  return { domain, registered: true, ...facts, source, raw };
+}
+
+function unregistered(domain: string, source: WhoisData['source'], whoisServer: string | null, raw: string | null): WhoisData {
+  return { domain, registered: false, ...emptyFacts(), whois_server: whoisServer, source, raw };
+}

@@ -1,0 +1,100 @@
+import { DossierError } from '../../errors.js';
+import { emptyFacts, normalizeNameServer, normalizeStatus, toIsoDate, unique, type WhoisFacts } from './record.js';
+
+/** What one RDAP answer says about a domain. */
+export interface RdapDomain {
+  /** True for RDAP's "no such object" (HTTP 404, or an error object with code 404). */
+  notFound: boolean;
+  facts: WhoisFacts;
+  /** The registrar's RDAP URL for this domain (a `related` link), if any. */
+  referral: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
+
+/**
+ * Reads an RDAP answer (RFC 9083) to a domain query: HTTP 404 is "not registered", 200 must be a
+ * domain object. Registrar from the `registrar` entity (vCard `fn`, `IANA Registrar ID` public id,
+ * vCard `url` or an `about` link), dates from `events`, `nameservers`, `status`, `secureDNS`, `port43`.
+ * @throws DossierError `ERR_UPSTREAM_FAILED` for any other status, malformed JSON or another object.
+ */
+export function parseRdapAnswer(status: number, body: string, url: string): RdapDomain {
+  const host = new URL(url).host;
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (cause) {
+    if (status === 404) return { notFound: true, facts: emptyFacts(), referral: null };
+    throw new DossierError('ERR_UPSTREAM_FAILED', `The RDAP server ${host} answered malformed JSON (HTTP ${status}).`, { cause });
+  }
+  if (status === 404 || (isObject(json) && json.errorCode === 404))
+    return { notFound: true, facts: emptyFacts(), referral: null };
+  if (status !== 200) throw new DossierError('ERR_UPSTREAM_FAILED', `The RDAP server ${host} answered HTTP ${status}.`);
+  if (!isObject(json) || json.objectClassName !== 'domain') {
+    throw new DossierError('ERR_UPSTREAM_FAILED', `The RDAP server ${host} did not answer with a domain object.`);
+  }
+
+  const facts = emptyFacts();
+  for (const event of arrayOf(json.events)) {
+    if (!isObject(event)) continue;
+    const date = toIsoDate(text(event.eventDate));
+    if (event.eventAction === 'registration') facts.created_at ??= date;
+    else if (event.eventAction === 'last changed') facts.updated_at ??= date;
+    else if (event.eventAction === 'expiration') facts.expires_at ??= date;
+  }
+  const registrar = arrayOf(json.entities).find(
+    (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('registrar'),
+  );
+  if (registrar !== undefined) {
+    const card = vcard(registrar.vcardArray);
+    facts.registrar = card.get('fn') ?? card.get('org') ?? null;
+    facts.registrar_url = card.get('url') ?? link(registrar.links, 'about', /html/) ?? null;
+    const ianaId = arrayOf(registrar.publicIds).find((id) => isObject(id) && id.type === 'IANA Registrar ID');
+    const identifier = isObject(ianaId) ? text(ianaId.identifier) : null;
+    facts.registrar_iana_id = identifier !== null && /^\d+$/.test(identifier) ? identifier : null;
+  }
+  facts.name_servers = unique(
+    arrayOf(json.nameservers).flatMap((ns) => {
+      const name = isObject(ns) ? text(ns.ldhName) : null;
+      return (name !== null && normalizeNameServer(name)) || [];
+    }),
+  );
+  facts.status = unique(arrayOf(json.status).flatMap((value) => (typeof value === 'string' && normalizeStatus(value)) || []));
+  if (isObject(json.secureDNS) && typeof json.secureDNS.delegationSigned === 'boolean') {
+    facts.dnssec = json.secureDNS.delegationSigned;
+  }
+  facts.whois_server = text(json.port43)?.toLowerCase() ?? null;
+
+  const referral = link(json.links, 'related', /rdap\+json|^$/);
+  return { notFound: false, facts, referral: referral !== null && referral !== url && referral !== json.self ? referral : null };
+}
+
+/** The first property value of each name in a jCard (RFC 7095). */
+function vcard(value: unknown): Map<string, string> {
+  const properties = new Map<string, string>();
+  const [kind, entries] = arrayOf(value);
+  if (kind !== 'vcard') return properties;
+  for (const entry of arrayOf(entries)) {
+    const [name, , , content] = arrayOf(entry);
+    const first = Array.isArray(content) ? content.find((part) => text(part) !== null) : content;
+    const string = text(first);
+    if (typeof name === 'string' && string !== null && !properties.has(name)) properties.set(name, string);
+  }
+  return properties;
+}
+
+/** The `href` of the first http(s) link with relation `rel` whose media type matches `type`. */
+function link(links: unknown, rel: string, type: RegExp): string | null {
+  for (const candidate of arrayOf(links)) {
+    if (!isObject(candidate) || candidate.rel !== rel) continue;
+    const href = text(candidate.href);
+    if (href === null || !/^https?:\/\//i.test(href)) continue;
+    if (!type.test(typeof candidate.type === 'string' ? candidate.type : '')) continue;
+    return href;
+  }
+  return null;
+}

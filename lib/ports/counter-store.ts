@@ -1,0 +1,31 @@
+/** Options of one {@link CounterStore.increment}. */
+export interface IncrementOptions {
+  /** Refuse to go above this value: the counter is left as it is and `null` is returned. */
+  ceiling?: number;
+  /** When the counter may be forgotten (ms since the epoch); storage hygiene, not semantics. */
+  expiresAt?: number;
+}
+
+/**
+ * Named integer counters, changed atomically by the backend itself, so that several processes sharing
+ * a store never lose an update. Keyv has no such operation; each backend implements it natively.
+ */
+export interface CounterStore {
+  /**
+   * Adds one and returns the new value, or `null` when `ceiling` was already reached.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  increment(name: string, options?: IncrementOptions): Promise<number | null>;
+  /**
+   * Takes one away (never below zero).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  decrement(name: string): Promise<void>;
+  /**
+   * The current value; 0 for a counter never incremented.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  get(name: string): Promise<number>;
+  /** Releases connections the store opened itself. */
+  close(): Promise<void>;
+}

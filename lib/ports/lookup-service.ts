@@ -1,0 +1,150 @@
+/** The four lookups of interface A. */
+export type LookupKind = 'dns' | 'whois' | 'ip' | 'ssl';
+
+/** A lookup's answer and whether it came from the cache. */
+export interface LookupResult<T = unknown> {
+  /** The record (CONTRACT.md §2). */
+  data: T;
+  /** True when the answer came from the cache. */
+  cached: boolean;
+}
+
+/** `GET /api/dns` data. */
+export interface DnsData {
+  domain: string;
+  exists: boolean;
+  A: { address: string; ttl: number }[];
+  AAAA: { address: string; ttl: number }[];
+  MX: { exchange: string; priority: number }[];
+  NS: string[];
+  TXT: string[];
+  CNAME: string[];
+  SOA: {
+    nsname: string;
+    hostmaster: string;
+    serial: number;
+    refresh: number;
+    retry: number;
+    expire: number;
+    minttl: number;
+  } | null;
+}
+
+/** `GET /api/whois` data. */
+export interface WhoisData {
+  domain: string;
+  registered: boolean;
+  registrar: string | null;
+  registrar_url: string | null;
+  registrar_iana_id: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  expires_at: string | null;
+  name_servers: string[];
+  status: string[];
+  dnssec: boolean | null;
+  whois_server: string | null;
+  source: 'rdap' | 'whois';
+  raw: string | null;
+}
+
+/** `GET /api/ip` data. */
+export interface IpData {
+  ip: string;
+  version: 4 | 6;
+  hostname: string | null;
+  is_private: boolean;
+  city: string | null;
+  region: string | null;
+  region_code: string | null;
+  country: string | null;
+  country_code: string | null;
+  continent: string | null;
+  continent_code: string | null;
+  postal_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  accuracy_radius: number | null;
+  timezone: string | null;
+  asn: number | null;
+  organization: string | null;
+  isp: string | null;
+  network: string | null;
+}
+
+/** A distinguished name by its short attribute names (`CN`, `O`, `C`, …). */
+export type DistinguishedName = Record<string, string | string[]>;
+
+/** One certificate of the chain the peer sent. */
+export interface ChainCertificate {
+  subject: DistinguishedName;
+  issuer: DistinguishedName;
+  valid_from: string;
+  valid_to: string;
+  fingerprint_sha256: string;
+}
+
+/** `GET /api/ssl` data. */
+export interface SslData {
+  domain: string;
+  subject: DistinguishedName;
+  issuer: DistinguishedName;
+  valid_from: string;
+  valid_to: string;
+  days_remaining: number;
+  is_valid: boolean;
+  authorization_error: string | null;
+  hostname_matches: boolean;
+  subject_alt_names: string[];
+  serial_number: string;
+  fingerprint_sha256: string;
+  signature_algorithm: string | null;
+  public_key: { type: string; bits: number | null; curve: string | null };
+  protocol: string | null;
+  cipher: string | null;
+  chain: ChainCertificate[];
+}
+
+/** The data of each lookup kind. */
+export interface LookupDataByKind {
+  dns: DnsData;
+  whois: WhoisData;
+  ip: IpData;
+  ssl: SslData;
+}
+
+/**
+ * One lookup of interface A: how its query is checked and how it is answered. The lookup service adds
+ * the cache, the deadline and the sharing of identical concurrent lookups.
+ */
+export interface Lookup<K extends LookupKind = LookupKind> {
+  /** Which lookup this is. */
+  readonly kind: K;
+  /**
+   * Checks and normalizes the raw query parameter without any I/O.
+   * @throws DossierError `ERR_LOOKUP_INVALID_DOMAIN` or `ERR_LOOKUP_INVALID_IP`.
+   */
+  parse(input: unknown): string;
+  /**
+   * Answers for a parsed target. Must stop all I/O (close sockets) when `signal` aborts.
+   * `ttlSeconds` says how long the answer may be cached (0: not at all).
+   * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`, `ERR_UPSTREAM_TIMEOUT`.
+   */
+  run(target: string, signal: AbortSignal): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
+}
+
+/** Interface A: the four lookups, with cache and deadline. */
+export interface LookupService {
+  /**
+   * Checks and normalizes a query without any I/O, so that callers can reject bad input before
+   * counting it against a quota.
+   * @throws DossierError `ERR_LOOKUP_INVALID_DOMAIN` or `ERR_LOOKUP_INVALID_IP`.
+   */
+  parse(kind: LookupKind, input: unknown): string;
+  /**
+   * Answers a lookup, from the cache when it can.
+   * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
+   *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
+   */
+  lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>>;
+}

@@ -1,0 +1,20 @@
+/** What the generator is asked to write. */
+export interface GenerationRequest {
+  /** The template's instruction: what kind of text to write. */
+  instruction: string;
+  /** The template's name. */
+  templateName: string;
+  /** The user's input. */
+  prompt: string;
+  /** 0 to 1; the sampling temperature. */
+  creativity: number;
+}
+
+/** Writes the text of a document. */
+export interface TextGenerator {
+  /**
+   * Writes a text. Must stop its I/O when `signal` aborts.
+   * @throws DossierError `ERR_GENERATOR_FAILED` (failure or nonsense answer), `ERR_GENERATOR_TIMEOUT`.
+   */
+  generate(request: GenerationRequest, signal: AbortSignal): Promise<string>;
+}

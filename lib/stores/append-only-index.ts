@@ -1,0 +1,57 @@
+import type { CounterStore } from '../ports/counter-store.js';
+import type { KvStore } from './kv-store.js';
+
+/**
+ * A list that only grows, shared safely by several processes: each entry takes a slot from an atomic
+ * counter and is written under its own key, so no append overwrites another. Slots never change once
+ * written, so this process keeps the ones it has read and asks the store only for newer ones.
+ */
+export class AppendOnlyIndex {
+  private readonly known: string[] = [];
+  private knownLength = 0;
+  private reading: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly counters: CounterStore,
+    private readonly name: string,
+  ) {}
+
+  /** Adds `value` at the end. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async append(value: string): Promise<void> {
+    const slot = await this.counters.increment(`${this.name}:length`);
+    await this.kv.set(`${this.name}:${String(slot)}`, value);
+  }
+
+  /** Every value, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  values(): Promise<string[]> {
+    // One read at a time, so that two callers do not both append the same new slots to `known`.
+    const read = this.reading.then(() => this.read());
+    this.reading = read.catch(() => {});
+    return read;
+  }
+
+  private async read(): Promise<string[]> {
+    const length = await this.counters.get(`${this.name}:length`);
+    if (length > this.knownLength) {
+      const slots: string[] = [];
+      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(`${this.name}:${slot}`);
+      const values: (string | undefined)[] = [];
+      // Small batches: some Keyv adapters match getMany results in quadratic time.
+      for (let start = 0; start < slots.length; start += 500) {
+        values.push(...(await this.kv.getMany<string>(slots.slice(start, start + 500))));
+      }
+      // A slot taken by another process but not yet written ends the prefix that can be kept.
+      let kept = 0;
+      for (const value of values) {
+        if (value === undefined) break;
+        this.known.push(value);
+        kept += 1;
+      }
+      this.knownLength += kept;
+      const later = values.slice(kept).filter((value): value is string => value !== undefined);
+      if (later.length > 0) return [...this.known, ...later];
+    }
+    return [...this.known];
+  }
+}

@@ -1,0 +1,53 @@
+import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
+import { guardStore } from '../guard.js';
+
+/** The part of a node-redis client the counters use. */
+export interface RedisEvalClient {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  get(key: string): Promise<string | null>;
+}
+
+// One script per change, so the read, the check against the ceiling and the write are one atomic step.
+const INCREMENT = `
+local value = tonumber(redis.call('GET', KEYS[1]) or '0')
+if value >= tonumber(ARGV[1]) then return -1 end
+value = redis.call('INCR', KEYS[1])
+if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+return value`;
+const DECREMENT = `
+local value = tonumber(redis.call('GET', KEYS[1]) or '0')
+if value > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/** Counters as Redis strings, changed by Lua scripts that Redis runs atomically. */
+export class RedisCounterStore implements CounterStore {
+  /** @param client a connected client; @param prefix namespaces the counter names. */
+  constructor(
+    private readonly client: () => Promise<RedisEvalClient>,
+    private readonly prefix: string,
+  ) {}
+
+  async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
+    const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
+    const result = await guardStore(async () =>
+      (await this.client()).eval(INCREMENT, {
+        keys: [this.prefix + name],
+        arguments: [String(ceiling), options.expiresAt === undefined ? '' : String(Math.ceil(options.expiresAt))],
+      }),
+    );
+    const value = Number(result);
+    return value < 0 ? null : value;
+  }
+
+  async decrement(name: string): Promise<void> {
+    await guardStore(async () => (await this.client()).eval(DECREMENT, { keys: [this.prefix + name], arguments: [] }));
+  }
+
+  async get(name: string): Promise<number> {
+    const value = await guardStore(async () => (await this.client()).get(this.prefix + name));
+    return value === null ? 0 : Number(value);
+  }
+
+  /** The connection belongs to the Keyv store, which closes it. */
+  async close(): Promise<void> {}
+}

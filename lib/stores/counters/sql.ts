@@ -1,0 +1,70 @@
+import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
+import { guardStore } from '../guard.js';
+
+/** Runs one statement with positional parameters and returns its rows. */
+export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
+
+/** How a dialect writes the n-th (1-based) parameter: `?` for SQLite, `$n` for PostgreSQL. */
+export type Placeholder = (n: number) => string;
+
+/**
+ * Counters in a SQL table (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO UPDATE …
+ * RETURNING` statement, which the database runs atomically even when several processes share it.
+ * The `WHERE` of the update is the ceiling: at the ceiling no row is returned and nothing changes.
+ */
+export class SqlCounterStore implements CounterStore {
+  private readonly ready: Promise<unknown>;
+
+  /** @param query runs one statement on the store's own connection or pool. */
+  constructor(
+    private readonly query: SqlQuery,
+    private readonly placeholder: Placeholder,
+  ) {
+    this.ready = guardStore(() => this.createTable());
+    // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
+    this.ready.catch(() => {});
+  }
+
+  async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
+    const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
+    if (ceiling <= 0) return null;
+    const rows = await this.run(
+      `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, 1, ?)
+       ON CONFLICT (name) DO UPDATE SET value = dossier_counters.value + 1 WHERE dossier_counters.value < ?
+       RETURNING value`,
+      [name, options.expiresAt ?? null, ceiling],
+    );
+    return rows[0] === undefined ? null : Number(rows[0].value);
+  }
+
+  async decrement(name: string): Promise<void> {
+    await this.run('UPDATE dossier_counters SET value = value - 1 WHERE name = ? AND value > 0', [name]);
+  }
+
+  async get(name: string): Promise<number> {
+    const rows = await this.run('SELECT value FROM dossier_counters WHERE name = ?', [name]);
+    return rows[0] === undefined ? 0 : Number(rows[0].value);
+  }
+
+  /** The connection belongs to the Keyv store, which closes it. */
+  async close(): Promise<void> {}
+
+  private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
+    await this.ready;
+    let n = 0;
+    const text = sql.replace(/\?/g, () => this.placeholder(++n));
+    return guardStore(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
+  }
+
+  private async createTable(): Promise<void> {
+    const sql = 'CREATE TABLE IF NOT EXISTS dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)';
+    try {
+      await this.query(sql, []);
+    } catch (error) {
+      // Two PostgreSQL sessions creating the table at once: one loses the race on the catalog (23505);
+      // the table exists all the same, so asking again succeeds.
+      if ((error as { code?: string }).code !== '23505') throw error;
+      await this.query(sql, []);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+import type { InjectionToken } from 'tsyringe';
+import type { Clock } from './ports/clock.js';
+import type { CounterStore } from './ports/counter-store.js';
+import type { DnsResolver } from './ports/dns-resolver.js';
+import type { DocumentService } from './ports/document-service.js';
+import type { KeyStore } from './ports/key-store.js';
+import type { LookupService } from './ports/lookup-service.js';
+import type { QuotaStore } from './ports/quota-store.js';
+import type { TextGenerator } from './ports/text-generator.js';
+import type { Backend } from './stores/backend.js';
+import type { KvStore } from './stores/kv-store.js';
+import type { TargetGuard } from './lookup/target-guard.js';
+
+/** Typed DI tokens of the composition root. */
+export const TOKENS = {
+  clock: Symbol('clock') as InjectionToken<Clock>,
+  storeBackend: Symbol('storeBackend') as InjectionToken<Backend>,
+  storeKv: Symbol('storeKv') as InjectionToken<KvStore>,
+  storeCounters: Symbol('storeCounters') as InjectionToken<CounterStore>,
+  cacheBackend: Symbol('cacheBackend') as InjectionToken<Backend>,
+  dnsResolverFactory: Symbol('dnsResolverFactory') as InjectionToken<() => DnsResolver>,
+  targetGuard: Symbol('targetGuard') as InjectionToken<TargetGuard>,
+  lookupService: Symbol('lookupService') as InjectionToken<LookupService>,
+  keyStore: Symbol('keyStore') as InjectionToken<KeyStore>,
+  quotaStore: Symbol('quotaStore') as InjectionToken<QuotaStore>,
+  documentService: Symbol('documentService') as InjectionToken<DocumentService>,
+  textGenerator: Symbol('textGenerator') as InjectionToken<TextGenerator>,
+} as const;

@@ -1,0 +1,23 @@
+import { backendCases } from './backends.js';
+import { counterStoreContract } from './counter-store.contract.js';
+import { keyStoreContract } from './key-store.contract.js';
+import { quotaStoreContract } from './quota-store.contract.js';
+
+// The matrix: every contract suite on every backend this machine has.
+const { cases, skipped } = backendCases();
+
+describe('backend contracts', () => {
+  for (const backend of cases) {
+    describe(`on ${backend.name}`, () => {
+      after(() => backend.cleanup());
+      counterStoreContract(backend);
+      keyStoreContract(backend);
+      quotaStoreContract(backend);
+    });
+  }
+  for (const reason of skipped) {
+    it(`skips ${reason}`, function () {
+      this.skip();
+    });
+  }
+});

@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import type { CounterStore } from '../../lib/ports/counter-store.js';
+import { createContainer } from '../../lib/container.js';
+import { resolveOptions } from '../../lib/options.js';
+import { TOKENS } from '../../lib/tokens.js';
+import { uniqueName, type BackendCase } from './backends.js';
+
+/** Opens the counters of a store URL (the same backend a Dossier on that URL would use). */
+export function openCounters(url: string): { counters: CounterStore; close(): Promise<void> } {
+  const { container, close } = createContainer(resolveOptions({ store: url }));
+  return { counters: container.resolve(TOKENS.storeCounters), close };
+}
+
+/** The CounterStore contract: atomic, ceiling-respecting, exact under concurrency. */
+export function counterStoreContract(backend: BackendCase): void {
+  describe('CounterStore', () => {
+    let opened: ReturnType<typeof openCounters>;
+    let url: string;
+    beforeEach(() => {
+      url = backend.url();
+      opened = openCounters(url);
+    });
+    afterEach(() => opened.close());
+
+    it('counts up from zero', async () => {
+      const name = uniqueName('c');
+      expect(await opened.counters.get(name)).to.equal(0);
+      expect(await opened.counters.increment(name)).to.equal(1);
+      expect(await opened.counters.increment(name)).to.equal(2);
+      expect(await opened.counters.get(name)).to.equal(2);
+    });
+
+    it('refuses to pass the ceiling and leaves the value as it is', async () => {
+      const name = uniqueName('c');
+      expect(await opened.counters.increment(name, { ceiling: 2 })).to.equal(1);
+      expect(await opened.counters.increment(name, { ceiling: 2 })).to.equal(2);
+      expect(await opened.counters.increment(name, { ceiling: 2 })).to.equal(null);
+      expect(await opened.counters.get(name)).to.equal(2);
+      expect(await opened.counters.increment(name, { ceiling: 0 })).to.equal(null);
+    });
+
+    it('decrements, never below zero', async () => {
+      const name = uniqueName('c');
+      await opened.counters.decrement(name);
+      expect(await opened.counters.get(name)).to.equal(0);
+      await opened.counters.increment(name);
+      await opened.counters.decrement(name);
+      await opened.counters.decrement(name);
+      expect(await opened.counters.get(name)).to.equal(0);
+    });
+
+    it('lets exactly 1000 of 1500 parallel increments through a ceiling of 1000', async () => {
+      const name = uniqueName('c');
+      const results = await Promise.all(Array.from({ length: 1500 }, () => opened.counters.increment(name, { ceiling: 1000 })));
+      expect(results.filter((value) => value !== null)).to.have.length(1000);
+      expect(new Set(results.filter((value) => value !== null)).size).to.equal(1000);
+      expect(await opened.counters.get(name)).to.equal(1000);
+    });
+
+    if (backend.shared) {
+      it('stays exact when two instances share the store', async () => {
+        const other = openCounters(url);
+        try {
+          const name = uniqueName('c');
+          const results = await Promise.all(
+            Array.from({ length: 1500 }, (_, i) => (i % 2 ? other : opened).counters.increment(name, { ceiling: 1000 })),
+          );
+          expect(results.filter((value) => value !== null)).to.have.length(1000);
+          expect(await other.counters.get(name)).to.equal(1000);
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { createDossier, type Dossier } from '../../lib/dossier.js';
+import { isDossierError } from '../../lib/errors.js';
+import type { BackendCase } from './backends.js';
+
+/** The KeyStore contract: secrets shown once and stored as digests; revocation at once. */
+export function keyStoreContract(backend: BackendCase): void {
+  describe('KeyStore', () => {
+    let url: string;
+    let dossier: Dossier;
+    beforeEach(() => {
+      url = backend.url();
+      dossier = createDossier({ store: url });
+    });
+    afterEach(() => dossier.close());
+
+    it('creates a key with at least 128 random bits that verifies to its record', async () => {
+      const { key, secret } = await dossier.keys.create({ name: 'alice', owner: 'acct-1', scopes: ['lookup'], dailyLimit: 5 });
+      expect(secret).to.match(/^dsr_[A-Za-z0-9_-]{43}$/);
+      expect(key).to.include({ name: 'alice', owner: 'acct-1', dailyLimit: 5, revokedAt: null });
+      expect(key.scopes).to.deep.equal(['lookup']);
+      expect(new Date(key.createdAt).toISOString()).to.equal(key.createdAt);
+      expect(await dossier.keys.verify(secret)).to.deep.equal(key);
+      const other = await dossier.keys.create({ name: 'bob' });
+      expect(other.secret).to.not.equal(secret);
+      expect(other.key.scopes).to.deep.equal(['lookup', 'documents']);
+      expect(other.key.owner).to.not.equal(key.owner);
+    });
+
+    it('refuses unknown secrets and a near miss of a real one', async () => {
+      const { secret } = await dossier.keys.create({ name: 'alice' });
+      expect(await dossier.keys.verify(`${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`)).to.equal(null);
+      expect(await dossier.keys.verify('')).to.equal(null);
+      expect(await dossier.keys.verify('not a key')).to.equal(null);
+    });
+
+    it('lists every key it created, with no secret in any record', async () => {
+      const created = await Promise.all(['a', 'b', 'c'].map((name) => dossier.keys.create({ name })));
+      const listed = await dossier.keys.list();
+      const ids = listed.map((key) => key.id);
+      for (const { key, secret } of created) {
+        expect(ids).to.include(key.id);
+        const serialized = JSON.stringify(listed);
+        expect(serialized).to.not.include(secret);
+        expect(serialized).to.not.include(createHash('sha256').update(secret).digest('hex'));
+      }
+    });
+
+    it('revokes a key at once, idempotently', async () => {
+      const { key, secret } = await dossier.keys.create({ name: 'alice' });
+      const revoked = await dossier.keys.revoke(key.id);
+      expect(revoked.revokedAt).to.be.a('string');
+      expect(await dossier.keys.verify(secret)).to.equal(null);
+      expect((await dossier.keys.revoke(key.id)).revokedAt).to.equal(revoked.revokedAt);
+      const error = await dossier.keys.revoke('key_missing').catch((e: unknown) => e);
+      expect(isDossierError(error, 'ERR_KEY_NOT_FOUND')).to.equal(true);
+    });
+
+    it('rejects bad names, owners, scopes and limits', async () => {
+      for (const input of [
+        { name: '' },
+        { name: 'x'.repeat(129) },
+        { name: 'a', owner: 'bad owner' },
+        { name: 'a', dailyLimit: 0 },
+      ]) {
+        const error = await dossier.keys.create(input).catch((e: unknown) => e);
+        expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), JSON.stringify(input)).to.equal(true);
+      }
+      const error = await dossier.keys.create({ name: 'a', scopes: ['admin' as 'lookup'] }).catch((e: unknown) => e);
+      expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+    });
+
+    if (backend.shared) {
+      it('a key created by one instance works on another at once, and its revocation too', async () => {
+        const other = createDossier({ store: url });
+        try {
+          const { key, secret } = await dossier.keys.create({ name: 'shared' });
+          expect((await other.keys.verify(secret))?.id).to.equal(key.id);
+          expect((await other.keys.list()).map((k) => k.id)).to.include(key.id);
+          await dossier.keys.revoke(key.id);
+          expect(await other.keys.verify(secret)).to.equal(null);
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { createDossier, type Dossier } from '../../lib/dossier.js';
+import { uniqueName, type BackendCase } from './backends.js';
+
+const DAY = 86_400_000;
+
+/** The QuotaStore contract: UTC days, exact under concurrency, refunds on the right day. */
+export function quotaStoreContract(backend: BackendCase): void {
+  describe('QuotaStore', () => {
+    let url: string;
+    let now: number;
+    let dossier: Dossier;
+    beforeEach(() => {
+      url = backend.url();
+      now = Date.UTC(2026, 10, 22, 23, 59, 59, 500);
+      dossier = createDossier({ store: url, clock: { now: () => now } });
+    });
+    afterEach(() => dossier.close());
+
+    it('counts down to zero, then refuses, with the next UTC midnight as reset', async () => {
+      const key = uniqueName('k');
+      const first = await dossier.quotas.consume(key, 2);
+      expect(first).to.deep.equal({ allowed: true, limit: 2, remaining: 1, resetAt: Date.UTC(2026, 10, 23) / 1000 });
+      expect((await dossier.quotas.consume(key, 2)).remaining).to.equal(0);
+      expect(await dossier.quotas.consume(key, 2)).to.include({ allowed: false, remaining: 0 });
+      expect(await dossier.quotas.peek(key, 2)).to.include({ remaining: 0 });
+    });
+
+    it('starts again at UTC midnight (injected clock)', async () => {
+      const key = uniqueName('k');
+      await dossier.quotas.consume(key, 1);
+      expect((await dossier.quotas.consume(key, 1)).allowed).to.equal(false);
+      now += 1000;
+      const next = await dossier.quotas.consume(key, 1);
+      expect(next).to.deep.equal({ allowed: true, limit: 1, remaining: 0, resetAt: Date.UTC(2026, 10, 24) / 1000 });
+    });
+
+    it('refunds the day a request was counted on, even after midnight', async () => {
+      const key = uniqueName('k');
+      const counted = await dossier.quotas.consume(key, 3);
+      now += DAY;
+      await dossier.quotas.consume(key, 3);
+      await dossier.quotas.refund(key, counted);
+      expect((await dossier.quotas.peek(key, 3)).remaining).to.equal(2);
+      now -= DAY;
+      expect((await dossier.quotas.peek(key, 3)).remaining).to.equal(3);
+    });
+
+    it('gives exactly 1000 of 1500 parallel requests against a limit of 1000', async () => {
+      const key = uniqueName('k');
+      const states = await Promise.all(Array.from({ length: 1500 }, () => dossier.quotas.consume(key, 1000)));
+      expect(states.filter((state) => state.allowed)).to.have.length(1000);
+      expect(states.every((state) => state.remaining >= 0)).to.equal(true);
+      expect((await dossier.quotas.peek(key, 1000)).remaining).to.equal(0);
+    });
+
+    if (backend.shared) {
+      it('stays exact across two instances sharing the store', async () => {
+        const other = createDossier({ store: url, clock: { now: () => now } });
+        try {
+          const key = uniqueName('k');
+          const states = await Promise.all(
+            Array.from({ length: 1500 }, (_, i) => (i % 2 ? other : dossier).quotas.consume(key, 1000)),
+          );
+          expect(states.filter((state) => state.allowed)).to.have.length(1000);
+        } finally {
+          await other.close();
+        }
+      });
+    }
+  });
+}

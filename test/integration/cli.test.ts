@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+
+// The compiled command, as `npx dossier` and `npm start` run it.
+const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function dossier(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `dossier serve` on a free port and waits for the line that names its URL. */
+async function serve(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  return { url, child };
+}
+
+describe('the dossier command', () => {
+  let dir: string;
+  let dns: TestDnsServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-cli-'));
+    dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+    env = { DOSSIER_STORE: `sqlite://${join(dir, 'store.sqlite')}`, DOSSIER_DNS_SERVERS: dns.address };
+  });
+  afterEach(async () => {
+    await dns.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a key that works at once on a running server, and revokes it at once (default SQLite store)', async () => {
+    // No DOSSIER_STORE: both processes use the default ./data/dossier.sqlite of their working directory.
+    const defaults = { DOSSIER_DNS_SERVERS: dns.address };
+    const { url, child } = await serve(defaults, dir);
+    try {
+      expect(existsSync(join(dir, 'data', 'dossier.sqlite'))).to.equal(true);
+      const created = await dossier(
+        ['keys', 'create', '--name', 'ci', '--owner', 'acct-7', '--daily-limit', '3', '--json'],
+        defaults,
+        dir,
+      );
+      expect(created.code).to.equal(0);
+      const key = JSON.parse(created.stdout) as Record<string, unknown>;
+      expect(Object.keys(key)).to.deep.equal(['id', 'key', 'owner', 'scopes', 'daily_limit']);
+      expect(key).to.include({ owner: 'acct-7', daily_limit: 3 });
+      expect(key.scopes).to.deep.equal(['lookup', 'documents']);
+      expect(key.key).to.match(/^dsr_/);
+      expect(key.id).to.match(/^key_/);
+
+      const headers = { Authorization: `Bearer ${String(key.key)}` };
+      const response = await fetch(`${url}/api/dns?domain=example.test`, { headers });
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
+
+      const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
+      expect(JSON.parse(listed.stdout)).to.have.length(1);
+      expect(listed.stdout).to.not.include(String(key.key));
+
+      const revoked = await dossier(['keys', 'revoke', String(key.id)], defaults, dir);
+      expect(revoked.code).to.equal(0);
+      expect((await fetch(`${url}/api/dns?domain=example.test`, { headers })).status).to.equal(401);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
+  it('lists keys for people, showing revoked ones as revoked', async () => {
+    const created = JSON.parse((await dossier(['keys', 'create', '--name', 'old', '--scopes', 'lookup', '--json'], env)).stdout);
+    await dossier(['keys', 'revoke', created.id], env);
+    const listed = await dossier(['keys', 'list'], env);
+    expect(listed.stdout).to.match(
+      new RegExp(`${created.id}\\s+old\\s+owner=\\S+\\s+scopes=lookup\\s+daily_limit=1000\\s+revoked `),
+    );
+  });
+
+  it('stops with a message that names a bad variable', async () => {
+    const run = await dossier(['keys', 'list'], { ...env, DOSSIER_DAILY_LIMIT: 'lots' });
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.include('DOSSIER_DAILY_LIMIT');
+    const served = await dossier(['serve'], { ...env, DOSSIER_STORE: 'ftp://nowhere' });
+    expect(served.code).to.equal(1);
+    expect(served.stderr).to.include('DOSSIER_STORE');
+    const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
+    expect(unwritable.code).to.equal(1);
+    expect(unwritable.stderr).to.include('DOSSIER_STORE');
+  });
+
+  it('says which port is taken instead of crashing', async () => {
+    const { url, child } = await serve(env);
+    try {
+      const port = new URL(url).port;
+      const second = await dossier(['serve'], { ...env, PORT: port });
+      expect(second.code).to.equal(1);
+      expect(second.stderr).to.include(`PORT=${port}`);
+      expect(second.stderr).to.include('EADDRINUSE');
+      expect(second.stderr).to.not.include('    at ');
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
+  it('refuses bad usage with exit code 2', async () => {
+    expect((await dossier([], env)).code).to.equal(2);
+    expect((await dossier(['keys', 'create'], env)).stderr).to.include('--name is required');
+    const scopes = await dossier(['keys', 'create', '--name', 'x', '--scopes', 'admin'], env);
+    expect(scopes.code).to.equal(2);
+    expect(scopes.stderr).to.include('scopes');
+    expect((await dossier(['keys', 'revoke', 'key_nope'], env)).code).to.equal(1);
+  });
+});

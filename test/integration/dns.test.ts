@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { startTestServer, type TestServer } from '../support/harness.js';
+
+/** The SOA record the server holds, which the answer gives back field for field. */
+const SOA = {
+  nsname: 'ns1.example.test',
+  hostmaster: 'hostmaster.example.test',
+  serial: 2026112201,
+  refresh: 7200,
+  retry: 3600,
+  expire: 1209600,
+  minttl: 3600,
+};
+
+describe('GET /api/dns against a DNS server on loopback', () => {
+  let dns: TestDnsServer;
+  let server: TestServer;
+  let key: string;
+
+  beforeEach(async () => {
+    dns = await startDnsServer({
+      'example.test': {
+        A: [
+          { address: '93.184.216.34', ttl: 120 },
+          { address: '93.184.216.35', ttl: 90 },
+        ],
+        AAAA: [{ address: '2606:2800:220:1:248:1893:25c8:1946', ttl: 300 }],
+        MX: [
+          { exchange: 'mx2.example.test', priority: 20 },
+          { exchange: 'mx1.example.test', priority: 10 },
+        ],
+        NS: ['ns1.example.test', 'ns2.example.test'],
+        TXT: [['v=spf1 -all'], ['long ', 'chunked']],
+        SOA,
+      },
+      'www.example.test': { CNAME: 'example.test' },
+      'xn--bcher-kva.test': { A: [{ address: '192.0.2.7', ttl: 300 }] },
+    });
+    server = await startTestServer({ dnsServers: [dns.address], lookupTimeoutMs: 1000 });
+    key = await server.key();
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await dns.close();
+  });
+
+  it('answers every record type with TTLs, and exists: true', async () => {
+    const response = await server.get('/api/dns?domain=Example.TEST', key);
+    expect(response.status).to.equal(200);
+    const body = await response.json();
+    expect(body).to.deep.equal({
+      status: 'success',
+      cached: false,
+      data: {
+        domain: 'example.test',
+        exists: true,
+        A: [
+          { address: '93.184.216.34', ttl: 120 },
+          { address: '93.184.216.35', ttl: 90 },
+        ],
+        AAAA: [{ address: '2606:2800:220:1:248:1893:25c8:1946', ttl: 300 }],
+        MX: [
+          { exchange: 'mx1.example.test', priority: 10 },
+          { exchange: 'mx2.example.test', priority: 20 },
+        ],
+        NS: ['ns1.example.test', 'ns2.example.test'],
+        TXT: ['v=spf1 -all', 'long chunked'],
+        CNAME: [],
+        SOA,
+      },
+    });
+  });
+
+  it('answers a CNAME', async () => {
+    const body = await (await server.get('/api/dns?domain=www.example.test', key)).json();
+    expect(body.data.CNAME).to.deep.equal(['example.test']);
+    expect(body.data.A.map((a: { address: string }) => a.address)).to.deep.equal(['93.184.216.34', '93.184.216.35']);
+  });
+
+  it('accepts an IDN in Unicode and answers in punycode', async () => {
+    const body = await (await server.get(`/api/dns?domain=${encodeURIComponent('Bücher.test')}`, key)).json();
+    expect(body.data.domain).to.equal('xn--bcher-kva.test');
+    expect(body.data.A).to.deep.equal([{ address: '192.0.2.7', ttl: 300 }]);
+  });
+
+  it('answers a name that does not exist with exists: false and every type empty', async () => {
+    const response = await server.get('/api/dns?domain=nothing.example.test', key);
+    expect(response.status).to.equal(200);
+    const { data } = await response.json();
+    expect(data).to.deep.equal({
+      domain: 'nothing.example.test',
+      exists: false,
+      A: [],
+      AAAA: [],
+      MX: [],
+      NS: [],
+      TXT: [],
+      CNAME: [],
+      SOA: null,
+    });
+  });
+
+  it('serves a second lookup from the cache, without asking the server again', async () => {
+    await server.get('/api/dns?domain=example.test', key);
+    const asked = dns.questions;
+    const second = await (await server.get('/api/dns?domain=example.test', key)).json();
+    expect(second.cached).to.equal(true);
+    expect(second.data.A).to.have.length(2);
+    expect(dns.questions).to.equal(asked);
+  });
+
+  it('shares one upstream query among identical concurrent cold lookups', async () => {
+    const bodies = await Promise.all(
+      Array.from({ length: 20 }, () => server.get('/api/dns?domain=example.test', key).then((r) => r.json())),
+    );
+    expect(bodies.every((body) => body.status === 'success')).to.equal(true);
+    expect(dns.questions).to.equal(7);
+  });
+
+  it('asks a DNS server given by name (localhost:PORT)', async () => {
+    const named = await startTestServer({ dnsServers: [`localhost:${dns.port}`], lookupTimeoutMs: 1000 });
+    try {
+      const response = await named.get('/api/dns?domain=example.test', await named.key());
+      expect(response.status).to.equal(200);
+      expect((await response.json()).data.NS).to.deep.equal(['ns1.example.test', 'ns2.example.test']);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('answers 504 upstream_timeout within the deadline when the server never answers', async () => {
+    dns.silent = true;
+    const started = Date.now();
+    const response = await server.get('/api/dns?domain=example.test', key);
+    expect(response.status).to.equal(504);
+    expect((await response.json()).code).to.equal('upstream_timeout');
+    expect(Date.now() - started).to.be.below(3000);
+  });
+});

@@ -1,0 +1,49 @@
+import type { AddressInfo } from 'node:net';
+import { createKoaApp } from '../../adapters/koa/app.js';
+import { answerClientErrorsWithJson } from '../../adapters/koa/client-errors.js';
+import { createDossier, type Dossier } from '../../lib/dossier.js';
+import type { DossierOptions } from '../../lib/options.js';
+import type { NewKey } from '../../lib/ports/key-store.js';
+
+/** A Dossier served over HTTP on a free loopback port, for black-box tests. */
+export interface TestServer {
+  dossier: Dossier;
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** Creates a key and returns its plaintext secret. */
+  key(input?: Partial<NewKey>): Promise<string>;
+  /** `fetch` against the server with an optional bearer key. */
+  get(path: string, key?: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Options every test Dossier starts from: nothing on disk, nothing shared. */
+export function testOptions(options: DossierOptions = {}): DossierOptions {
+  return { store: 'memory://', cache: 'memory://', ...options };
+}
+
+/** Builds a Dossier with {@link testOptions} and serves it with the Koa adapter on port 0. */
+export async function startTestServer(options: DossierOptions = {}): Promise<TestServer> {
+  const dossier = createDossier(testOptions(options));
+  const server = createKoaApp(dossier).listen(0, '127.0.0.1');
+  answerClientErrorsWithJson(server);
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    dossier,
+    url,
+    async key(input = {}) {
+      return (await dossier.keys.create({ name: 'test', ...input })).secret;
+    },
+    get(path, key, init = {}) {
+      const headers = new Headers(init.headers);
+      if (key !== undefined) headers.set('Authorization', `Bearer ${key}`);
+      return fetch(url + path, { ...init, headers, redirect: 'manual' });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await dossier.close();
+    },
+  };
+}

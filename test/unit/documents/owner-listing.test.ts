@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import { OwnerListing } from '../../../lib/documents/owner-listing.js';
+import type { StoredDocument } from '../../../lib/documents/stored-document.js';
+import { parseListQuery } from '../../../lib/documents/validation.js';
+
+function doc(id: number, name: string, extra: Partial<StoredDocument> = {}): StoredDocument {
+  return {
+    id,
+    owner: 'o',
+    name,
+    template_id: 1,
+    prompt: 'p',
+    creativity: 0.5,
+    result: `result of ${name}`,
+    words: 3,
+    favorite: false,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    ...extra,
+  };
+}
+
+const names = (listing: OwnerListing, query: Record<string, string>): string[] =>
+  listing.page(parseListQuery(query)).docs.map((d) => d.name);
+
+describe('OwnerListing', () => {
+  it('orders by id whatever the order it was loaded in', () => {
+    const listing = new OwnerListing(1, [doc(3, 'c'), doc(1, 'a'), doc(2, 'b')]);
+    expect(names(listing, { sort: 'asc' })).to.deep.equal(['a', 'b', 'c']);
+  });
+
+  it('reflects put and remove in a repeated query (the remembered filter is dropped)', () => {
+    const listing = new OwnerListing(1, [doc(1, 'apple'), doc(2, 'banana')]);
+    expect(names(listing, { search: 'a' })).to.deep.equal(['banana', 'apple']);
+    expect(names(listing, { sort_by: 'name' })).to.deep.equal(['banana', 'apple']);
+    listing.put(doc(3, 'avocado'));
+    expect(names(listing, { search: 'a' })).to.deep.equal(['avocado', 'banana', 'apple']);
+    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['apple', 'avocado', 'banana']);
+    listing.put(doc(1, 'cherry'));
+    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'banana', 'cherry']);
+    listing.remove(2);
+    expect(names(listing, { search: 'a' })).to.deep.equal(['avocado']);
+    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'cherry']);
+    expect(listing.size).to.equal(2);
+  });
+
+  it('pages from either end', () => {
+    const listing = new OwnerListing(
+      1,
+      Array.from({ length: 25 }, (_, i) => doc(i + 1, `d${i + 1}`)),
+    );
+    const page = listing.page(parseListQuery({ page: '3' }));
+    expect(page.total).to.equal(25);
+    expect(page.docs.map((d) => d.id)).to.deep.equal([5, 4, 3, 2, 1]);
+    expect(listing.page(parseListQuery({ page: '3', sort: 'asc' })).docs.map((d) => d.id)).to.deep.equal([21, 22, 23, 24, 25]);
+    expect(listing.page(parseListQuery({ page: '4' })).docs).to.deep.equal([]);
+  });
+
+  it('filters by template and favorite together with the search', () => {
+    const listing = new OwnerListing(1, [
+      doc(1, 'a1'),
+      doc(2, 'a2', { template_id: 6 }),
+      doc(3, 'a3', { favorite: true }),
+      doc(4, 'b4', { favorite: true }),
+    ]);
+    expect(names(listing, { favorite: '1', search: 'a' })).to.deep.equal(['a3']);
+    expect(names(listing, { template_id: '6' })).to.deep.equal(['a2']);
+    expect(names(listing, { search: 'RESULT OF B', search_by: 'result' })).to.deep.equal(['b4']);
+  });
+});

@@ -1,0 +1,134 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import { isDossierError } from '../../lib/errors.js';
+import { optionsFromEnv, resolveOptions, serverOptionsFromEnv } from '../../lib/options.js';
+
+// Any readable file passes the start-up check of the GeoIP paths; their content is read on first use.
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+function configError(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(isDossierError(error, 'ERR_CONFIG_INVALID'), String(error)).to.equal(true);
+    return (error as Error).message;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('options', () => {
+  it('fills in the defaults of CONTRACT.md §0', () => {
+    const options = resolveOptions({});
+    expect(options).to.include({
+      store: 'sqlite://./data/dossier.sqlite',
+      cache: 'memory://',
+      dailyLimit: 1000,
+      sslPort: 443,
+      allowPrivateTargets: false,
+      generator: 'offline',
+      lookupTimeoutMs: 5000,
+      generatorTimeoutMs: 60000,
+    });
+    expect(options.dnsServers).to.deep.equal([]);
+    expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000 });
+  });
+
+  it('reads every DOSSIER_* variable', () => {
+    const options = optionsFromEnv({
+      DOSSIER_STORE: 'redis://127.0.0.1:6379',
+      DOSSIER_CACHE: 'sqlite:///tmp/cache.sqlite',
+      DOSSIER_DAILY_LIMIT: '50',
+      DOSSIER_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
+      DOSSIER_WHOIS_SERVER: 'whois.example.net:4343',
+      DOSSIER_RDAP_URL: 'https://rdap.example.net/',
+      DOSSIER_GEOIP_CITY: THIS_FILE,
+      DOSSIER_GEOIP_ASN: THIS_FILE,
+      DOSSIER_SSL_PORT: '8443',
+      DOSSIER_ALLOW_PRIVATE_TARGETS: 'true',
+      DOSSIER_GENERATOR: 'openai',
+      DOSSIER_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      DOSSIER_OPENAI_API_KEY: 'sk-test',
+      DOSSIER_OPENAI_MODEL: 'llama3',
+      DOSSIER_LOOKUP_TIMEOUT_MS: '2500',
+      DOSSIER_GENERATOR_TIMEOUT_MS: '9000',
+      DOSSIER_CUSTOM_TEMPLATES: '{"53":{"name":"Haiku","instruction":"Write a haiku."}}',
+    });
+    expect(options).to.deep.equal({
+      store: 'redis://127.0.0.1:6379',
+      cache: 'sqlite:///tmp/cache.sqlite',
+      dailyLimit: 50,
+      dnsServers: ['127.0.0.1:5353', '[::1]:53'],
+      whoisServer: 'whois.example.net:4343',
+      rdapUrl: 'https://rdap.example.net/',
+      geoipCity: THIS_FILE,
+      geoipAsn: THIS_FILE,
+      sslPort: 8443,
+      allowPrivateTargets: true,
+      generator: 'openai',
+      openai: { baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'sk-test', model: 'llama3' },
+      lookupTimeoutMs: 2500,
+      generatorTimeoutMs: 9000,
+      customTemplates: { 53: { name: 'Haiku', instruction: 'Write a haiku.' } },
+    });
+    expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).to.deep.equal({ host: '0.0.0.0', port: 8080 });
+  });
+
+  it('reads the CA certificates of DOSSIER_SSL_CA_FILE', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-ca-'));
+    try {
+      const file = join(dir, 'bundle.pem');
+      writeFileSync(file, `# two roots\n${rootCertificates[0]}\n${rootCertificates[1]}\n`);
+      expect(optionsFromEnv({ DOSSIER_SSL_CA_FILE: file }).sslCaCertificates).to.deep.equal([rootCertificates[0], rootCertificates[1]]);
+      writeFileSync(file, 'not a certificate');
+      expect(configError(() => optionsFromEnv({ DOSSIER_SSL_CA_FILE: file }))).to.include('DOSSIER_SSL_CA_FILE');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the variable of a bad value', () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ DOSSIER_STORE: 'ftp://x' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_STORE: 'not a url' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_CACHE: 'mysql://x' }, 'DOSSIER_CACHE'],
+      [{ DOSSIER_DAILY_LIMIT: '0' }, 'DOSSIER_DAILY_LIMIT'],
+      [{ DOSSIER_DAILY_LIMIT: '-5' }, 'DOSSIER_DAILY_LIMIT'],
+      [{ DOSSIER_DAILY_LIMIT: '1.5' }, 'DOSSIER_DAILY_LIMIT'],
+      [{ DOSSIER_DNS_SERVERS: 'dns_server!' }, 'DOSSIER_DNS_SERVERS'],
+      [{ DOSSIER_DNS_SERVERS: '1.1.1.1:99999' }, 'DOSSIER_DNS_SERVERS'],
+      [{ DOSSIER_WHOIS_SERVER: 'a b' }, 'DOSSIER_WHOIS_SERVER'],
+      [{ DOSSIER_RDAP_URL: 'ftp://rdap' }, 'DOSSIER_RDAP_URL'],
+      [{ DOSSIER_SSL_PORT: '70000' }, 'DOSSIER_SSL_PORT'],
+      [{ DOSSIER_ALLOW_PRIVATE_TARGETS: 'yes' }, 'DOSSIER_ALLOW_PRIVATE_TARGETS'],
+      [{ DOSSIER_GENERATOR: 'gpt' }, 'DOSSIER_GENERATOR'],
+      [{ DOSSIER_GENERATOR: 'openai' }, 'DOSSIER_OPENAI_BASE_URL'],
+      [{ DOSSIER_GENERATOR: 'openai', DOSSIER_OPENAI_BASE_URL: 'http://x/v1' }, 'DOSSIER_OPENAI_MODEL'],
+      [{ DOSSIER_LOOKUP_TIMEOUT_MS: 'soon' }, 'DOSSIER_LOOKUP_TIMEOUT_MS'],
+      [{ DOSSIER_GENERATOR_TIMEOUT_MS: '0' }, 'DOSSIER_GENERATOR_TIMEOUT_MS'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '{' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '{"12":{"name":"x","instruction":"y"}}' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_SSL_CA_FILE: '/nonexistent/ca.pem' }, 'DOSSIER_SSL_CA_FILE'],
+      [{ DOSSIER_GEOIP_CITY: '/nonexistent/city.mmdb' }, 'DOSSIER_GEOIP_CITY'],
+      [{ DOSSIER_GEOIP_ASN: '/tmp' }, 'DOSSIER_GEOIP_ASN'],
+    ];
+    for (const [env, variable] of cases) {
+      expect(
+        configError(() => optionsFromEnv(env)),
+        JSON.stringify(env),
+      ).to.include(variable);
+    }
+    expect(configError(() => serverOptionsFromEnv({ PORT: 'http' }))).to.include('PORT');
+  });
+
+  it('names the option of a bad value given in code', () => {
+    expect(configError(() => resolveOptions({ dailyLimit: 0 }))).to.match(/^dailyLimit /);
+    expect(configError(() => resolveOptions({ lookupTimeoutMs: Number.NaN }))).to.match(/^lookupTimeoutMs /);
+    expect(configError(() => resolveOptions({ customTemplates: { 53: { name: '', instruction: 'x' } } }))).to.match(
+      /^customTemplates /,
+    );
+  });
+});

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { openBackend } from '../../../lib/stores/backend.js';
+
+describe('openBackend (memory)', () => {
+  const clock = { now: () => Date.now() };
+
+  it('keeps at most about memoryLimit values when bounded, dropping the least recently used', async () => {
+    const backend = openBackend('memory://', { namespace: 'cache', clock, memoryLimit: 2 });
+    try {
+      for (const key of ['a', 'b', 'c', 'd', 'e', 'f']) await backend.kv.set(key, { key });
+      // quick-lru keeps between maxSize and twice maxSize values.
+      const kept = (await backend.kv.getMany<{ key: string }>(['a', 'b', 'c', 'd', 'e', 'f'])).filter(Boolean);
+      expect(kept.length).to.be.within(2, 4);
+      expect(await backend.kv.get('a')).to.equal(undefined);
+      expect(await backend.kv.get('f')).to.deep.equal({ key: 'f' });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('keeps everything when unbounded (keys and documents must never be dropped)', async () => {
+    const backend = openBackend('memory://', { namespace: 'store', clock });
+    try {
+      for (let i = 0; i < 50; i += 1) await backend.kv.set(`k${i}`, i);
+      expect(await backend.kv.get('k0')).to.equal(0);
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('hands out frozen copies, so that no reader can change what is stored', async () => {
+    const backend = openBackend('memory://', { namespace: 'store', clock });
+    try {
+      const value = { list: [1, 2] };
+      await backend.kv.set('v', value);
+      value.list.push(3);
+      const read = await backend.kv.get<{ list: number[] }>('v');
+      expect(read).to.deep.equal({ list: [1, 2] });
+      expect(() => read!.list.push(4)).to.throw(TypeError);
+    } finally {
+      await backend.close();
+    }
+  });
+});
