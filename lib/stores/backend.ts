@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import QuickLRU from 'quick-lru';
@@ -48,15 +49,18 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
     } catch {
       // Opening the file below fails too, and that failure is reported as ERR_STORE_UNAVAILABLE on use.
     }
-    const adapter = new KeyvSqlite({ uri: url, busyTimeout: 10_000 });
-    // WAL lets readers and a writer share the file across processes; NORMAL skips an fsync per commit.
-    const configured = adapter.query('PRAGMA journal_mode = WAL').then(() => adapter.query('PRAGMA synchronous = NORMAL'));
-    configured.catch(() => {});
-    const query = async (sql: string, ...parameters: unknown[]): Promise<unknown[]> => {
+    const adapter = new KeyvSqlite({ uri: url, busyTimeout: SQLITE_BUSY_TIMEOUT_MS });
+    let configured: Promise<void> | undefined;
+    const query = async (sql: string, parameters: unknown[]): Promise<unknown[]> => {
+      // A failed attempt is forgotten, so that the next statement tries again instead of failing for good.
+      configured ??= configureSqlite(adapter).catch((error: unknown) => {
+        configured = undefined;
+        throw error;
+      });
       await configured;
       return adapter.query(sql, ...parameters) as Promise<unknown[]>;
     };
-    return withKeyv(new Keyv({ store: adapter, namespace }), new SqlCounterStore((sql, parameters) => query(sql, ...parameters), () => '?'));
+    return withKeyv(new Keyv({ store: adapter, namespace }), new SqlCounterStore(query, () => '?'));
   }
   if (protocol === 'redis:' || protocol === 'rediss:') {
     const adapter = new KeyvRedis(url, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: 5000 });
@@ -68,13 +72,39 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
   }
   if (protocol === 'postgres:' || protocol === 'postgresql:') {
     const adapter = new KeyvPostgres({ uri: url, max: 10, connectionTimeoutMillis: 5000 });
-    const counters = new SqlCounterStore((sql, parameters) => adapter.query(sql, parameters), (n) => `$${n}`);
+    const counters = new SqlCounterStore(
+      (sql, parameters) => adapter.query(sql, parameters),
+      (n) => `$${n}`,
+    );
     return withKeyv(new Keyv({ store: adapter, namespace }), counters);
   }
   // In memory, values stay objects: no JSON round trip on every read.
   const store = memoryLimit === undefined ? new Map() : new QuickLRU<string, unknown>({ maxSize: memoryLimit });
   const keyv = new Keyv({ store, namespace, serialize: undefined, deserialize: undefined });
   return withKeyv(keyv, new MemoryCounterStore(clock), true);
+}
+
+/** How long a SQLite statement waits for another connection's lock before failing. */
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * Puts a SQLite connection in WAL mode, which lets readers and a writer share the file across processes,
+ * with `synchronous = NORMAL`, which skips an fsync per commit. Switching a new file to WAL needs an
+ * exclusive lock and answers SQLITE_BUSY at once, without SQLite's busy handler, while another
+ * connection holds any lock (two processes opening a new store together): so it is retried here.
+ */
+async function configureSqlite(adapter: KeyvSqlite): Promise<void> {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+    try {
+      await adapter.query('PRAGMA journal_mode = WAL');
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + wait > deadline) throw error;
+      await sleep(wait);
+    }
+  }
+  await adapter.query('PRAGMA synchronous = NORMAL');
 }
 
 function withKeyv(keyv: Keyv, counters: CounterStore, sharesObjects = false): Backend {

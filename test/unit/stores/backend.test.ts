@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
+import sqlite3 from 'sqlite3';
 import { openBackend } from '../../../lib/stores/backend.js';
 
 describe('openBackend (memory)', () => {
@@ -39,6 +44,36 @@ describe('openBackend (memory)', () => {
       expect(() => read!.list.push(4)).to.throw(TypeError);
     } finally {
       await backend.close();
+    }
+  });
+});
+
+describe('openBackend (sqlite)', () => {
+  const clock = { now: () => Date.now() };
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-backend-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('switches a new store to WAL even while another process is writing to it', async () => {
+    const path = join(dir, 'store.sqlite');
+    const other = new sqlite3.Database(path);
+    const run = (sql: string) =>
+      new Promise<void>((resolve, reject) => other.exec(sql, (error) => (error ? reject(error) : resolve())));
+    await run('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    const backend = openBackend(`sqlite://${path}`, { namespace: 'store', clock });
+    try {
+      // Two servers open a new store together: the other one is writing while the file is still in
+      // rollback mode. Switching it to WAL then answers SQLITE_BUSY at once, past the busy timeout.
+      await run("BEGIN IMMEDIATE; INSERT INTO keyv VALUES ('k', 'v')");
+      const counted = backend.counters.increment('c');
+      await sleep(300);
+      await run('COMMIT');
+      expect(await counted).to.equal(1);
+    } finally {
+      await backend.close();
+      await new Promise((resolve) => other.close(resolve));
     }
   });
 });
