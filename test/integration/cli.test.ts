@@ -80,12 +80,18 @@ describe('the dossier command', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
+      const described = ['id', 'name', 'owner', 'scopes', 'daily_limit', 'created_at', 'revoked_at'];
       const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
-      expect(JSON.parse(listed.stdout)).to.have.length(1);
+      const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
+      expect(Object.keys(entry!)).to.deep.equal(described);
+      expect(entry).to.include({ id: key.id, name: 'ci', revoked_at: null });
       expect(listed.stdout).to.not.include(String(key.key));
 
-      const revoked = await dossier(['keys', 'revoke', String(key.id)], defaults, dir);
+      const revoked = await dossier(['keys', 'revoke', String(key.id), '--json'], defaults, dir);
       expect(revoked.code).to.equal(0);
+      const gone = JSON.parse(revoked.stdout) as Record<string, unknown>;
+      expect(Object.keys(gone)).to.deep.equal(described);
+      expect(gone.revoked_at).to.be.a('string');
       expect((await fetch(`${url}/api/dns?domain=example.test`, { headers })).status).to.equal(401);
     } finally {
       child.kill('SIGTERM');
