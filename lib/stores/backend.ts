@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import Keyv from 'keyv';
 import QuickLRU from 'quick-lru';
 import { KeyvPostgres } from '@keyv/postgres';
-import KeyvRedis from '@keyv/redis';
+import KeyvRedis, { createClient } from '@keyv/redis';
 import { KeyvSqlite } from '@keyv/sqlite';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
@@ -63,7 +63,7 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
     return withKeyv(new Keyv({ store: adapter, namespace }), new SqlCounterStore(query, () => '?'));
   }
   if (protocol === 'redis:' || protocol === 'rediss:') {
-    const adapter = new KeyvRedis(url, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: 5000 });
+    const adapter = new KeyvRedis(redisClient(url), { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: 5000 });
     const client = (): Promise<RedisEvalClient> => adapter.getClient() as Promise<unknown> as Promise<RedisEvalClient>;
     return withKeyv(
       new Keyv({ store: adapter, namespace, useKeyPrefix: false }),
@@ -82,6 +82,30 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
   const store = memoryLimit === undefined ? new Map() : new QuickLRU<string, unknown>({ maxSize: memoryLimit });
   const keyv = new Keyv({ store, namespace, serialize: undefined, deserialize: undefined });
   return withKeyv(keyv, new MemoryCounterStore(clock), true);
+}
+
+/**
+ * A Redis client that never keeps a request waiting for Redis to come back. Commands sent while the
+ * connection is down fail at once (the request answers 503) instead of queueing until Redis returns.
+ * A connection lost after it once worked is re-established in the background; a first connection
+ * that fails gives up at once, and the next command tries again.
+ */
+function redisClient(url: string) {
+  let connectedOnce = false;
+  const client = createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: 5000,
+      reconnectStrategy: (retries, cause) => (connectedOnce ? Math.min(2 ** retries * 100, 2000) : cause),
+    },
+  });
+  client.on('ready', () => {
+    connectedOnce = true;
+  });
+  // Failures reach the callers of each command; without a listener, node-redis would crash the process.
+  client.on('error', () => {});
+  return client;
 }
 
 /** How long a SQLite statement waits for another connection's lock before failing. */

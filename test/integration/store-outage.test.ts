@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestServer, type TestServer } from '../support/harness.js';
+
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** A private Redis of this test's own, which the test can stop and start again. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  for await (const chunk of child.stdout!) {
+    output += String(chunk);
+    if (output.includes('Ready to accept connections')) return child;
+  }
+  throw new Error(`redis-server did not start: ${output}`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+}
+
+describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
+  let port: number;
+  let redis: ChildProcess;
+  let server: TestServer;
+
+  before(function () {
+    if (!hasRedisServer) this.skip();
+  });
+
+  beforeEach(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    server = await startTestServer({ store: `redis://127.0.0.1:${port}` });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await stop(redis);
+  });
+
+  it('answers 503 at once while Redis is down, instead of waiting for it, and works again when it is back', async () => {
+    const key = await server.key({ owner: 'alice' });
+    expect((await server.get('/api/v1/documents', key)).status).to.equal(200);
+
+    await stop(redis);
+    const lookup = await server.get('/api/dns?domain=example.test', key);
+    expect(lookup.status).to.equal(503);
+    expect(lookup.headers.get('Retry-After')).to.match(/^\d+$/);
+    expect(await lookup.json()).to.deep.include({ status: 'error', code: 'service_unavailable' });
+    const documents = await server.get('/api/v1/documents', key);
+    expect(documents.status).to.equal(503);
+    expect((await documents.json()).status).to.equal(503);
+
+    // The data lived only in that Redis (no persistence): the key is gone, but the server reconnects.
+    redis = await startRedis(port);
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 401; attempt += 1) {
+      status = (await server.get('/api/v1/documents', key)).status;
+      if (status !== 401) await sleep(100);
+    }
+    expect(status).to.equal(401);
+    expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
+  });
+
+  it('answers 503 at once when Redis refuses the first connection, and connects when it is there', async () => {
+    await server.close();
+    await stop(redis);
+    server = await startTestServer({ store: `redis://127.0.0.1:${port}` });
+    const refused = await server.get('/api/dns?domain=example.test', 'dsr_' + 'A'.repeat(43));
+    expect(refused.status).to.equal(503);
+
+    redis = await startRedis(port);
+    expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
+  });
+});
