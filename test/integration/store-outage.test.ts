@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
@@ -30,7 +31,7 @@ async function startRedis(port: number): Promise<ChildProcess> {
 }
 
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGKILL');
   await once(child, 'exit');
 }
@@ -88,5 +89,23 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
 
     redis = await startRedis(port);
     expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
+  });
+
+  it('answers lookups without the cache while a Redis cache is down', async () => {
+    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+    const cached = await startTestServer({ cache: `redis://127.0.0.1:${port}`, dnsServers: [dns.address] });
+    try {
+      const key = await cached.key();
+      const ask = () => cached.get('/api/dns?domain=example.test', key);
+      expect((await (await ask()).json()).cached).to.equal(false);
+      await stop(redis);
+      // This process keeps what it read lately, so ask for another name than the one it has seen.
+      const other = await cached.get('/api/dns?domain=other.example.test', key);
+      expect(other.status).to.equal(200);
+      expect(await other.json()).to.deep.include({ status: 'success', cached: false });
+    } finally {
+      await cached.close();
+      await dns.close();
+    }
   });
 });
