@@ -4,6 +4,7 @@ import type { CounterStore } from '../ports/counter-store.js';
 import type { Document, DocumentPage, DocumentService, Template } from '../ports/document-service.js';
 import type { TextGenerator } from '../ports/text-generator.js';
 import type { KvStore } from '../stores/kv-store.js';
+import { withLease } from '../stores/lease.js';
 import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
 import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';
 import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, RESULT_MAX } from './validation.js';
@@ -33,7 +34,7 @@ const ID_COUNTER = 'documents:id';
 export class KeyvDocumentService implements DocumentService {
   private readonly cache: ListingCache;
   private readonly templateList: Template[];
-  /** Writes to one document run one after the other in this process, so no update loses another's fields. */
+  /** Writes to one document queued in this process, so that they do not contend for its lease. */
   private readonly writing = new Map<number, Promise<unknown>>();
 
   constructor(private readonly options: KeyvDocumentServiceOptions) {
@@ -163,9 +164,15 @@ export class KeyvDocumentService implements DocumentService {
     return capCharacters(trimmed, RESULT_MAX);
   }
 
+  /**
+   * Runs a read-change-write of document `id` after the others of this process, under the document's
+   * lease, so that no write from any process sharing the store loses another's fields or revives a
+   * deleted document.
+   */
   private serialized<T>(id: number, operation: () => Promise<T>): Promise<T> {
+    const leased = () => withLease(this.options.counters, this.options.clock, `documents:lease:${id}`, operation);
     const previous = this.writing.get(id) ?? Promise.resolve();
-    const next = previous.then(operation, operation);
+    const next = previous.then(leased, leased);
     const settled = next.catch(() => {});
     this.writing.set(id, settled);
     void settled.then(() => {

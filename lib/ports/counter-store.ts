@@ -2,7 +2,10 @@
 export interface IncrementOptions {
   /** Refuse to go above this value: the counter is left as it is and `null` is returned. */
   ceiling?: number;
-  /** When the counter may be forgotten (ms since the epoch); storage hygiene, not semantics. */
+  /**
+   * When the counter is forgotten (ms since the epoch): from then on it reads as 0. Each increment sets
+   * the expiry anew; without one, the counter never expires.
+   */
   expiresAt?: number;
 }
 

@@ -60,7 +60,7 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
       await configured;
       return adapter.query(sql, ...parameters) as Promise<unknown[]>;
     };
-    return withKeyv(new Keyv({ store: adapter, namespace }), new SqlCounterStore(query, () => '?'));
+    return withKeyv(new Keyv({ store: adapter, namespace }), new SqlCounterStore(query, () => '?', clock));
   }
   if (protocol === 'redis:' || protocol === 'rediss:') {
     const adapter = new KeyvRedis(redisClient(url), { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: 5000 });
@@ -75,6 +75,7 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
     const counters = new SqlCounterStore(
       (sql, parameters) => adapter.query(sql, parameters),
       (n) => `$${n}`,
+      clock,
     );
     return withKeyv(new Keyv({ store: adapter, namespace }), counters);
   }
@@ -85,24 +86,13 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
 }
 
 /**
- * A Redis client that never keeps a request waiting for Redis to come back. Commands sent while the
- * connection is down fail at once (the request answers 503) instead of queueing until Redis returns.
- * A connection lost after it once worked is re-established in the background; a first connection
- * that fails gives up at once, and the next command tries again.
+ * A Redis client that never keeps a request waiting for Redis to come back. node-redis would reconnect
+ * in the background and hold every command until it succeeds; here a lost or refused connection closes
+ * the client at once, failing what was sent (the request answers 503), and the next command connects
+ * anew. Commands sent while a connection is being made wait for it, up to the connection timeout.
  */
 function redisClient(url: string) {
-  let connectedOnce = false;
-  const client = createClient({
-    url,
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: 5000,
-      reconnectStrategy: (retries, cause) => (connectedOnce ? Math.min(2 ** retries * 100, 2000) : cause),
-    },
-  });
-  client.on('ready', () => {
-    connectedOnce = true;
-  });
+  const client = createClient({ url, socket: { connectTimeout: 5000, reconnectStrategy: (_retries, cause) => cause } });
   // Failures reach the callers of each command; without a listener, node-redis would crash the process.
   client.on('error', () => {});
   return client;

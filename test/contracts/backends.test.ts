@@ -1,5 +1,6 @@
 import { backendCases } from './backends.js';
 import { counterStoreContract } from './counter-store.contract.js';
+import { documentServiceContract } from './document-service.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { quotaStoreContract } from './quota-store.contract.js';
 
@@ -13,6 +14,7 @@ describe('backend contracts', () => {
       counterStoreContract(backend);
       keyStoreContract(backend);
       quotaStoreContract(backend);
+      documentServiceContract(backend);
     });
   }
   for (const reason of skipped) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CounterStore } from '../../lib/ports/counter-store.js';
 import { createContainer } from '../../lib/container.js';
 import { resolveOptions } from '../../lib/options.js';
@@ -55,6 +56,18 @@ export function counterStoreContract(backend: BackendCase): void {
       expect(results.filter((value) => value !== null)).to.have.length(1000);
       expect(new Set(results.filter((value) => value !== null)).size).to.equal(1000);
       expect(await opened.counters.get(name)).to.equal(1000);
+    });
+
+    it('reads an expired counter as 0 and counts it again from 1', async () => {
+      const name = uniqueName('c');
+      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 300 })).to.equal(1);
+      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 300 })).to.equal(null);
+      expect(await opened.counters.get(name)).to.equal(1);
+      await sleep(400);
+      expect(await opened.counters.get(name)).to.equal(0);
+      expect(await opened.counters.increment(name, { ceiling: 1 })).to.equal(1);
+      await sleep(400);
+      expect(await opened.counters.get(name), 'an increment without expiry never expires').to.equal(1);
     });
 
     if (backend.shared) {

@@ -12,7 +12,7 @@ const INCREMENT = `
 local value = tonumber(redis.call('GET', KEYS[1]) or '0')
 if value >= tonumber(ARGV[1]) then return -1 end
 value = redis.call('INCR', KEYS[1])
-if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
+if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) else redis.call('PERSIST', KEYS[1]) end
 return value`;
 const DECREMENT = `
 local value = tonumber(redis.call('GET', KEYS[1]) or '0')

@@ -1,3 +1,4 @@
+import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
 import { guardStore } from '../guard.js';
 
@@ -7,18 +8,23 @@ export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]
 /** How a dialect writes the n-th (1-based) parameter: `?` for SQLite, `$n` for PostgreSQL. */
 export type Placeholder = (n: number) => string;
 
+/** A counter that has not expired, given the time now as the next parameter. */
+const LIVE = '(expires_at IS NULL OR expires_at > ?)';
+
 /**
  * Counters in a SQL table (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO UPDATE …
  * RETURNING` statement, which the database runs atomically even when several processes share it.
- * The `WHERE` of the update is the ceiling: at the ceiling no row is returned and nothing changes.
+ * The `WHERE` of the update is the ceiling: at the ceiling no row is returned and nothing changes. A row
+ * past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
   private readonly ready: Promise<unknown>;
 
-  /** @param query runs one statement on the store's own connection or pool. */
+  /** @param query runs one statement on the store's own connection or pool; @param clock says when a counter expired. */
   constructor(
     private readonly query: SqlQuery,
     private readonly placeholder: Placeholder,
+    private readonly clock: Clock,
   ) {
     this.ready = guardStore(() => this.createTable());
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
@@ -28,21 +34,28 @@ export class SqlCounterStore implements CounterStore {
   async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
     const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
     if (ceiling <= 0) return null;
+    const now = this.clock.now();
     const rows = await this.run(
       `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, 1, ?)
-       ON CONFLICT (name) DO UPDATE SET value = dossier_counters.value + 1 WHERE dossier_counters.value < ?
+       ON CONFLICT (name) DO UPDATE SET
+         value = CASE WHEN dossier_counters.expires_at <= ? THEN 1 ELSE dossier_counters.value + 1 END,
+         expires_at = excluded.expires_at
+       WHERE dossier_counters.value < ? OR dossier_counters.expires_at <= ?
        RETURNING value`,
-      [name, options.expiresAt ?? null, ceiling],
+      [name, options.expiresAt ?? null, now, ceiling, now],
     );
     return rows[0] === undefined ? null : Number(rows[0].value);
   }
 
   async decrement(name: string): Promise<void> {
-    await this.run('UPDATE dossier_counters SET value = value - 1 WHERE name = ? AND value > 0', [name]);
+    await this.run(`UPDATE dossier_counters SET value = value - 1 WHERE name = ? AND value > 0 AND ${LIVE}`, [
+      name,
+      this.clock.now(),
+    ]);
   }
 
   async get(name: string): Promise<number> {
-    const rows = await this.run('SELECT value FROM dossier_counters WHERE name = ?', [name]);
+    const rows = await this.run(`SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`, [name, this.clock.now()]);
     return rows[0] === undefined ? 0 : Number(rows[0].value);
   }
 

@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MemoryCounterStore } from '../../../lib/stores/counters/memory.js';
+import { withLease } from '../../../lib/stores/lease.js';
+
+describe('withLease', () => {
+  let now: number;
+  const clock = { now: () => now };
+  let counters: MemoryCounterStore;
+  beforeEach(() => {
+    now = Date.UTC(2030, 0, 1);
+    counters = new MemoryCounterStore(clock);
+  });
+
+  it('runs the holders of one lease one at a time, and gives it back when done or failed', async () => {
+    const events: string[] = [];
+    const hold = (label: string, fail = false) =>
+      withLease(counters, clock, 'l', async () => {
+        events.push(`${label} in`);
+        await sleep(20);
+        events.push(`${label} out`);
+        if (fail) throw new Error(label);
+      });
+    const outcomes = await Promise.allSettled([hold('a', true), hold('b'), hold('c')]);
+    expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'fulfilled', 'fulfilled']);
+    for (let i = 0; i < events.length; i += 2) expect(events[i + 1]).to.equal(events[i]!.replace('in', 'out'));
+    expect(await counters.get('l')).to.equal(0);
+  });
+
+  it('takes over a lease whose holder died once it expires', async () => {
+    expect(await counters.increment('l', { ceiling: 1, expiresAt: now + 10_000 })).to.equal(1);
+    let ran = false;
+    const waiting = withLease(counters, clock, 'l', async () => {
+      ran = true;
+    });
+    await sleep(30);
+    expect(ran).to.equal(false);
+    now += 10_000;
+    await waiting;
+    expect(ran).to.equal(true);
+  });
+});
