@@ -2,6 +2,7 @@ import { DossierError } from '../errors.js';
 import type { DnsResolver } from '../ports/dns-resolver.js';
 import type { DnsData, Lookup } from '../ports/lookup-service.js';
 import { parseDomainName } from './domain-name.js';
+import { canonicalIpText } from './ip-address.js';
 
 /** How long DNS answers are cached: the records' smallest TTL, within these bounds. */
 export const DNS_CACHE_BOUNDS = { minSeconds: 60, maxSeconds: 3600 } as const;
@@ -49,7 +50,7 @@ export class DnsLookup implements Lookup<'dns'> {
         domain,
         exists: !missing,
         A: a.map(({ address, ttl }) => ({ address, ttl })),
-        AAAA: aaaa.map(({ address, ttl }) => ({ address, ttl })),
+        AAAA: aaaa.map(({ address, ttl }) => ({ address: canonicalIpText(address), ttl })),
         MX: mx.map(({ exchange, priority }) => ({ exchange, priority })).sort((x, y) => x.priority - y.priority),
         NS: ns,
         TXT: txt.map((chunks) => chunks.join('')),

@@ -47,15 +47,34 @@ export function parseIpAddress(input: unknown): ParsedIpAddress {
   }
   if (/^[\d.]+:\d*$/.test(input)) throw invalid('Give an IP address without a port.');
   if (!isIPv6(input)) throw invalid('This is not a valid IPv6 address.');
-  return canonicalIpv6(ipaddr.IPv6.parse(input));
+  const address = parseIp(input) as ipaddr.IPv6;
+  const mappedIpv4 = address.isIPv4MappedAddress() ? address.toIPv4Address().toString() : null;
+  return { address: canonicalText(address), version: 6, mappedIpv4 };
 }
 
-function canonicalIpv6(address: ipaddr.IPv6): ParsedIpAddress {
-  if (address.isIPv4MappedAddress()) {
-    const mappedIpv4 = address.toIPv4Address().toString();
-    return { address: `::ffff:${mappedIpv4}`, version: 6, mappedIpv4 };
-  }
-  return { address: address.toRFC5952String(), version: 6, mappedIpv4: null };
+/**
+ * Parses an address `node:net` accepts. ipaddr.js alone reads an IPv4-compatible address (`::1.2.3.4`)
+ * as the IPv4-mapped `::ffff:1.2.3.4`, another address: so a dotted IPv4 tail is first spelled in hex.
+ */
+export function parseIp(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const tail = address.includes(':') ? /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(address) : null;
+  if (tail === null) return ipaddr.parse(address);
+  const [a, b, c, d] = tail.slice(1).map(Number) as [number, number, number, number];
+  return ipaddr.parse(`${address.slice(0, tail.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`);
+}
+
+/**
+ * The canonical text of an address `node:net` accepts: IPv4 in dotted decimal, IPv6 compressed in lower
+ * case (RFC 5952), an IPv4-mapped one in the mixed notation of RFC 5952 §5 (`::ffff:1.2.3.4`).
+ */
+export function canonicalIpText(address: string): string {
+  return canonicalText(parseIp(address));
+}
+
+function canonicalText(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+  if (address.kind() === 'ipv4') return address.toString();
+  const v6 = address as ipaddr.IPv6;
+  return v6.isIPv4MappedAddress() ? `::ffff:${v6.toIPv4Address().toString()}` : v6.toRFC5952String();
 }
 
 function invalid(message: string): DossierError {

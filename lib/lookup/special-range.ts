@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import { parseIp } from './ip-address.js';
 
 /** A range of addresses lookups never connect to, as {@link specialRangeOf} reports it. */
 export interface SpecialRange {
@@ -102,7 +103,7 @@ for (const entry of RANGES) {
  */
 export function specialRangeOf(address: string): SpecialRange | null {
   if (isIP(address) === 0 || address.includes('%')) throw new TypeError(`not an IP address: ${JSON.stringify(address)}`);
-  const parsed = ipaddr.parse(address);
+  const parsed = parseIp(address);
   if (parsed.kind() === 'ipv4') return describe(longestMatch(parsed as ipaddr.IPv4, V4), (network) => network.toString());
   const v6 = parsed as ipaddr.IPv6;
   const match = longestMatch(v6, V6);

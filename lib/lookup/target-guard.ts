@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { DossierError } from '../errors.js';
 import type { DnsResolver } from '../ports/dns-resolver.js';
+import { canonicalIpText } from './ip-address.js';
 import { isPublicAddress } from './special-range.js';
 
 export { isPublicAddress };
@@ -21,7 +22,7 @@ export class TargetGuard {
     if (this.allowPrivate || isPublicAddress(address)) return;
     throw new DossierError(
       'ERR_LOOKUP_TARGET_NOT_ALLOWED',
-      `${target} resolves to ${address}, a loopback, private, reserved or otherwise non-public address.`,
+      `${target} resolves to ${isIP(address) === 0 ? address : canonicalIpText(address)}, a loopback, private, reserved or otherwise non-public address.`,
     );
   }
 

@@ -36,6 +36,8 @@ describe('GET /api/dns against a DNS server on loopback', () => {
       },
       'www.example.test': { CNAME: 'example.test' },
       'xn--bcher-kva.test': { A: [{ address: '192.0.2.7', ttl: 300 }] },
+      // The system resolver writes this address with a dotted tail (`::255.255.1.39`).
+      'tail.example.test': { AAAA: [{ address: '0:0:0:0:0:0:ffff:127', ttl: 300 }] },
     });
     server = await startTestServer({ dnsServers: [dns.address], lookupTimeoutMs: 1000 });
     key = await server.key();
@@ -71,6 +73,11 @@ describe('GET /api/dns against a DNS server on loopback', () => {
         SOA,
       },
     });
+  });
+
+  it('writes AAAA addresses as RFC 5952 says, whatever the resolver prints', async () => {
+    const body = await (await server.get('/api/dns?domain=tail.example.test', key)).json();
+    expect(body.data.AAAA).to.deep.equal([{ address: '::ffff:127', ttl: 300 }]);
   });
 
   it('answers a CNAME', async () => {

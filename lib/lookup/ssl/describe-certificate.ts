@@ -1,6 +1,7 @@
-import ipaddr from 'ipaddr.js';
 import type { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { ChainCertificate, DistinguishedName, SslData } from '../../ports/lookup-service.js';
+import { canonicalIpText } from '../ip-address.js';
 import { signatureAlgorithmOf } from './signature-algorithm.js';
 
 /** Public-key type names, by `KeyObject.asymmetricKeyType`. */
@@ -136,7 +137,7 @@ export function subjectAltNames(text: string | undefined): string[] {
 }
 
 function canonicalAddress(address: string): string {
-  return ipaddr.isValid(address) ? ipaddr.parse(address).toString() : address;
+  return isIP(address) === 0 ? address : canonicalIpText(address);
 }
 
 function publicKeyOf(certificate: X509Certificate, legacyBits: unknown): SslData['public_key'] {

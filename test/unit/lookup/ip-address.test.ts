@@ -59,6 +59,13 @@ describe('parseIpAddress', () => {
     expect(parseIpAddress('0:0:0:0:0:ffff:5102:458e').address).to.equal('::ffff:81.2.69.142');
   });
 
+  it('reads a dotted IPv4 tail as the IPv6 address it spells, not as an IPv4-mapped one', () => {
+    expect(parseIpAddress('::8.8.8.8')).to.deep.equal({ address: '::808:808', version: 6, mappedIpv4: null });
+    expect(parseIpAddress('::0.0.0.1').address).to.equal('::1');
+    expect(parseIpAddress('2001:db8::192.0.2.1').address).to.equal('2001:db8::c000:201');
+    expect(parseIpAddress('::ffff:0:1.2.3.4').address).to.equal('::ffff:0:102:304');
+  });
+
   for (const [name, input] of BAD_IPS) {
     it(`refuses ${name} with ERR_LOOKUP_INVALID_IP and a sentence`, () => {
       let caught: unknown;
@@ -126,6 +133,12 @@ describe('specialRangeOf', () => {
       expect(specialRangeOf(address)?.network ?? null).to.equal(range);
     });
   }
+
+  it('judges an address the same however its IPv4 tail is spelled', () => {
+    expect(specialRangeOf('::8.8.8.8')).to.deep.equal(specialRangeOf('::808:808'));
+    expect(specialRangeOf('::0.0.0.1')).to.deep.equal(specialRangeOf('::1'));
+    expect(specialRangeOf('::ffff:10.1.2.3')).to.deep.equal(specialRangeOf('::ffff:a01:203'));
+  });
 
   it('names the range and where it is defined', () => {
     expect(specialRangeOf('10.1.2.3')).to.deep.equal({ network: '10.0.0.0/8', name: 'private', reference: 'RFC 1918' });
