@@ -1,19 +1,27 @@
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import { isDocumentPath } from './error-middleware.js';
 
 /**
- * Makes the HTTP server answer requests it cannot even parse (an unknown method token, headers or a URL
- * too large, malformed syntax) with a JSON body too, instead of Node's empty answer: every answer of
- * Dossier is JSON (CONTRACT.md §1). Koa never sees these requests.
+ * Makes the HTTP server answer in JSON what Node would otherwise answer itself, with an empty body:
+ * every answer of Dossier is JSON (CONTRACT.md §1). A request it cannot even parse (an unknown method
+ * token, headers or a URL too large, malformed syntax) gets the error body of its interface, read from
+ * its request line; Koa never sees it. An HTTP/1.1 request without `Host` goes on to Koa, which needs
+ * no Host to answer (document links are then relative).
  */
 export function answerClientErrorsWithJson(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  // The `requireHostHeader` option of `http.createServer`, which the server reads at each request.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ status: 'error', code: 'bad_request', message: 'The request could not be read.' });
+    const message = 'The request could not be read.';
+    const target = /^[!-~]+ ([!-~]+)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '')?.[1] ?? '';
+    const path = target.split('?', 1)[0]!;
+    const body = JSON.stringify(isDocumentPath(path) ? { message, status } : { status: 'error', code: 'bad_request', message });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../support/harness.js';
 function rawRequest(url: string, request: string): Promise<string> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.end(request));
+    const socket = connect(Number(port), hostname, () => socket.write(request));
     let answer = '';
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     socket.on('close', () => resolve(answer));
@@ -156,6 +156,32 @@ describe('interface A over HTTP: keys, scopes, quota and errors', () => {
       expect(answer).to.include('Content-Type: application/json; charset=utf-8');
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).to.deep.include({ status: 'error', code: 'bad_request' });
     }
+  });
+
+  it("answers what Node cannot parse under /api/v1 with interface B's body", async () => {
+    for (const [request, status] of [
+      ['FOO /api/v1/documents HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+      [`GET /API/V1/documents?search=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431],
+    ] as const) {
+      const answer = await rawRequest(server.url, request);
+      expect(answer).to.match(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(answer).to.include('Content-Type: application/json; charset=utf-8');
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).to.deep.equal({
+        message: 'The request could not be read.',
+        status,
+      });
+    }
+  });
+
+  it('answers an HTTP/1.1 request without Host like any other, in JSON', async () => {
+    const key = await server.key({ dailyLimit: 10 });
+    const answer = await rawRequest(
+      server.url,
+      `GET /api/dns?domain=example.test HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(answer).to.match(/^HTTP\/1\.1 200 /);
+    expect(answer).to.include('Content-Type: application/json; charset=utf-8');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).to.deep.include({ status: 'success' });
   });
 
   it('answers unknown paths and methods with JSON', async () => {
