@@ -87,14 +87,20 @@ function characters(text: string): number {
 
 /**
  * Validates the query of a listing. Empty values count as not given (Laravel turns them into null);
- * a repeated parameter or a value outside its allowed set is a 422.
+ * a repeated parameter, one in PHP's array notation (`search[]=a`, `search[k]=a`, which Laravel reads
+ * as an array) or a value outside its allowed set is a 422.
  * @throws DossierValidationError naming each bad parameter.
  */
 export function parseListQuery(query: Record<string, unknown>): ListQuery {
   const problems = new Problems();
   const filters: Record<string, string> = {};
+  const arrays = new Set(Object.keys(query).map((key) => /^([^[]+)\[/.exec(key)?.[1]));
   const read = (field: string): string | undefined => {
     const value = own(query, field);
+    if (arrays.has(field)) {
+      problems.add(field, `The ${label(field)} field must be a single value.`);
+      return undefined;
+    }
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value !== 'string') {
       problems.add(field, `The ${label(field)} field must be a single value.`);

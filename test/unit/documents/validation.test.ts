@@ -86,6 +86,13 @@ describe('document validation', () => {
         sort: ['The sort field must be a single value.'],
       });
     });
+
+    it("refuses a parameter in PHP's array notation, which Laravel reads as an array", () => {
+      expect(errorsOf(() => parseListQuery({ 'search[]': 'a', 'per_page[x]': '10', 'other[]': 'ignored' }))).to.deep.equal({
+        search: ['The search field must be a single value.'],
+        per_page: ['The per page field must be a single value.'],
+      });
+    });
   });
 
   describe('parseCreateInput', () => {
