@@ -176,11 +176,26 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
     checkHttpUrl('openai.baseUrl', resolved.openai.baseUrl);
     if (!resolved.openai.model) throw configError('openai.model', 'is required when generator is "openai"');
   }
+  if (
+    typeof resolved.customTemplates !== 'object' ||
+    resolved.customTemplates === null ||
+    Array.isArray(resolved.customTemplates)
+  ) {
+    throw configError('customTemplates', 'must be an object of {"53":{"name","instruction"}}');
+  }
   for (const [id, template] of Object.entries(resolved.customTemplates)) {
     const n = Number(id);
-    if (!Number.isInteger(n) || n < 53 || n > 72) throw configError('customTemplates', `id ${id} is not between 53 and 72`);
-    if (!template?.name || !template.instruction) {
-      throw configError('customTemplates', `template ${id} needs a name and an instruction`);
+    if (!/^\d+$/.test(id) || n < 53 || n > 72)
+      throw configError('customTemplates', `id ${id} is not an integer between 53 and 72`);
+    const { name, instruction } = (template ?? {}) as { name?: unknown; instruction?: unknown };
+    if (
+      typeof name !== 'string' ||
+      name.trim() === '' ||
+      name.length > 128 ||
+      typeof instruction !== 'string' ||
+      instruction.trim() === ''
+    ) {
+      throw configError('customTemplates', `template ${id} needs a name (1 to 128 characters) and an instruction, both text`);
     }
   }
   return resolved;
@@ -228,8 +243,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   options.dailyLimit = int('DOSSIER_DAILY_LIMIT');
   options.dnsServers = text('DOSSIER_DNS_SERVERS')
     ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+    .map((s) => s.trim());
   options.whoisServer = text('DOSSIER_WHOIS_SERVER');
   options.rdapUrl = text('DOSSIER_RDAP_URL');
   options.geoipCity = text('DOSSIER_GEOIP_CITY');
@@ -267,6 +281,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   if (templates !== undefined) {
     try {
       options.customTemplates = JSON.parse(templates) as Record<number, CustomTemplateOptions>;
+      // JSON's null would read as "not set"; resolveOptions checks every other shape.
+      if (options.customTemplates === null) throw new TypeError('null');
     } catch {
       throw new DossierError(
         'ERR_CONFIG_INVALID',
@@ -310,6 +326,8 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Serv
  * @throws DossierError `ERR_CONFIG_INVALID` naming `option` when the value is malformed.
  */
 export function parseHostPort(option: string, value: string, defaultPort: number): { host: string; port: number } {
+  // A bare IPv6 address: its colons are not a port.
+  if (isIP(value.trim()) === 6) return { host: value.trim(), port: defaultPort };
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(value.trim());
   const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
   const host = match?.[1] ?? match?.[2];
@@ -329,12 +347,23 @@ function checkStoreUrl(option: string, value: string): void {
   if (!STORE_SCHEMES.includes(url.protocol)) {
     throw configError(option, `has an unknown scheme "${url.protocol}" (memory, sqlite, redis, postgres)`);
   }
-  if (url.protocol === 'sqlite:') checkSqlitePath(option, value.slice('sqlite://'.length));
+  if (!value.startsWith(`${url.protocol}//`)) {
+    throw configError(option, `must start with ${url.protocol}// in lower case, not "${value}"`);
+  }
+  if (url.protocol === 'sqlite:') {
+    const path = value.slice('sqlite://'.length);
+    // An empty path would be a database in memory, gone when the process ends: say so explicitly.
+    if (path === '') throw configError(option, 'needs a path (sqlite://PATH, or sqlite://:memory: for a database in memory)');
+    checkSqlitePath(option, path);
+  }
+  if ((url.protocol === 'redis:' || url.protocol === 'rediss:') && !/^\/?(\d{1,5})?$/.test(url.pathname)) {
+    throw configError(option, `may end only in a database number (redis://HOST:PORT/N), not "${url.pathname}"`);
+  }
 }
 
 /** The SQLite file must be creatable: its nearest existing folder is a writable directory. */
 function checkSqlitePath(option: string, path: string): void {
-  if (path === '' || path === ':memory:') return;
+  if (path === ':memory:') return;
   const stat = (p: string): Stats | undefined => {
     try {
       return statSync(p);

@@ -29,6 +29,10 @@ Configuration comes from the DOSSIER_* environment variables (see README).
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const [command, subcommand] = argv;
+  if (argv.some((arg) => arg === '--help' || arg === '-h') || command === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
   try {
     if (command === 'serve') return await serve(env, io);
     if (command === 'keys' && subcommand !== undefined && ['create', 'list', 'revoke'].includes(subcommand)) {
@@ -65,6 +69,10 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       json: { type: 'boolean', default: false },
     },
   });
+  const expected = subcommand === 'revoke' ? 1 : 0;
+  if (positionals.length > expected) {
+    throw new DossierValidationError({ arguments: [`Unexpected argument "${positionals[expected]}".`] });
+  }
   const dossier = createDossier(optionsFromEnv(env));
   try {
     if (subcommand === 'create') {

@@ -142,5 +142,30 @@ describe('the dossier command', () => {
     expect(scopes.code).to.equal(2);
     expect(scopes.stderr).to.include('scopes');
     expect((await dossier(['keys', 'revoke', 'key_nope'], env)).code).to.equal(1);
+    const stray = await dossier(['keys', 'create', '--name', 'x', 'stray'], env);
+    expect(stray.code).to.equal(2);
+    expect(stray.stderr).to.include('"stray"');
+    expect((await dossier(['keys', 'revoke', 'key_a', 'key_b'], env)).code).to.equal(2);
+  });
+
+  it('prints its usage on stdout for --help, and succeeds', async () => {
+    for (const args of [['--help'], ['keys', 'create', '--help'], ['help']]) {
+      const run = await dossier(args, env);
+      expect(run.code, args.join(' ')).to.equal(0);
+      expect(run.stdout).to.include('dossier keys create --name NAME');
+    }
+  });
+
+  it('stops quietly when its reader stops early (dossier keys list | head -1)', async () => {
+    for (let i = 0; i < 3; i += 1) await dossier(['keys', 'create', '--name', `k${i}`], env);
+    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [MAIN, 'keys', 'list'], { env: { PATH: process.env.PATH, ...env } });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stdout.destroy();
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+    expect(run.stderr).to.not.include('EPIPE');
+    expect(run.code).to.equal(0);
   });
 });

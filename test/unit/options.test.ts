@@ -42,7 +42,7 @@ describe('options', () => {
       DOSSIER_STORE: 'redis://127.0.0.1:6379',
       DOSSIER_CACHE: 'sqlite:///tmp/cache.sqlite',
       DOSSIER_DAILY_LIMIT: '50',
-      DOSSIER_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
+      DOSSIER_DNS_SERVERS: '127.0.0.1:5353, [::1]:53, ::2',
       DOSSIER_WHOIS_SERVER: 'whois.example.net:4343',
       DOSSIER_RDAP_URL: 'https://rdap.example.net/',
       DOSSIER_GEOIP_CITY: THIS_FILE,
@@ -61,7 +61,7 @@ describe('options', () => {
       store: 'redis://127.0.0.1:6379',
       cache: 'sqlite:///tmp/cache.sqlite',
       dailyLimit: 50,
-      dnsServers: ['127.0.0.1:5353', '[::1]:53'],
+      dnsServers: ['127.0.0.1:5353', '[::1]:53', '::2'],
       whoisServer: 'whois.example.net:4343',
       rdapUrl: 'https://rdap.example.net/',
       geoipCity: THIS_FILE,
@@ -82,7 +82,10 @@ describe('options', () => {
     try {
       const file = join(dir, 'bundle.pem');
       writeFileSync(file, `# two roots\n${rootCertificates[0]}\n${rootCertificates[1]}\n`);
-      expect(optionsFromEnv({ DOSSIER_SSL_CA_FILE: file }).sslCaCertificates).to.deep.equal([rootCertificates[0], rootCertificates[1]]);
+      expect(optionsFromEnv({ DOSSIER_SSL_CA_FILE: file }).sslCaCertificates).to.deep.equal([
+        rootCertificates[0],
+        rootCertificates[1],
+      ]);
       writeFileSync(file, 'not a certificate');
       expect(configError(() => optionsFromEnv({ DOSSIER_SSL_CA_FILE: file }))).to.include('DOSSIER_SSL_CA_FILE');
     } finally {
@@ -95,6 +98,13 @@ describe('options', () => {
       [{ DOSSIER_STORE: 'ftp://x' }, 'DOSSIER_STORE'],
       [{ DOSSIER_STORE: 'not a url' }, 'DOSSIER_STORE'],
       [{ DOSSIER_CACHE: 'mysql://x' }, 'DOSSIER_CACHE'],
+      [{ DOSSIER_STORE: 'sqlite://' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_STORE: 'sqlite:' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_STORE: 'SQLITE:///tmp/x.sqlite' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_STORE: 'redis://127.0.0.1:6379/abc' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_CACHE: 'rediss://127.0.0.1:6379/1x' }, 'DOSSIER_CACHE'],
+      [{ DOSSIER_DNS_SERVERS: ',' }, 'DOSSIER_DNS_SERVERS'],
+      [{ DOSSIER_DNS_SERVERS: '1.1.1.1,' }, 'DOSSIER_DNS_SERVERS'],
       [{ DOSSIER_DAILY_LIMIT: '0' }, 'DOSSIER_DAILY_LIMIT'],
       [{ DOSSIER_DAILY_LIMIT: '-5' }, 'DOSSIER_DAILY_LIMIT'],
       [{ DOSSIER_DAILY_LIMIT: '1.5' }, 'DOSSIER_DAILY_LIMIT'],
@@ -111,6 +121,11 @@ describe('options', () => {
       [{ DOSSIER_GENERATOR_TIMEOUT_MS: '0' }, 'DOSSIER_GENERATOR_TIMEOUT_MS'],
       [{ DOSSIER_CUSTOM_TEMPLATES: '{' }, 'DOSSIER_CUSTOM_TEMPLATES'],
       [{ DOSSIER_CUSTOM_TEMPLATES: '{"12":{"name":"x","instruction":"y"}}' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '{"54.0":{"name":"x","instruction":"y"}}' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '{"53":{"name":5,"instruction":[1]}}' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '{"53":null}' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: 'null' }, 'DOSSIER_CUSTOM_TEMPLATES'],
+      [{ DOSSIER_CUSTOM_TEMPLATES: '[]' }, 'DOSSIER_CUSTOM_TEMPLATES'],
       [{ DOSSIER_SSL_CA_FILE: '/nonexistent/ca.pem' }, 'DOSSIER_SSL_CA_FILE'],
       [{ DOSSIER_GEOIP_CITY: '/nonexistent/city.mmdb' }, 'DOSSIER_GEOIP_CITY'],
       [{ DOSSIER_GEOIP_ASN: '/tmp' }, 'DOSSIER_GEOIP_ASN'],
