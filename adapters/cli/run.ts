@@ -5,6 +5,7 @@ import { createKoaApp } from '../koa/app.js';
 import { answerClientErrorsWithJson } from '../koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
+import { checkGeoipFile } from '../../lib/lookup/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
 import type { Logger } from '../../lib/ports/logger.js';
@@ -141,6 +142,20 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const logger = jsonLogger(io);
   const server = serverOptionsFromEnv(env);
   const dossier = createDossier({ ...optionsFromEnv(env), logger });
+  const { geoipCity, geoipAsn } = dossier.options;
+  for (const [setting, path, label] of [
+    ['DOSSIER_GEOIP_CITY', geoipCity, 'City'],
+    ['DOSSIER_GEOIP_ASN', geoipAsn, 'ASN'],
+  ] as const) {
+    if (path === undefined) continue;
+    try {
+      await checkGeoipFile(path, label);
+    } catch (error) {
+      await dossier.close();
+      io.err(`dossier: ${setting} names "${path}", which is not a usable ${label} database: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
   const http = createKoaApp(dossier).listen(server.port, server.host);
   answerClientErrorsWithJson(http);
   try {

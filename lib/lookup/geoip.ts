@@ -84,6 +84,19 @@ export class GeoipDatabase {
   }
 }
 
+/** Which databases each setting takes, by the `database_type` of their metadata. */
+const DATABASE_TYPES = { City: /City|Enterprise/i, ASN: /ASN|ISP/i } as const;
+
+/**
+ * Checks a configured database file as start-up does: a well-formed MaxMind DB of the kind its setting
+ * names (a City file given as the ASN database would answer every lookup without a network owner).
+ * @throws Error saying what is wrong with the file.
+ */
+export async function checkGeoipFile(path: string, label: keyof typeof DATABASE_TYPES): Promise<void> {
+  const { databaseType } = await openGeoipReader(path);
+  if (!DATABASE_TYPES[label].test(databaseType)) throw new Error(`it is a "${databaseType}" database, not a ${label} one`);
+}
+
 /**
  * Reads, checks and indexes a MaxMind DB file.
  * @throws Error when the file cannot be read or is not a well-formed MaxMind DB.

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { writeGeoipFixtures } from '../support/mmdb-writer.js';
 
 // The compiled command, as `npx dossier` and `npm start` run it.
 const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
@@ -118,6 +119,29 @@ describe('the dossier command', () => {
     const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
     expect(unwritable.code).to.equal(1);
     expect(unwritable.stderr).to.include('DOSSIER_STORE');
+  });
+
+  it('does not start with a GeoIP file that is not a database of its kind', async () => {
+    const fixtures = await writeGeoipFixtures();
+    try {
+      const text = join(dir, 'not.mmdb');
+      writeFileSync(text, 'root:x:0:0:root:/root:/bin/bash\n');
+      for (const [variable, path] of [
+        ['DOSSIER_GEOIP_CITY', text],
+        ['DOSSIER_GEOIP_CITY', fixtures.asn],
+        ['DOSSIER_GEOIP_ASN', fixtures.city],
+      ] as const) {
+        const run = await dossier(['serve'], { ...env, PORT: '0', [variable]: path });
+        expect(run.code, `${variable}=${path}`).to.equal(1);
+        expect(run.stderr).to.include(variable);
+        expect(run.stderr).to.not.include('    at ');
+      }
+      const { child } = await serve({ ...env, DOSSIER_GEOIP_CITY: fixtures.city, DOSSIER_GEOIP_ASN: fixtures.asn });
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    } finally {
+      rmSync(fixtures.dir, { recursive: true, force: true });
+    }
   });
 
   it('says which port is taken instead of crashing', async () => {
