@@ -44,7 +44,9 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   router.get(LIST_PATH, async (ctx) => {
     const page = await documents.list(await owner(ctx), ctx.query);
     // Laravel builds absolute links from the request's host; without one, links are paths.
-    ctx.body = listBody(page, ctx.host ? `${ctx.protocol}://${ctx.host}${LIST_PATH}` : LIST_PATH);
+    // The path as requested, so that links keep the prefix of a router mounted in a host's app.
+    const path = ctx.path.replace(/\/+$/, '');
+    ctx.body = listBody(page, ctx.host ? `${ctx.protocol}://${ctx.host}${path}` : path);
   });
   router.post(LIST_PATH, async (ctx) => {
     const who = await owner(ctx);

@@ -3,11 +3,13 @@ import { DossierError, DossierRetryableError, DossierValidationError } from '../
 import type { Logger } from '../../lib/ports/logger.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from './error-map.js';
 
-/** Which error body a path answers with: interface B's Laravel shape under /api/v1, else interface A's. */
+/**
+ * Which error body a path answers with: interface B's Laravel shape under /api/v1 (also when the router
+ * is mounted under a prefix of the host's, as in /dossier/api/v1), else interface A's. The router matches
+ * paths case-insensitively; the error body follows the same paths.
+ */
 export function isDocumentPath(path: string): boolean {
-  // The router matches paths case-insensitively; the error body must follow the same paths.
-  const lower = path.toLowerCase();
-  return lower === '/api/v1' || lower.startsWith('/api/v1/');
+  return /\/api\/v1(?:\/|$)/i.test(path);
 }
 
 const DOCUMENT_MESSAGES: Record<number, string> = {

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import Router from '@koa/router';
+import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
+import { createDossierRouter, errorMiddleware } from '../../adapters/koa/index.js';
 import { createDossier } from '../../lib/dossier.js';
 import { lookUp } from '../../examples/embed.js';
 import { createApp } from '../../examples/mount-router.js';
@@ -46,5 +49,42 @@ describe('the examples', () => {
     expect(lib.optionsFromEnv).to.be.a('function');
     expect(koa.createKoaApp).to.be.a('function');
     expect(koa.createDossierRouter).to.be.a('function');
+  });
+
+  it("keeps each interface's bodies and links when the router is mounted under a prefix", async () => {
+    const dossier = createDossier({ store: 'memory://' });
+    const app = new Koa();
+    const parent = new Router({ prefix: '/dossier' });
+    parent.use(createDossierRouter(dossier).routes());
+    app.use(errorMiddleware(dossier.options.logger));
+    app.use(parent.routes());
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dossier`;
+    const { secret } = await dossier.keys.create({ name: 'example' });
+    const headers = { Authorization: `Bearer ${secret}` };
+    try {
+      const missing = await fetch(`${url}/api/v1/documents/999`, { headers });
+      expect(missing.status).to.equal(404);
+      expect(await missing.json()).to.deep.equal({ message: 'Resource not found.', status: 404 });
+      const anonymous = await fetch(`${url}/api/v1/documents`);
+      expect(await anonymous.json()).to.deep.equal({ message: 'Unauthenticated.', status: 401 });
+      const invalid = await fetch(`${url}/api/v1/documents`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(invalid.status).to.equal(422);
+      expect((await invalid.json()).errors).to.have.keys('name', 'prompt');
+      const list = await (await fetch(`${url}/api/v1/documents?favorite=1`, { headers })).json();
+      expect(list.meta.path).to.equal(`${url}/api/v1/documents`);
+      expect(list.links.first).to.equal(`${url}/api/v1/documents?favorite=1&page=1`);
+      const lookup = await fetch(`${url}/api/dns?domain=bad_domain!`, { headers });
+      expect((await lookup.json()).code).to.equal('invalid_domain');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await dossier.close();
+    }
   });
 });
