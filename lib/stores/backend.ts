@@ -11,6 +11,7 @@ import type { CounterStore } from '../ports/counter-store.js';
 import { MemoryCounterStore } from './counters/memory.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters/redis.js';
 import { SqlCounterStore } from './counters/sql.js';
+import { storeClosed } from './guard.js';
 import { KvStore } from './kv-store.js';
 
 /** A storage backend opened from a URL: values through Keyv, and the backend's own atomic counters. */
@@ -123,10 +124,20 @@ async function configureSqlite(adapter: KeyvSqlite): Promise<void> {
 
 function withKeyv(keyv: Keyv, counters: CounterStore, sharesObjects = false): Backend {
   const kv = new KvStore(keyv, sharesObjects);
+  let closed = false;
+  // Once closed, a backend answers every call with ERR_STORE_UNAVAILABLE, on every kind of store
+  // (a Redis client would otherwise open a new connection that nothing closes).
+  const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (closed ? storeClosed() : call());
   return {
     kv,
-    counters,
+    counters: {
+      increment: (name, options) => ifOpen(() => counters.increment(name, options)),
+      decrement: (name) => ifOpen(() => counters.decrement(name)),
+      get: (name) => ifOpen(() => counters.get(name)),
+      close: () => counters.close(),
+    },
     async close() {
+      closed = true;
       await counters.close();
       await kv.close();
     },

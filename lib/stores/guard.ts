@@ -14,3 +14,8 @@ function storeError(error: unknown): DossierError {
   if (error instanceof DossierError) return error;
   return new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.', { cause: error });
 }
+
+/** The failure of every call to a store after its `close()`. */
+export function storeClosed(): Promise<never> {
+  return Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The store is closed.'));
+}

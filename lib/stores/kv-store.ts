@@ -1,12 +1,14 @@
 import Keyv from 'keyv';
 import { DossierError } from '../errors.js';
-import { guardStore } from './guard.js';
+import { guardStore, storeClosed } from './guard.js';
 
 /**
  * A thin layer over a Keyv instance that it owns: every backend failure becomes a thrown
  * `ERR_STORE_UNAVAILABLE`, never a silent `undefined` (Keyv swallows errors unless told otherwise).
  */
 export class KvStore {
+  private closed = false;
+
   /**
    * @param sharesObjects true when the store keeps values as objects in this process (memory://):
    *   then a value is copied and frozen once when written, and reads return it as is, with no
@@ -23,7 +25,7 @@ export class KvStore {
 
   /** The value under `key`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async get<T>(key: string): Promise<T | undefined> {
-    return guardStore(() => this.keyv.get<T>(key));
+    return this.guarded(() => this.keyv.get<T>(key));
   }
 
   /**
@@ -31,31 +33,38 @@ export class KvStore {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async getEntry<T>(key: string): Promise<{ value: T; expiresAt: number | undefined } | undefined> {
-    const entry = await guardStore(() => this.keyv.get<T>(key, { raw: true }));
+    const entry = await this.guarded(() => this.keyv.get<T>(key, { raw: true }));
     return entry?.value === undefined ? undefined : { value: entry.value, expiresAt: entry.expires };
   }
 
   /** The values under `keys`, in order, `undefined` where absent. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async getMany<T>(keys: string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
-    return guardStore(() => this.keyv.get<T>(keys) as Promise<(T | undefined)[]>);
+    return this.guarded(() => this.keyv.get<T>(keys) as Promise<(T | undefined)[]>);
   }
 
   /** Stores `value`, forgotten after `ttlMs` when given. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async set(key: string, value: unknown, ttlMs?: number): Promise<void> {
     const stored = this.sharesObjects ? deepFreeze(structuredClone(value)) : value;
-    const ok = await guardStore(() => this.keyv.set(key, stored, ttlMs));
+    const ok = await this.guarded(() => this.keyv.set(key, stored, ttlMs));
     if (!ok) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store refused a write.');
   }
 
   /** Removes `key`; true when it was there. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async delete(key: string): Promise<boolean> {
-    return guardStore(() => this.keyv.delete(key));
+    return this.guarded(() => this.keyv.delete(key));
   }
 
-  /** Closes the backend connection. */
+  /** Closes the backend connection; every later call fails with `ERR_STORE_UNAVAILABLE`. */
   async close(): Promise<void> {
+    this.closed = true;
     await this.keyv.disconnect().catch(() => {});
+  }
+
+  /** A backend call, unless the store is closed (a Redis client would reconnect, and nothing would close it). */
+  private guarded<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) return storeClosed();
+    return guardStore(call);
   }
 }
 

@@ -57,6 +57,24 @@ export function keyStoreContract(backend: BackendCase): void {
       expect(isDossierError(error, 'ERR_KEY_NOT_FOUND')).to.equal(true);
     });
 
+    it('fails every call with ERR_STORE_UNAVAILABLE once closed, instead of opening the store again', async () => {
+      const { secret, key } = await dossier.keys.create({ name: 'alice' });
+      await dossier.close();
+      const calls: [string, () => Promise<unknown>][] = [
+        ['keys.verify', () => dossier.keys.verify(secret)],
+        ['keys.list', () => dossier.keys.list()],
+        ['quotas.consume', () => dossier.quotas.consume(key.id, 5)],
+        ['documents.list', () => dossier.documents.list(key.owner, {})],
+      ];
+      for (const [name, call] of calls) {
+        const failure = await call().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(isDossierError(failure, 'ERR_STORE_UNAVAILABLE'), name).to.equal(true);
+      }
+    });
+
     it('rejects bad names, owners, scopes and limits', async () => {
       for (const input of [
         { name: '' },
