@@ -241,9 +241,13 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   options.store = text('DOSSIER_STORE');
   options.cache = text('DOSSIER_CACHE');
   options.dailyLimit = int('DOSSIER_DAILY_LIMIT');
-  options.dnsServers = text('DOSSIER_DNS_SERVERS')
+  const dnsServers = text('DOSSIER_DNS_SERVERS');
+  options.dnsServers = dnsServers
     ?.split(',')
-    .map((s) => s.trim());
+    .map((s) => s.trim())
+    .filter(Boolean);
+  // Set, but naming no server (","): not the same as unset, which means the system's resolvers.
+  if (options.dnsServers?.length === 0) options.dnsServers = [dnsServers!];
   options.whoisServer = text('DOSSIER_WHOIS_SERVER');
   options.rdapUrl = text('DOSSIER_RDAP_URL');
   options.geoipCity = text('DOSSIER_GEOIP_CITY');
@@ -353,7 +357,7 @@ function checkStoreUrl(option: string, value: string): void {
   if (url.protocol === 'sqlite:') {
     const path = value.slice('sqlite://'.length);
     // An empty path would be a database in memory, gone when the process ends: say so explicitly.
-    if (path === '') throw configError(option, 'needs a path (sqlite://PATH, or sqlite://:memory: for a database in memory)');
+    if (path === '') throw configError(option, 'needs the path of its file (sqlite://PATH; memory:// keeps nothing on disk)');
     checkSqlitePath(option, path);
   }
   if ((url.protocol === 'redis:' || url.protocol === 'rediss:') && !/^\/?(\d{1,5})?$/.test(url.pathname)) {
@@ -363,7 +367,6 @@ function checkStoreUrl(option: string, value: string): void {
 
 /** The SQLite file must be creatable: its nearest existing folder is a writable directory. */
 function checkSqlitePath(option: string, path: string): void {
-  if (path === ':memory:') return;
   const stat = (p: string): Stats | undefined => {
     try {
       return statSync(p);

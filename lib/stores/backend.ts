@@ -46,7 +46,7 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
   if (protocol === 'sqlite:') {
     const path = url.slice('sqlite://'.length);
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      mkdirSync(dirname(path), { recursive: true });
     } catch {
       // Opening the file below fails too, and that failure is reported as ERR_STORE_UNAVAILABLE on use.
     }

@@ -34,7 +34,7 @@ export class SqlCounterStore implements CounterStore {
   async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
     const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
     if (ceiling <= 0) return null;
-    const now = this.clock.now();
+    const now = this.now();
     const rows = await this.run(
       `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, 1, ?)
        ON CONFLICT (name) DO UPDATE SET
@@ -42,21 +42,23 @@ export class SqlCounterStore implements CounterStore {
          expires_at = excluded.expires_at
        WHERE dossier_counters.value < ? OR dossier_counters.expires_at <= ?
        RETURNING value`,
-      [name, options.expiresAt ?? null, now, ceiling, now],
+      [name, options.expiresAt === undefined ? null : Math.ceil(options.expiresAt), now, ceiling, now],
     );
     return rows[0] === undefined ? null : Number(rows[0].value);
   }
 
   async decrement(name: string): Promise<void> {
-    await this.run(`UPDATE dossier_counters SET value = value - 1 WHERE name = ? AND value > 0 AND ${LIVE}`, [
-      name,
-      this.clock.now(),
-    ]);
+    await this.run(`UPDATE dossier_counters SET value = value - 1 WHERE name = ? AND value > 0 AND ${LIVE}`, [name, this.now()]);
   }
 
   async get(name: string): Promise<number> {
-    const rows = await this.run(`SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`, [name, this.clock.now()]);
+    const rows = await this.run(`SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`, [name, this.now()]);
     return rows[0] === undefined ? 0 : Number(rows[0].value);
+  }
+
+  /** Whole milliseconds: a BIGINT column takes no fraction (a host's clock may give one). */
+  private now(): number {
+    return Math.floor(this.clock.now());
   }
 
   /** The connection belongs to the Keyv store, which closes it. */
