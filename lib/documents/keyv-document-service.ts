@@ -170,7 +170,7 @@ export class KeyvDocumentService implements DocumentService {
    * deleted document.
    */
   private serialized<T>(id: number, operation: () => Promise<T>): Promise<T> {
-    const leased = () => withLease(this.options.counters, this.options.clock, `documents:lease:${id}`, operation);
+    const leased = () => withLease(this.options.counters, `documents:lease:${id}`, operation);
     const previous = this.writing.get(id) ?? Promise.resolve();
     const next = previous.then(leased, leased);
     const settled = next.catch(() => {});

@@ -10,8 +10,8 @@ export interface IncrementOptions {
 }
 
 /**
- * Named integer counters, changed atomically by the backend itself, so that several processes sharing
- * a store never lose an update. Keyv has no such operation; each backend implements it natively.
+ * Named integer counters and leases, changed atomically by the backend itself, so that several processes
+ * sharing a store never lose an update. Keyv has no such operation; each backend implements it natively.
  */
 export interface CounterStore {
   /**
@@ -29,6 +29,18 @@ export interface CounterStore {
    * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
    */
   get(name: string): Promise<number>;
+  /**
+   * Takes the lease `name` for `owner` for `ttlMs`, unless another owner holds it and it has not expired.
+   * @returns true when `owner` now holds it.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Gives the lease back, if `owner` still holds it: a holder whose lease expired and went to another
+   * owner frees nothing.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  releaseLease(name: string, owner: string): Promise<void>;
   /** Releases connections the store opened itself. */
   close(): Promise<void>;
 }

@@ -134,6 +134,8 @@ function withKeyv(keyv: Keyv, counters: CounterStore, sharesObjects = false): Ba
       increment: (name, options) => ifOpen(() => counters.increment(name, options)),
       decrement: (name) => ifOpen(() => counters.decrement(name)),
       get: (name) => ifOpen(() => counters.get(name)),
+      acquireLease: (name, owner, ttlMs) => ifOpen(() => counters.acquireLease(name, owner, ttlMs)),
+      releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
       close: () => counters.close(),
     },
     async close() {

@@ -70,6 +70,26 @@ export function counterStoreContract(backend: BackendCase): void {
       expect(await opened.counters.get(name), 'an increment without expiry never expires').to.equal(1);
     });
 
+    it('gives a lease to one owner at a time, and back only by that owner', async () => {
+      const name = uniqueName('lease');
+      expect(await opened.counters.acquireLease(name, 'a', 10_000)).to.equal(true);
+      expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(false);
+      await opened.counters.releaseLease(name, 'b');
+      expect(await opened.counters.acquireLease(name, 'c', 10_000)).to.equal(false);
+      await opened.counters.releaseLease(name, 'a');
+      expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(true);
+    });
+
+    it('lets an expired lease go to another owner, which the late holder cannot free', async () => {
+      const name = uniqueName('lease');
+      expect(await opened.counters.acquireLease(name, 'a', 300)).to.equal(true);
+      expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(false);
+      await sleep(400);
+      expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(true);
+      await opened.counters.releaseLease(name, 'a');
+      expect(await opened.counters.acquireLease(name, 'c', 10_000)).to.equal(false);
+    });
+
     if (backend.shared) {
       it('stays exact when two instances share the store', async () => {
         const other = openCounters(url);
@@ -80,6 +100,11 @@ export function counterStoreContract(backend: BackendCase): void {
           );
           expect(results.filter((value) => value !== null)).to.have.length(1000);
           expect(await other.counters.get(name)).to.equal(1000);
+          const lease = uniqueName('lease');
+          const taken = await Promise.all(
+            Array.from({ length: 40 }, (_, i) => (i % 2 ? other : opened).counters.acquireLease(lease, `owner-${i}`, 10_000)),
+          );
+          expect(taken.filter(Boolean)).to.have.length(1);
         } finally {
           await other.close();
         }

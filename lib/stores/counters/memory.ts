@@ -4,6 +4,7 @@ import type { CounterStore, IncrementOptions } from '../../ports/counter-store.j
 /** Counters in this process's memory: atomic because JavaScript runs one thing at a time. */
 export class MemoryCounterStore implements CounterStore {
   private readonly counters = new Map<string, { value: number; expiresAt: number }>();
+  private readonly leases = new Map<string, { owner: string; expiresAt: number }>();
 
   constructor(private readonly clock: Clock = { now: () => Date.now() }) {}
 
@@ -23,8 +24,20 @@ export class MemoryCounterStore implements CounterStore {
     return this.read(name);
   }
 
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const held = this.leases.get(name);
+    if (held !== undefined && held.owner !== owner && held.expiresAt > this.clock.now()) return false;
+    this.leases.set(name, { owner, expiresAt: this.clock.now() + ttlMs });
+    return true;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    if (this.leases.get(name)?.owner === owner) this.leases.delete(name);
+  }
+
   async close(): Promise<void> {
     this.counters.clear();
+    this.leases.clear();
   }
 
   private read(name: string): number {

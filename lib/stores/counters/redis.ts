@@ -19,6 +19,14 @@ local value = tonumber(redis.call('GET', KEYS[1]) or '0')
 if value > 0 then redis.call('DECR', KEYS[1]) end
 return 0`;
 
+// A lease is a key holding its owner, set only when absent and expiring by itself; only its owner deletes it.
+const ACQUIRE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0`;
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 0`;
+
 /** Counters as Redis strings, changed by Lua scripts that Redis runs atomically. */
 export class RedisCounterStore implements CounterStore {
   /** @param client a connected client; @param prefix namespaces the counter names. */
@@ -46,6 +54,17 @@ export class RedisCounterStore implements CounterStore {
   async get(name: string): Promise<number> {
     const value = await guardStore(async () => (await this.client()).get(this.prefix + name));
     return value === null ? 0 : Number(value);
+  }
+
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const keys = [`${this.prefix}lease:${name}`];
+    const arguments_ = [owner, String(Math.max(1, Math.ceil(ttlMs)))];
+    return Number(await guardStore(async () => (await this.client()).eval(ACQUIRE, { keys, arguments: arguments_ }))) === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    const keys = [`${this.prefix}lease:${name}`];
+    await guardStore(async () => (await this.client()).eval(RELEASE, { keys, arguments: [owner] }));
   }
 
   /** The connection belongs to the Keyv store, which closes it. */

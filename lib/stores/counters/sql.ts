@@ -12,7 +12,7 @@ export type Placeholder = (n: number) => string;
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
 
 /**
- * Counters in a SQL table (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO UPDATE …
+ * Counters (and leases) in a SQL table (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO UPDATE …
  * RETURNING` statement, which the database runs atomically even when several processes share it.
  * The `WHERE` of the update is the ceiling: at the ceiling no row is returned and nothing changes. A row
  * past its `expires_at` counts as 0.
@@ -26,7 +26,7 @@ export class SqlCounterStore implements CounterStore {
     private readonly placeholder: Placeholder,
     private readonly clock: Clock,
   ) {
-    this.ready = guardStore(() => this.createTable());
+    this.ready = guardStore(() => this.createTables());
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
     this.ready.catch(() => {});
   }
@@ -57,6 +57,22 @@ export class SqlCounterStore implements CounterStore {
   }
 
   /** Whole milliseconds: a BIGINT column takes no fraction (a host's clock may give one). */
+  async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const rows = await this.run(
+      `INSERT INTO dossier_leases (name, owner, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE dossier_leases.expires_at <= ?
+       RETURNING owner`,
+      [name, owner, now + Math.ceil(ttlMs), now],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseLease(name: string, owner: string): Promise<void> {
+    await this.run('DELETE FROM dossier_leases WHERE name = ? AND owner = ?', [name, owner]);
+  }
+
   private now(): number {
     return Math.floor(this.clock.now());
   }
@@ -71,8 +87,13 @@ export class SqlCounterStore implements CounterStore {
     return guardStore(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
   }
 
-  private async createTable(): Promise<void> {
-    const sql = 'CREATE TABLE IF NOT EXISTS dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)';
+  private async createTables(): Promise<void> {
+    await this.createTable('dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)');
+    await this.createTable('dossier_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)');
+  }
+
+  private async createTable(definition: string): Promise<void> {
+    const sql = `CREATE TABLE IF NOT EXISTS ${definition}`;
     try {
       await this.query(sql, []);
     } catch (error) {

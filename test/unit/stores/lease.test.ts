@@ -5,17 +5,16 @@ import { withLease } from '../../../lib/stores/lease.js';
 
 describe('withLease', () => {
   let now: number;
-  const clock = { now: () => now };
   let counters: MemoryCounterStore;
   beforeEach(() => {
     now = Date.UTC(2030, 0, 1);
-    counters = new MemoryCounterStore(clock);
+    counters = new MemoryCounterStore({ now: () => now });
   });
 
   it('runs the holders of one lease one at a time, and gives it back when done or failed', async () => {
     const events: string[] = [];
     const hold = (label: string, fail = false) =>
-      withLease(counters, clock, 'l', async () => {
+      withLease(counters, 'l', async () => {
         events.push(`${label} in`);
         await sleep(20);
         events.push(`${label} out`);
@@ -24,13 +23,13 @@ describe('withLease', () => {
     const outcomes = await Promise.allSettled([hold('a', true), hold('b'), hold('c')]);
     expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['rejected', 'fulfilled', 'fulfilled']);
     for (let i = 0; i < events.length; i += 2) expect(events[i + 1]).to.equal(events[i]!.replace('in', 'out'));
-    expect(await counters.get('l')).to.equal(0);
+    expect(await counters.acquireLease('l', 'next', 1000)).to.equal(true);
   });
 
   it('takes over a lease whose holder died once it expires', async () => {
-    expect(await counters.increment('l', { ceiling: 1, expiresAt: now + 10_000 })).to.equal(1);
+    expect(await counters.acquireLease('l', 'dead', 10_000)).to.equal(true);
     let ran = false;
-    const waiting = withLease(counters, clock, 'l', async () => {
+    const waiting = withLease(counters, 'l', async () => {
       ran = true;
     });
     await sleep(30);
@@ -38,5 +37,21 @@ describe('withLease', () => {
     now += 10_000;
     await waiting;
     expect(ran).to.equal(true);
+  });
+
+  it('lets a holder slower than its lease free nothing when it finishes', async () => {
+    let finishSlow!: () => void;
+    const slow = withLease(counters, 'l', () => new Promise<void>((resolve) => (finishSlow = resolve)));
+    await sleep(10);
+    now += 10_000;
+    let finishNext!: () => void;
+    const next = withLease(counters, 'l', () => new Promise<void>((resolve) => (finishNext = resolve)));
+    await sleep(30);
+    finishSlow();
+    await slow;
+    expect(await counters.acquireLease('l', 'third', 1000), 'the second holder still holds it').to.equal(false);
+    finishNext();
+    await next;
+    expect(await counters.acquireLease('l', 'third', 1000)).to.equal(true);
   });
 });
