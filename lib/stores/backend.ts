@@ -65,6 +65,9 @@ export function openBackend(url: string, { namespace, clock, memoryLimit }: Back
   }
   if (protocol === 'redis:' || protocol === 'rediss:') {
     const adapter = new KeyvRedis(redisClient(url), { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: 5000 });
+    // keyv attaches its listeners to the client again at every reconnection (getClient calls initClient),
+    // which piles them up; the client never changes here, so the set attached by the constructor is enough.
+    (adapter as unknown as { initClient(): void }).initClient = () => {};
     const client = (): Promise<RedisEvalClient> => adapter.getClient() as Promise<unknown> as Promise<RedisEvalClient>;
     return withKeyv(
       new Keyv({ store: adapter, namespace, useKeyPrefix: false }),

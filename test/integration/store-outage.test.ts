@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from '@keyv/redis';
 import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 
@@ -106,6 +107,30 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
     } finally {
       await cached.close();
       await dns.close();
+    }
+  });
+
+  it('reconnects again and again without piling up listeners on its client', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const killer = createClient({ url: `redis://127.0.0.1:${port}` });
+    await killer.connect();
+    try {
+      const key = await server.key();
+      for (let round = 0; round < 15; round += 1) {
+        await killer.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+        let status = 503;
+        for (let attempt = 0; attempt < 3 && status === 503; attempt += 1) {
+          status = (await server.get('/api/v1/documents', key)).status;
+        }
+        expect(status, `round ${round}`).to.equal(200);
+      }
+      await sleep(10);
+      expect(warnings).to.not.include('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+      await killer.quit();
     }
   });
 });
