@@ -60,10 +60,10 @@ export function counterStoreContract(backend: BackendCase): void {
 
     it('reads an expired counter as 0 and counts it again from 1', async () => {
       const name = uniqueName('c');
-      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 300 })).to.equal(1);
-      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 300 })).to.equal(null);
+      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 1500 })).to.equal(1);
+      expect(await opened.counters.increment(name, { ceiling: 1, expiresAt: Date.now() + 1500 })).to.equal(null);
       expect(await opened.counters.get(name)).to.equal(1);
-      await sleep(400);
+      await sleep(1700);
       expect(await opened.counters.get(name)).to.equal(0);
       expect(await opened.counters.increment(name, { ceiling: 1 })).to.equal(1);
       await sleep(400);
@@ -82,9 +82,9 @@ export function counterStoreContract(backend: BackendCase): void {
 
     it('lets an expired lease go to another owner, which the late holder cannot free', async () => {
       const name = uniqueName('lease');
-      expect(await opened.counters.acquireLease(name, 'a', 300)).to.equal(true);
+      expect(await opened.counters.acquireLease(name, 'a', 1500)).to.equal(true);
       expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(false);
-      await sleep(400);
+      await sleep(1700);
       expect(await opened.counters.acquireLease(name, 'b', 10_000)).to.equal(true);
       await opened.counters.releaseLease(name, 'a');
       expect(await opened.counters.acquireLease(name, 'c', 10_000)).to.equal(false);
