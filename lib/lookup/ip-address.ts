@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { DossierError } from '../errors.js';
 
 /** An IP address as the IP lookup works with it. */
@@ -65,10 +65,11 @@ export function parseIp(address: string): ipaddr.IPv4 | ipaddr.IPv6 {
 
 /**
  * The canonical text of an address `node:net` accepts: IPv4 in dotted decimal, IPv6 compressed in lower
- * case (RFC 5952), an IPv4-mapped one in the mixed notation of RFC 5952 §5 (`::ffff:1.2.3.4`).
+ * case (RFC 5952), an IPv4-mapped one in the mixed notation of RFC 5952 §5 (`::ffff:1.2.3.4`). Any other
+ * text is returned as it is.
  */
 export function canonicalIpText(address: string): string {
-  return canonicalText(parseIp(address));
+  return isIP(address) === 0 ? address : canonicalText(parseIp(address));
 }
 
 function canonicalText(address: ipaddr.IPv4 | ipaddr.IPv6): string {

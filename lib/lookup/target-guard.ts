@@ -22,7 +22,7 @@ export class TargetGuard {
     if (this.allowPrivate || isPublicAddress(address)) return;
     throw new DossierError(
       'ERR_LOOKUP_TARGET_NOT_ALLOWED',
-      `${target} resolves to ${isIP(address) === 0 ? address : canonicalIpText(address)}, a loopback, private, reserved or otherwise non-public address.`,
+      `${target} resolves to ${canonicalIpText(address)}, a loopback, private, reserved or otherwise non-public address.`,
     );
   }
 

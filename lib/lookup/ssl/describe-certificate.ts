@@ -1,5 +1,4 @@
 import type { X509Certificate } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { ChainCertificate, DistinguishedName, SslData } from '../../ports/lookup-service.js';
 import { canonicalIpText } from '../ip-address.js';
 import { signatureAlgorithmOf } from './signature-algorithm.js';
@@ -130,14 +129,10 @@ export function subjectAltNames(text: string | undefined): string[] {
       value = text.slice(colon + 1, end);
     }
     if (kind === 'DNS') names.push(value);
-    else if (kind === 'IP Address') names.push(canonicalAddress(value));
+    else if (kind === 'IP Address') names.push(canonicalIpText(value));
     at = text.startsWith(', ', end) ? end + 2 : end;
   }
   return names;
-}
-
-function canonicalAddress(address: string): string {
-  return isIP(address) === 0 ? address : canonicalIpText(address);
 }
 
 function publicKeyOf(certificate: X509Certificate, legacyBits: unknown): SslData['public_key'] {
