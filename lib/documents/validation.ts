@@ -96,11 +96,8 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
   const filters: Record<string, string> = {};
   const arrays = new Set(Object.keys(query).map((key) => /^([^[]+)\[/.exec(key)?.[1]));
   const read = (field: string): string | undefined => {
-    const value = own(query, field);
-    if (arrays.has(field)) {
-      problems.add(field, `The ${label(field)} field must be a single value.`);
-      return undefined;
-    }
+    // A parameter in array notation is an array, as a repeated one is.
+    const value = arrays.has(field) ? [] : own(query, field);
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value !== 'string') {
       problems.add(field, `The ${label(field)} field must be a single value.`);

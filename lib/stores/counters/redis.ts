@@ -57,14 +57,16 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
-    const keys = [`${this.prefix}lease:${name}`];
-    const arguments_ = [owner, String(Math.max(1, Math.ceil(ttlMs)))];
-    return Number(await guardStore(async () => (await this.client()).eval(ACQUIRE, { keys, arguments: arguments_ }))) === 1;
+    const options = { keys: this.leaseKeys(name), arguments: [owner, String(Math.max(1, Math.ceil(ttlMs)))] };
+    return Number(await guardStore(async () => (await this.client()).eval(ACQUIRE, options))) === 1;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    const keys = [`${this.prefix}lease:${name}`];
-    await guardStore(async () => (await this.client()).eval(RELEASE, { keys, arguments: [owner] }));
+    await guardStore(async () => (await this.client()).eval(RELEASE, { keys: this.leaseKeys(name), arguments: [owner] }));
+  }
+
+  private leaseKeys(name: string): string[] {
+    return [`${this.prefix}lease:${name}`];
   }
 
   /** The connection belongs to the Keyv store, which closes it. */

@@ -12,10 +12,10 @@ export type Placeholder = (n: number) => string;
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
 
 /**
- * Counters (and leases) in a SQL table (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO UPDATE …
- * RETURNING` statement, which the database runs atomically even when several processes share it.
- * The `WHERE` of the update is the ceiling: at the ceiling no row is returned and nothing changes. A row
- * past its `expires_at` counts as 0.
+ * Counters and leases in SQL tables (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO
+ * UPDATE … RETURNING` statement, which the database runs atomically even when several processes share
+ * it. The `WHERE` of the update is the ceiling (for a lease, its expiry): when it refuses, no row is
+ * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
   private readonly ready: Promise<unknown>;
@@ -56,7 +56,6 @@ export class SqlCounterStore implements CounterStore {
     return rows[0] === undefined ? 0 : Number(rows[0].value);
   }
 
-  /** Whole milliseconds: a BIGINT column takes no fraction (a host's clock may give one). */
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
     const rows = await this.run(
@@ -73,6 +72,7 @@ export class SqlCounterStore implements CounterStore {
     await this.run('DELETE FROM dossier_leases WHERE name = ? AND owner = ?', [name, owner]);
   }
 
+  /** Whole milliseconds: a BIGINT column takes no fraction (a host's clock may give one). */
   private now(): number {
     return Math.floor(this.clock.now());
   }
