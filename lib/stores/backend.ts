@@ -127,10 +127,9 @@ async function configureSqlite(adapter: KeyvSqlite): Promise<void> {
 
 function withKeyv(keyv: Keyv, counters: CounterStore, sharesObjects = false): Backend {
   const kv = new KvStore(keyv, sharesObjects);
-  let closed = false;
   // Once closed, a backend answers every call with ERR_STORE_UNAVAILABLE, on every kind of store
   // (a Redis client would otherwise open a new connection that nothing closes).
-  const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (closed ? storeClosed() : call());
+  const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
   return {
     kv,
     counters: {
@@ -142,9 +141,9 @@ function withKeyv(keyv: Keyv, counters: CounterStore, sharesObjects = false): Ba
       close: () => counters.close(),
     },
     async close() {
-      closed = true;
+      const disconnecting = kv.close(); // from here on, kv.closed refuses every call
       await counters.close();
-      await kv.close();
+      await disconnecting;
     },
   };
 }

@@ -7,7 +7,7 @@ import { guardStore, storeClosed } from './guard.js';
  * `ERR_STORE_UNAVAILABLE`, never a silent `undefined` (Keyv swallows errors unless told otherwise).
  */
 export class KvStore {
-  private closed = false;
+  private isClosed = false;
 
   /**
    * @param sharesObjects true when the store keeps values as objects in this process (memory://):
@@ -55,15 +55,20 @@ export class KvStore {
     return this.guarded(() => this.keyv.delete(key));
   }
 
+  /** True from the moment `close()` is called. */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
   /** Closes the backend connection; every later call fails with `ERR_STORE_UNAVAILABLE`. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.isClosed = true;
     await this.keyv.disconnect().catch(() => {});
   }
 
   /** A backend call, unless the store is closed (a Redis client would reconnect, and nothing would close it). */
   private guarded<T>(call: () => Promise<T>): Promise<T> {
-    if (this.closed) return storeClosed();
+    if (this.isClosed) return storeClosed();
     return guardStore(call);
   }
 }
