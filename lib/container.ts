@@ -48,7 +48,7 @@ export function createContainer(options: ResolvedOptions): Composition {
   container.register(TOKENS.clock, { useValue: options.clock });
   container.register(
     TOKENS.storeBackend,
-    once(() => open(options.store, { namespace: 'dossier', clock: options.clock })),
+    once(() => open(options.store, { namespace: 'dossier', clock: options.clock, timeoutMs: options.storeTimeoutMs })),
   );
   container.register(
     TOKENS.storeKv,
@@ -60,7 +60,14 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   container.register(
     TOKENS.cacheBackend,
-    once(() => open(options.cache, { namespace: 'dossier-cache', clock: options.clock, memoryLimit: MEMORY_CACHE_ENTRIES })),
+    once(() =>
+      open(options.cache, {
+        namespace: 'dossier-cache',
+        clock: options.clock,
+        timeoutMs: options.storeTimeoutMs,
+        memoryLimit: MEMORY_CACHE_ENTRIES,
+      }),
+    ),
   );
   container.register(TOKENS.dnsResolverFactory, {
     useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs),

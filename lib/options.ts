@@ -65,6 +65,8 @@ export interface DossierOptions {
   lookupTimeoutMs?: number;
   /** Deadline of one text generation, in milliseconds. @default 60000 */
   generatorTimeoutMs?: number;
+  /** Deadline of one call to the store or the cache, in milliseconds (CONTRACT.md §7). @default 2000 */
+  storeTimeoutMs?: number;
   /** User-defined templates by id (53 to 72). @default {} */
   customTemplates?: Record<number, CustomTemplateOptions>;
   /** Where the current time comes from (tests inject one). @default Date.now */
@@ -98,6 +100,7 @@ export type ResolvedOptions = Required<
     | 'generator'
     | 'lookupTimeoutMs'
     | 'generatorTimeoutMs'
+    | 'storeTimeoutMs'
     | 'customTemplates'
     | 'clock'
     | 'logger'
@@ -133,6 +136,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
     generator: options.generator ?? 'offline',
     lookupTimeoutMs: options.lookupTimeoutMs ?? 5000,
     generatorTimeoutMs: options.generatorTimeoutMs ?? 60000,
+    storeTimeoutMs: options.storeTimeoutMs ?? 2000,
     customTemplates: options.customTemplates ?? {},
     clock: options.clock ?? { now: () => Date.now() },
     logger: options.logger ?? silentLogger,
@@ -143,6 +147,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   checkInteger('sslPort', resolved.sslPort, 1, 65535);
   checkInteger('lookupTimeoutMs', resolved.lookupTimeoutMs, 1, 600_000);
   checkInteger('generatorTimeoutMs', resolved.generatorTimeoutMs, 1, 3_600_000);
+  checkInteger('storeTimeoutMs', resolved.storeTimeoutMs, 1, 600_000);
   for (const server of resolved.dnsServers) {
     const { host } = parseHostPort('dnsServers', server, 53);
     if (
@@ -219,6 +224,7 @@ const ENV_NAMES: Record<string, string> = {
   'openai.model': 'DOSSIER_OPENAI_MODEL',
   lookupTimeoutMs: 'DOSSIER_LOOKUP_TIMEOUT_MS',
   generatorTimeoutMs: 'DOSSIER_GENERATOR_TIMEOUT_MS',
+  storeTimeoutMs: 'DOSSIER_STORE_TIMEOUT_MS',
   customTemplates: 'DOSSIER_CUSTOM_TEMPLATES',
 };
 
@@ -281,6 +287,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   }
   options.lookupTimeoutMs = int('DOSSIER_LOOKUP_TIMEOUT_MS');
   options.generatorTimeoutMs = int('DOSSIER_GENERATOR_TIMEOUT_MS');
+  options.storeTimeoutMs = int('DOSSIER_STORE_TIMEOUT_MS');
   const templates = text('DOSSIER_CUSTOM_TEMPLATES');
   if (templates !== undefined) {
     try {

@@ -1,6 +1,66 @@
 import { DossierError } from '../errors.js';
 
-/** Runs a backend call, turning any failure into a rejected `ERR_STORE_UNAVAILABLE`. */
+/** How a {@link StoreGuard} holds a backend to its deadline. */
+export interface StoreGuardOptions {
+  /**
+   * The deadline of one call, in milliseconds; none when absent (a backend whose calls cannot hang,
+   * such as memory, or whose driver bounds them itself, such as SQLite's busy timeout). @default undefined
+   */
+  timeoutMs?: number;
+  /**
+   * Called once per call that passed its deadline: the backend drops the connection that does not
+   * answer (a frozen server would otherwise keep every later command queued behind it). @default none
+   */
+  onTimeout?: () => void;
+}
+
+/**
+ * Runs every call of one backend: any failure becomes a rejected `ERR_STORE_UNAVAILABLE`, and a call
+ * that has not answered within the deadline is answered with it at once (node-redis's own command
+ * timeout does not fire against a server that accepts connections and never answers).
+ */
+export class StoreGuard {
+  constructor(private readonly options: StoreGuardOptions = {}) {}
+
+  /** The deadline of one call, in milliseconds, if there is one. */
+  get timeoutMs(): number | undefined {
+    return this.options.timeoutMs;
+  }
+
+  /** Runs `operation` under the deadline. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  run<T>(operation: () => Promise<T>): Promise<T> {
+    const { timeoutMs } = this.options;
+    if (timeoutMs === undefined) return guardStore(operation);
+    let call: Promise<T>;
+    try {
+      call = operation();
+    } catch (error) {
+      return Promise.reject(storeError(error));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new DossierError('ERR_STORE_UNAVAILABLE', `The store did not answer within ${timeoutMs} ms.`));
+        try {
+          this.options.onTimeout?.();
+        } catch {
+          // Dropping a connection that is already gone changes nothing for the caller.
+        }
+      }, timeoutMs);
+      call.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(storeError(error));
+        },
+      );
+    });
+  }
+}
+
+/** Runs a backend call, turning any failure into a rejected `ERR_STORE_UNAVAILABLE` (no deadline). */
 export function guardStore<T>(operation: () => Promise<T>): Promise<T> {
   // A plain `.catch` rather than an async wrapper: this sits on every store call of every request.
   try {
@@ -10,7 +70,8 @@ export function guardStore<T>(operation: () => Promise<T>): Promise<T> {
   }
 }
 
-function storeError(error: unknown): DossierError {
+/** Any failure of a backend, as the one error the core reports for it. */
+export function storeError(error: unknown): DossierError {
   if (error instanceof DossierError) return error;
   return new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.', { cause: error });
 }

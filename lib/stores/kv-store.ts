@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import { DossierError } from '../errors.js';
-import { guardStore, storeClosed } from './guard.js';
+import { StoreGuard, storeClosed } from './guard.js';
 
 /**
  * A thin layer over a Keyv instance that it owns: every backend failure becomes a thrown
@@ -13,10 +13,12 @@ export class KvStore {
    * @param sharesObjects true when the store keeps values as objects in this process (memory://):
    *   then a value is copied and frozen once when written, and reads return it as is, with no
    *   serialization on the hot path. Values read from any store must be treated as read-only.
+   * @param guard holds every call to the backend's deadline (none by default).
    */
   constructor(
     private readonly keyv: Keyv,
     private readonly sharesObjects = false,
+    private readonly guard: StoreGuard = new StoreGuard(),
   ) {
     keyv.throwOnErrors = true;
     // Keyv also emits every failure; with no listener an EventEmitter would crash the process.
@@ -63,13 +65,14 @@ export class KvStore {
   /** Closes the backend connection; every later call fails with `ERR_STORE_UNAVAILABLE`. */
   async close(): Promise<void> {
     this.isClosed = true;
-    await this.keyv.disconnect().catch(() => {});
+    // Under the deadline too: a polite disconnect waits for an answer a frozen server never sends.
+    await this.guard.run(() => this.keyv.disconnect()).catch(() => {});
   }
 
   /** A backend call, unless the store is closed (a Redis client would reconnect, and nothing would close it). */
   private guarded<T>(call: () => Promise<T>): Promise<T> {
     if (this.isClosed) return storeClosed();
-    return guardStore(call);
+    return this.guard.run(call);
   }
 }
 

@@ -15,11 +15,13 @@ const LEASE_MS = 10_000;
  */
 export async function withLease<T>(counters: CounterStore, name: string, operation: () => Promise<T>): Promise<T> {
   const owner = randomUUID();
-  const giveUpAt = Date.now() + LEASE_MS;
+  // The lease's expiry is the store's (its clock, or the server's); the waiter reads no clock at all: it
+  // gives up once its own pauses add up to the lease time, which bounds the wait in any time source.
+  let waited = 0;
   for (let wait = 2; !(await counters.acquireLease(name, owner, LEASE_MS)); wait = Math.min(wait * 2, 50)) {
-    if (Date.now() + wait > giveUpAt)
-      throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store kept a lease busy for too long.');
+    if (waited + wait > LEASE_MS) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store kept a lease busy for too long.');
     await sleep(wait);
+    waited += wait;
   }
   try {
     return await operation();

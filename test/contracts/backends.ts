@@ -10,6 +10,11 @@ export interface BackendCase {
   url(): string;
   /** True when two Dossier instances on the same URL share data (not so for memory://). */
   shared: boolean;
+  /**
+   * True when expiry follows the server's own clock (Redis), which a test cannot move: such suites
+   * use short lifetimes and wait them out instead of moving an injected clock.
+   */
+  serverClock?: boolean;
   /** Removes what `url()` created. */
   cleanup(): void;
 }
@@ -35,12 +40,19 @@ export function backendCases(): { cases: BackendCase[]; skipped: string[] } {
   const skipped: string[] = [];
   const redis = process.env.DOSSIER_TEST_REDIS;
   const postgres = process.env.DOSSIER_TEST_POSTGRES;
-  if (redis) cases.push({ name: 'redis', url: () => redis, shared: true, cleanup() {} });
+  if (redis) cases.push({ name: 'redis', url: () => redis, shared: true, serverClock: true, cleanup() {} });
   else skipped.push('redis (set DOSSIER_TEST_REDIS=redis://127.0.0.1:6379 to run it)');
   if (postgres) cases.push({ name: 'postgres', url: () => postgres, shared: true, cleanup() {} });
   else skipped.push('postgres (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run it)');
   return { cases, skipped };
 }
+
+/**
+ * The store deadline of the contract suites: they check exactness under 1500 parallel calls on one
+ * row, which a 10-connection PostgreSQL pool on a shared machine may take longer than the default
+ * 2 s to drain; the deadline itself has its own tests (test/integration/store-outage.test.ts).
+ */
+export const CONTRACT_STORE_TIMEOUT_MS = 15_000;
 
 /** A name no other test uses, so that tests on a shared server never see each other's data. */
 export function uniqueName(prefix: string): string {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
-import { uniqueName, type BackendCase } from './backends.js';
+import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 
 /** Writes to one document from two instances sharing the store: none is lost, a delete stays a delete. */
 export function documentServiceContract(backend: BackendCase): void {
@@ -11,8 +11,8 @@ export function documentServiceContract(backend: BackendCase): void {
     let owner: string;
     beforeEach(() => {
       const url = backend.url();
-      first = createDossier({ store: url });
-      second = createDossier({ store: url });
+      first = createDossier({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+      second = createDossier({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
       owner = uniqueName('owner');
     });
     afterEach(async () => {

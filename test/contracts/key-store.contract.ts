@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { isDossierError } from '../../lib/errors.js';
-import type { BackendCase } from './backends.js';
+import { CONTRACT_STORE_TIMEOUT_MS, type BackendCase } from './backends.js';
 
 /** The KeyStore contract: secrets shown once and stored as digests; revocation at once. */
 export function keyStoreContract(backend: BackendCase): void {
@@ -11,7 +11,7 @@ export function keyStoreContract(backend: BackendCase): void {
     let dossier: Dossier;
     beforeEach(() => {
       url = backend.url();
-      dossier = createDossier({ store: url });
+      dossier = createDossier({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
     });
     afterEach(() => dossier.close());
 
@@ -91,7 +91,7 @@ export function keyStoreContract(backend: BackendCase): void {
 
     if (backend.shared) {
       it('a key created by one instance works on another at once, and its revocation too', async () => {
-        const other = createDossier({ store: url });
+        const other = createDossier({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
         try {
           const { key, secret } = await dossier.keys.create({ name: 'shared' });
           expect((await other.keys.verify(secret))?.id).to.equal(key.id);

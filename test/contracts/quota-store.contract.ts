@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
-import { uniqueName, type BackendCase } from './backends.js';
+import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 
 const DAY = 86_400_000;
 
@@ -13,7 +13,7 @@ export function quotaStoreContract(backend: BackendCase): void {
     beforeEach(() => {
       url = backend.url();
       now = Date.UTC(2026, 10, 22, 23, 59, 59, 500);
-      dossier = createDossier({ store: url, clock: { now: () => now } });
+      dossier = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
     });
     afterEach(() => dossier.close());
 
@@ -56,7 +56,7 @@ export function quotaStoreContract(backend: BackendCase): void {
 
     if (backend.shared) {
       it('stays exact across two instances sharing the store', async () => {
-        const other = createDossier({ store: url, clock: { now: () => now } });
+        const other = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
         try {
           const key = uniqueName('k');
           const states = await Promise.all(

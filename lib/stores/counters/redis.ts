@@ -1,5 +1,5 @@
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
-import { guardStore } from '../guard.js';
+import { StoreGuard } from '../guard.js';
 
 /** The part of a node-redis client the counters use. */
 export interface RedisEvalClient {
@@ -29,15 +29,19 @@ return 0`;
 
 /** Counters as Redis strings, changed by Lua scripts that Redis runs atomically. */
 export class RedisCounterStore implements CounterStore {
-  /** @param client a connected client; @param prefix namespaces the counter names. */
+  /**
+   * @param client a connected client; @param prefix namespaces the counter names; @param guard holds
+   * every command to the backend's deadline.
+   */
   constructor(
     private readonly client: () => Promise<RedisEvalClient>,
     private readonly prefix: string,
+    private readonly guard: StoreGuard = new StoreGuard(),
   ) {}
 
   async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
     const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
-    const result = await guardStore(async () =>
+    const result = await this.guard.run(async () =>
       (await this.client()).eval(INCREMENT, {
         keys: [this.prefix + name],
         arguments: [String(ceiling), options.expiresAt === undefined ? '' : String(Math.ceil(options.expiresAt))],
@@ -48,21 +52,21 @@ export class RedisCounterStore implements CounterStore {
   }
 
   async decrement(name: string): Promise<void> {
-    await guardStore(async () => (await this.client()).eval(DECREMENT, { keys: [this.prefix + name], arguments: [] }));
+    await this.guard.run(async () => (await this.client()).eval(DECREMENT, { keys: [this.prefix + name], arguments: [] }));
   }
 
   async get(name: string): Promise<number> {
-    const value = await guardStore(async () => (await this.client()).get(this.prefix + name));
+    const value = await this.guard.run(async () => (await this.client()).get(this.prefix + name));
     return value === null ? 0 : Number(value);
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const options = { keys: this.leaseKeys(name), arguments: [owner, String(Math.max(1, Math.ceil(ttlMs)))] };
-    return Number(await guardStore(async () => (await this.client()).eval(ACQUIRE, options))) === 1;
+    return Number(await this.guard.run(async () => (await this.client()).eval(ACQUIRE, options))) === 1;
   }
 
   async releaseLease(name: string, owner: string): Promise<void> {
-    await guardStore(async () => (await this.client()).eval(RELEASE, { keys: this.leaseKeys(name), arguments: [owner] }));
+    await this.guard.run(async () => (await this.client()).eval(RELEASE, { keys: this.leaseKeys(name), arguments: [owner] }));
   }
 
   private leaseKeys(name: string): string[] {

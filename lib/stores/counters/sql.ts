@@ -1,6 +1,6 @@
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
-import { guardStore } from '../guard.js';
+import { StoreGuard } from '../guard.js';
 
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
@@ -18,17 +18,22 @@ const LIVE = '(expires_at IS NULL OR expires_at > ?)';
  * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
-  private readonly ready: Promise<unknown>;
+  private ready: Promise<unknown> | true | undefined;
+  /** Each statement in the dialect's placeholders, written once. */
+  private readonly texts = new Map<string, string>();
 
-  /** @param query runs one statement on the store's own connection or pool; @param clock says when a counter expired. */
+  /**
+   * @param query runs one statement on the store's own connection or pool; @param clock says when a
+   * counter expired; @param guard holds every statement to the backend's deadline.
+   */
   constructor(
     private readonly query: SqlQuery,
     private readonly placeholder: Placeholder,
     private readonly clock: Clock,
+    private readonly guard: StoreGuard = new StoreGuard(),
   ) {
-    this.ready = guardStore(() => this.createTables());
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
-    this.ready.catch(() => {});
+    this.tablesReady().catch(() => {});
   }
 
   async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
@@ -81,10 +86,29 @@ export class SqlCounterStore implements CounterStore {
   async close(): Promise<void> {}
 
   private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
-    await this.ready;
-    let n = 0;
-    const text = sql.replace(/\?/g, () => this.placeholder(++n));
-    return guardStore(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
+    if (this.ready !== true) await this.tablesReady();
+    let text = this.texts.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => this.placeholder(++n));
+      this.texts.set(sql, text);
+    }
+    const dialectText = text;
+    return this.guard.run(() => this.query(dialectText, parameters) as Promise<{ value: number | string }[]>);
+  }
+
+  /** The tables, created once; a failed attempt is forgotten, so that a store back up is used again. */
+  private tablesReady(): Promise<unknown> {
+    this.ready ??= this.guard
+      .run(() => this.createTables())
+      .then(
+        () => (this.ready = true),
+        (error: unknown) => {
+          this.ready = undefined;
+          throw error;
+        },
+      );
+    return this.ready === true ? Promise.resolve() : this.ready;
   }
 
   private async createTables(): Promise<void> {

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import sqlite3 from 'sqlite3';
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { openBackend } from '../../../lib/stores/backend.js';
 
 describe('openBackend (memory)', () => {
@@ -48,6 +51,8 @@ describe('openBackend (memory)', () => {
   });
 });
 
+const require = createRequire(import.meta.url);
+
 describe('openBackend (sqlite)', () => {
   const clock = { now: () => Date.now() };
   let dir: string;
@@ -58,22 +63,54 @@ describe('openBackend (sqlite)', () => {
 
   it('switches a new store to WAL even while another process is writing to it', async () => {
     const path = join(dir, 'store.sqlite');
-    const other = new sqlite3.Database(path);
-    const run = (sql: string) =>
-      new Promise<void>((resolve, reject) => other.exec(sql, (error) => (error ? reject(error) : resolve())));
-    await run('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    // Two servers open a new store together: the other one is writing while the file is still in
+    // rollback mode. Switching it to WAL then answers SQLITE_BUSY at once, past the busy timeout.
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+         const db = new Database(process.argv[1]);
+         db.exec('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+         db.exec("BEGIN IMMEDIATE; INSERT INTO keyv VALUES ('k', 'v')");
+         console.log('locked');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 150);`,
+        path,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await once(writer.stdout!, 'data');
     const backend = openBackend(`sqlite://${path}`, { namespace: 'store', clock });
     try {
-      // Two servers open a new store together: the other one is writing while the file is still in
-      // rollback mode. Switching it to WAL then answers SQLITE_BUSY at once, past the busy timeout.
-      await run("BEGIN IMMEDIATE; INSERT INTO keyv VALUES ('k', 'v')");
-      const counted = backend.counters.increment('c');
-      await sleep(300);
-      await run('COMMIT');
-      expect(await counted).to.equal(1);
+      expect(await backend.counters.increment('c')).to.equal(1);
+      expect(await backend.kv.get('k')).to.equal(undefined);
+      const check = new Database(path);
+      expect(check.pragma('journal_mode', { simple: true })).to.equal('wal');
+      check.close();
     } finally {
       await backend.close();
-      await new Promise((resolve) => other.close(resolve));
+      if (writer.exitCode === null) await once(writer, 'exit');
+    }
+  });
+
+  it('answers ERR_STORE_UNAVAILABLE within its deadline while another process holds the write lock, then works again', async () => {
+    const path = join(dir, 'store.sqlite');
+    const backend = openBackend(`sqlite://${path}`, { namespace: 'store', clock, timeoutMs: 100 });
+    const other = new Database(path);
+    try {
+      await backend.kv.set('before', 1);
+      other.exec('BEGIN IMMEDIATE');
+      const refused = await backend.kv.set('during', 2).then(
+        () => 'written',
+        (error: { code?: string }) => error.code,
+      );
+      expect(refused).to.equal('ERR_STORE_UNAVAILABLE');
+      other.exec('COMMIT');
+      await backend.kv.set('after', 3);
+      expect(await backend.kv.getMany(['before', 'during', 'after'])).to.deep.equal([1, undefined, 3]);
+    } finally {
+      await backend.close();
+      other.close();
     }
   });
 });

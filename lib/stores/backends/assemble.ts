@@ -1,0 +1,54 @@
+import type Keyv from 'keyv';
+import type { CounterStore } from '../../ports/counter-store.js';
+import { StoreGuard, storeClosed } from '../guard.js';
+import { KvStore } from '../kv-store.js';
+
+/** A storage backend: values through Keyv, and the backend's own atomic counters. */
+export interface Backend {
+  /** Values by key. */
+  kv: KvStore;
+  /** Atomic counters on the same backend. */
+  counters: CounterStore;
+  /** Closes every connection of the backend. */
+  close(): Promise<void>;
+}
+
+/** How a backend's parts are put together by {@link assembleBackend}. */
+export interface AssembleOptions {
+  /** The backend's values. */
+  keyv: Keyv;
+  /** The backend's counters. */
+  counters: CounterStore;
+  /** Holds every value call to the backend's deadline. @default no deadline */
+  guard?: StoreGuard;
+  /** True when values stay objects in this process (memory://): see {@link KvStore}. @default false */
+  sharesObjects?: boolean;
+  /** Runs after both parts are closed (ends a pool the parts share). @default nothing */
+  release?: () => Promise<void>;
+}
+
+/**
+ * A backend from its parts. Once closed, it answers every call with `ERR_STORE_UNAVAILABLE`, on every
+ * kind of store (a Redis client would otherwise open a new connection that nothing closes).
+ */
+export function assembleBackend({ keyv, counters, guard, sharesObjects = false, release }: AssembleOptions): Backend {
+  const kv = new KvStore(keyv, sharesObjects, guard);
+  const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
+  return {
+    kv,
+    counters: {
+      increment: (name, options) => ifOpen(() => counters.increment(name, options)),
+      decrement: (name) => ifOpen(() => counters.decrement(name)),
+      get: (name) => ifOpen(() => counters.get(name)),
+      acquireLease: (name, owner, ttlMs) => ifOpen(() => counters.acquireLease(name, owner, ttlMs)),
+      releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
+      close: () => counters.close(),
+    },
+    async close() {
+      const disconnecting = kv.close(); // from here on, kv.closed refuses every call
+      await counters.close();
+      await disconnecting;
+      await release?.();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import Keyv from 'keyv';
+import KeyvRedis, { createClient } from '@keyv/redis';
+import { RedisCounterStore, type RedisEvalClient } from '../counters/redis.js';
+import { StoreGuard } from '../guard.js';
+import { assembleBackend, type Backend } from './assemble.js';
+
+/** Settings of {@link createRedisBackend}. */
+export interface RedisOptions {
+  /** `redis://…` or `rediss://…`, with an optional database number as its path. */
+  url: string;
+  /** Prefix of this backend's keys on the server. @default 'dossier' */
+  namespace?: string;
+  /**
+   * The deadline of one call, connecting included, in milliseconds. Past it the call fails with
+   * `ERR_STORE_UNAVAILABLE` and the connection is dropped; the next call connects anew. @default 2000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * A Redis server (`redis://…`): values through `@keyv/redis`, counters and leases as Lua scripts on the
+ * same connection. Every call has a deadline of its own, because node-redis waits for an answer as long
+ * as the socket stays open: a server stopped with SIGSTOP keeps it open and never answers.
+ */
+export function createRedisBackend(options: RedisOptions): Backend {
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const namespace = options.namespace ?? 'dossier';
+  const client = redisClient(options.url, timeoutMs);
+  // A call past its deadline drops the connection: the commands queued on it fail, and the next call
+  // connects again (to a server that may answer by then).
+  const guard = new StoreGuard({
+    timeoutMs,
+    onTimeout: () => {
+      if (client.isOpen) client.destroy();
+    },
+  });
+  const adapter = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: timeoutMs });
+  // keyv attaches its listeners to the client again at every reconnection (getClient calls initClient),
+  // which piles them up; the client never changes here, so the set attached by the constructor is enough.
+  (adapter as unknown as { initClient(): void }).initClient = () => {};
+  const connected = (): Promise<RedisEvalClient> => adapter.getClient() as Promise<unknown> as Promise<RedisEvalClient>;
+  return assembleBackend({
+    keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false }),
+    counters: new RedisCounterStore(connected, `${namespace}:counter:`, guard),
+    guard,
+  });
+}
+
+/**
+ * A Redis client that never keeps a request waiting for Redis to come back. node-redis would reconnect
+ * in the background and hold every command until it succeeds; here a lost or refused connection closes
+ * the client at once, failing what was sent (the request answers 503), and the next command connects
+ * anew. Commands sent while a connection is being made wait for it, up to the deadline.
+ */
+function redisClient(url: string, timeoutMs: number) {
+  const client = createClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: (_retries, cause) => cause } });
+  // Failures reach the callers of each command; without a listener, node-redis would crash the process.
+  client.on('error', () => {});
+  return client;
+}

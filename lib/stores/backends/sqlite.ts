@@ -1,0 +1,48 @@
+import Keyv from 'keyv';
+import type { Clock } from '../../ports/clock.js';
+import { SqlCounterStore } from '../counters/sql.js';
+import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
+import { SqliteConnection, statementCache } from '../sqlite/connection.js';
+import { assembleBackend, type Backend } from './assemble.js';
+
+/** Settings of {@link createSqliteBackend}. */
+export interface SqliteOptions {
+  /** Path of the database file; its folder is created when missing. */
+  path: string;
+  /** Keeps this backend's keys apart from others in the same file. @default 'dossier' */
+  namespace?: string;
+  /** Time source of counter and lease expiry. @default Date.now */
+  clock?: Clock;
+  /**
+   * How long a statement waits for another process's lock before the call fails with
+   * `ERR_STORE_UNAVAILABLE`: the deadline of every call to this store (a statement runs synchronously,
+   * so waiting on a lock is the only way it can be slow). @default 2000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * A SQLite file (`sqlite://PATH`) through better-sqlite3: values in the `keyv` table, counters and
+ * leases in their own tables, every statement prepared once and run synchronously on one connection
+ * in WAL mode, shared safely by several processes.
+ */
+export function createSqliteBackend(options: SqliteOptions): Backend {
+  const connection = new SqliteConnection({ path: options.path, busyTimeoutMs: options.timeoutMs ?? 2000 });
+  let statement: ReturnType<typeof statementCache> | undefined;
+  connection.onOpen((db) => {
+    statement = statementCache(db);
+  });
+  const counters = new SqlCounterStore(
+    (sql, parameters) =>
+      connection.run(() => {
+        const prepared = statement!(sql);
+        if (prepared.reader) return prepared.all(...parameters);
+        prepared.run(...parameters);
+        return [];
+      }),
+    () => '?',
+    options.clock ?? { now: () => Date.now() },
+  );
+  const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace: options.namespace ?? 'dossier' });
+  return assembleBackend({ keyv, counters });
+}

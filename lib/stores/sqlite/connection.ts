@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+
+/** How {@link openSqlite} opens a database file. */
+export interface OpenSqliteOptions {
+  /** Path of the database file; its folder is created when missing. */
+  path: string;
+  /**
+   * How long a statement waits for another connection's lock before failing with SQLITE_BUSY, in
+   * milliseconds; also how long opening keeps retrying the switch to WAL. @default 2000
+   */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens a SQLite file with better-sqlite3 (synchronous: a statement runs on the calling thread, with no
+ * hop to a thread pool and back) in WAL mode, which lets readers and a writer share the file across
+ * processes, with `synchronous = NORMAL`, which skips an fsync per commit.
+ *
+ * Switching a new file to WAL needs an exclusive lock and answers SQLITE_BUSY at once, without SQLite's
+ * busy handler, while another connection holds any lock (two processes opening a new store together):
+ * so the switch is retried here, asynchronously, until the busy timeout.
+ */
+export async function openSqlite({ path, busyTimeoutMs = 2000 }: OpenSqliteOptions): Promise<Database.Database> {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch {
+    // Opening the file below fails too, and that failure is what the caller reports.
+  }
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // No clock is read: the retries give up once their pauses add up to the busy timeout.
+    let waited = 0;
+    for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
+      let busy: unknown;
+      try {
+        // Refused under a lock, the switch may also answer the mode the file keeps instead of failing.
+        if (db.pragma('journal_mode = WAL', { simple: true }) === 'wal') break;
+        busy = new Error('The SQLite file stayed locked while switching it to WAL.');
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+        busy = error;
+      }
+      if (waited + wait > busyTimeoutMs) throw busy;
+      await sleep(wait);
+      waited += wait;
+    }
+    db.pragma('synchronous = NORMAL');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * A statement cache for one connection: each SQL text is prepared once, on first use, then reused
+ * (preparing is a parse and a plan, which a hot path should not pay per call).
+ */
+export function statementCache(db: Database.Database): (sql: string) => Database.Statement {
+  const prepared = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = prepared.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      prepared.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+/**
+ * One SQLite connection of a backend, opened on first use. A failed open is forgotten, so that the
+ * next call tries again (a folder made writable later, a lock released) instead of failing for good.
+ */
+export class SqliteConnection {
+  private db: Database.Database | undefined;
+  private opening: Promise<Database.Database> | undefined;
+  private closed = false;
+  private readonly setups: ((db: Database.Database) => void)[] = [];
+
+  constructor(private readonly options: OpenSqliteOptions) {}
+
+  /** Runs `setup` on the connection once it is open (creating tables), before any other use. */
+  onOpen(setup: (db: Database.Database) => void): void {
+    this.setups.push(setup);
+    if (this.db !== undefined) setup(this.db);
+  }
+
+  /**
+   * Runs `use` on the open connection: synchronously once it is open (no extra tick on the hot path).
+   * @throws the driver's error, or the opening's.
+   */
+  run<T>(use: (db: Database.Database) => T): Promise<T> {
+    if (this.db !== undefined) {
+      try {
+        return Promise.resolve(use(this.db));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.open().then(use);
+  }
+
+  /** Closes the connection; later calls fail. */
+  close(): void {
+    this.closed = true;
+    this.db?.close();
+    this.db = undefined;
+  }
+
+  private open(): Promise<Database.Database> {
+    if (this.closed) return Promise.reject(new Error('The SQLite connection is closed.'));
+    this.opening ??= openSqlite(this.options).then(
+      (db) => {
+        if (this.closed) {
+          db.close();
+          throw new Error('The SQLite connection is closed.');
+        }
+        try {
+          for (const setup of this.setups) setup(db);
+        } catch (error) {
+          db.close();
+          this.opening = undefined;
+          throw error;
+        }
+        this.db = db;
+        return db;
+      },
+      (error: unknown) => {
+        this.opening = undefined;
+        throw error;
+      },
+    );
+    return this.opening;
+  }
+}
