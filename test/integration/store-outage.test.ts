@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
+import pg from 'pg';
 import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 
@@ -131,6 +132,128 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
     } finally {
       process.off('warning', onWarning);
       await killer.quit();
+    }
+  });
+});
+
+describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCONT)${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
+  let port: number;
+  let redis: ChildProcess;
+  const frozen = () => redis.kill('SIGSTOP');
+  const thawed = () => redis.kill('SIGCONT');
+
+  before(function () {
+    if (!hasRedisServer) this.skip();
+  });
+
+  beforeEach(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+  });
+
+  afterEach(async () => {
+    thawed();
+    await stop(redis);
+  });
+
+  it('answers 503 within the store deadline while Redis accepts connections but never answers, then recovers with nothing lost', async () => {
+    const server = await startTestServer({ store: `redis://127.0.0.1:${port}`, storeTimeoutMs: 200 });
+    try {
+      const key = await server.key({ owner: 'frozen' });
+      const created = await server.get('/api/v1/documents', key, {
+        method: 'POST',
+        body: new URLSearchParams({ name: 'Kept', prompt: 'Notes' }),
+      });
+      expect(created.status).to.equal(201);
+
+      frozen();
+      // Each of these would wait for as long as Redis stays frozen without a deadline of Dossier's own:
+      // they are answered while it is still stopped.
+      const lookup = await server.get('/api/dns?domain=example.test', key);
+      expect(lookup.status).to.equal(503);
+      expect(lookup.headers.get('Retry-After')).to.match(/^\d+$/);
+      expect(await lookup.json()).to.deep.include({ status: 'error', code: 'service_unavailable' });
+      const documents = await server.get('/api/v1/documents', key);
+      expect(documents.status).to.equal(503);
+      expect(await documents.json()).to.deep.include({ status: 503 });
+      const again = await server.get('/api/v1/documents', key);
+      expect(again.status, 'a second call does not queue behind the first').to.equal(503);
+
+      thawed();
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 200; attempt += 1) {
+        status = (await server.get('/api/v1/documents', key)).status;
+        if (status !== 200) await sleep(100);
+      }
+      expect(status, 'the key written before the freeze still works').to.equal(200);
+      const listed = await (await server.get('/api/v1/documents', key)).json();
+      expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('skips a frozen Redis cache and answers lookups without it', async () => {
+    const dns = await startDnsServer({
+      'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] },
+      'other.example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] },
+    });
+    const server = await startTestServer({ cache: `redis://127.0.0.1:${port}`, dnsServers: [dns.address], storeTimeoutMs: 200 });
+    try {
+      const key = await server.key();
+      expect((await (await server.get('/api/dns?domain=example.test', key)).json()).cached).to.equal(false);
+      frozen();
+      const other = await server.get('/api/dns?domain=other.example.test', key);
+      expect(other.status).to.equal(200);
+      expect(await other.json()).to.deep.include({ status: 'success', cached: false });
+      thawed();
+    } finally {
+      await server.close();
+      await dns.close();
+    }
+  });
+});
+
+const postgresUrl = process.env.DOSSIER_TEST_POSTGRES;
+
+describe(`a PostgreSQL store whose rows another session keeps locked${postgresUrl ? '' : ' (skipped: set DOSSIER_TEST_POSTGRES to run it)'}`, () => {
+  before(function () {
+    if (!postgresUrl) {
+      console.log('    (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run the PostgreSQL lock tests)');
+      this.skip();
+    }
+  });
+
+  it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
+    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+    const server = await startTestServer({ store: postgresUrl, dnsServers: [dns.address], storeTimeoutMs: 300 });
+    const locker = new pg.Client({ connectionString: postgresUrl });
+    await locker.connect();
+    try {
+      const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
+      const first = await server.get('/api/dns?domain=example.test', secret);
+      expect(first.status).to.equal(200);
+      expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
+
+      await locker.query('BEGIN');
+      const locked = await locker.query(`SELECT * FROM dossier_counters WHERE name LIKE $1 FOR UPDATE`, [`quota:${key.id}:%`]);
+      expect(locked.rowCount).to.equal(1);
+      // Without a deadline, these would wait for the lock for as long as the other session holds it; and
+      // they are more than the pool's 10 connections, so a pool that kept the stuck ones would drain.
+      const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
+      for (const answer of waiting) {
+        expect(answer.status).to.equal(503);
+        expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+      }
+      await locker.query('COMMIT');
+
+      const after = await server.get('/api/dns?domain=example.test', secret);
+      expect(after.status).to.equal(200);
+      expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
+    } finally {
+      await locker.end();
+      await server.close();
+      await dns.close();
     }
   });
 });
