@@ -80,6 +80,7 @@ export function createContainer(options: ResolvedOptions): Composition {
       logger: options.logger,
     });
   });
+  container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
   provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));
