@@ -74,7 +74,9 @@ export function checkExpiry(expiresAt: unknown, now: number): string | null {
  */
 export function checkGraceSeconds(seconds: unknown): number {
   if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_SECONDS) {
-    throw new DossierValidationError({ grace_seconds: [`The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`] });
+    throw new DossierValidationError({
+      grace_seconds: [`The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`],
+    });
   }
   return seconds;
 }
@@ -88,7 +90,8 @@ function parseInstant(text: string): number | undefined {
   if (match === null) return undefined;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const calendar = new Date(Date.UTC(year, month - 1, day));
-  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
+  if (calendar.getUTCFullYear() !== year || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    return undefined;
   if (match.length > 4 && (Number(match[4]) > 23 || Number(match[5]) > 59 || Number(match[6] ?? 0) > 59)) return undefined;
   const value = Date.parse(match.length > 4 ? text : `${text}T00:00:00Z`);
   return Number.isNaN(value) ? undefined : value;

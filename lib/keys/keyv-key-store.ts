@@ -8,7 +8,16 @@ import { AppendOnlyIndex } from '../stores/append-only-index.js';
 import type { KvStore } from '../stores/kv-store.js';
 import { withLease } from '../stores/lease.js';
 import { TOKENS } from '../tokens.js';
-import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes, keyStatusAt, SCOPES } from './key-rules.js';
+import {
+  checkExpiry,
+  checkGraceSeconds,
+  checkLimit,
+  checkName,
+  checkOwner,
+  checkScopes,
+  keyStatusAt,
+  SCOPES,
+} from './key-rules.js';
 
 const SECRET_PREFIX = 'dsr_';
 /** 32 random bytes: 256 bits, base64url. */
@@ -96,7 +105,9 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async revoke(id: string): Promise<ApiKey> {
-    return this.change(id, (key) => (key.revokedAt !== null ? key : { ...key, revokedAt: new Date(this.clock.now()).toISOString() }));
+    return this.change(id, (key) =>
+      key.revokedAt !== null ? key : { ...key, revokedAt: new Date(this.clock.now()).toISOString() },
+    );
   }
 
   async roll(id: string, graceSeconds = 0): Promise<{ key: ApiKey; secret: string }> {
@@ -137,7 +148,8 @@ export class KeyvKeyStore implements KeyStore {
   private async current(id: string): Promise<{ digest: string; stored: StoredKey }> {
     const digest = await this.kv.get<string>(`key-id:${id}`);
     const stored = digest === undefined ? undefined : await this.kv.get<StoredKey>(`key:${digest}`);
-    if (digest === undefined || stored === undefined) throw new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
+    if (digest === undefined || stored === undefined)
+      throw new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
     return { digest, stored };
   }
 }

@@ -84,7 +84,12 @@ export class Metering {
    * One lookup under the quota rules. Core errors come back in the outcome with the quota state;
    * anything else (a bug) is thrown.
    */
-  async lookup(secret: string | null, kind: LookupKind, input: unknown, options: LookupOptions = {}): Promise<Metered<LookupResult>> {
+  async lookup(
+    secret: string | null,
+    kind: LookupKind,
+    input: unknown,
+    options: LookupOptions = {},
+  ): Promise<Metered<LookupResult>> {
     let key: ApiKey;
     try {
       key = await this.authenticate(secret);
@@ -175,7 +180,11 @@ export function requireScope(key: ApiKey, scope: Scope): void {
   }
 }
 
-function failure(error: unknown, key: ApiKey | null, quota: QuotaState | null): { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null } {
+function failure(
+  error: unknown,
+  key: ApiKey | null,
+  quota: QuotaState | null,
+): { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null } {
   if (!(error instanceof DossierError)) throw error;
   return { ok: false, error, key, quota };
 }

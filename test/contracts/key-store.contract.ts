@@ -120,7 +120,11 @@ export function keyStoreContract(backend: BackendCase): void {
 
       it('changes name, scopes, limit and expiry, and only what is given', async () => {
         const { key, secret } = await timed.keys.create({ name: 'before', dailyLimit: 5 });
-        const changed = await timed.keys.update(key.id, { name: 'after', scopes: ['lookup'], expiresAt: '2027-01-01T00:00:00+01:00' });
+        const changed = await timed.keys.update(key.id, {
+          name: 'after',
+          scopes: ['lookup'],
+          expiresAt: '2027-01-01T00:00:00+01:00',
+        });
         expect(changed).to.deep.equal({ ...key, name: 'after', scopes: ['lookup'], expiresAt: '2026-12-31T23:00:00.000Z' });
         expect(await timed.keys.verify(secret)).to.deep.equal(changed);
         expect(await timed.keys.update(key.id, { dailyLimit: null })).to.include({ dailyLimit: null, name: 'after' });
