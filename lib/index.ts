@@ -29,11 +29,14 @@ export {
   type IpData,
   type Lookup,
   type LookupKind,
+  type LookupOptions,
+  LOOKUP_KINDS,
   type LookupResult,
   type LookupService,
   type SslData,
   type WhoisData,
 } from './ports/lookup-service.js';
-export type { QuotaState, QuotaStore } from './ports/quota-store.js';
+export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
+export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { isPublicAddress } from './lookup/target-guard.js';
