@@ -39,4 +39,4 @@ export {
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
 export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
-export { isPublicAddress } from './lookup/target-guard.js';
+export { isPublicAddress } from './lookup/net/target-guard.js';
