@@ -4,13 +4,13 @@ import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
 import { CachingLookupService } from './lookup/caching-lookup-service.js';
-import { DnsLookup } from './lookup/dns.js';
-import { IpLookup } from './lookup/ip.js';
-import type { LookupContext } from './lookup/lookup-context.js';
-import { SslLookup } from './lookup/ssl.js';
-import { systemDnsResolverFactory } from './lookup/system-dns-resolver.js';
-import { TargetGuard } from './lookup/target-guard.js';
-import { WhoisLookup } from './lookup/whois.js';
+import { DnsLookup } from './lookup/dns/dns-lookup.js';
+import { IpLookup } from './lookup/ip/ip-lookup.js';
+import type { LookupContext } from './lookup/net/lookup-context.js';
+import { SslLookup } from './lookup/ssl/ssl-lookup.js';
+import { systemDnsResolverFactory } from './lookup/net/system-dns-resolver.js';
+import { TargetGuard } from './lookup/net/target-guard.js';
+import { WhoisLookup } from './lookup/whois/whois-lookup.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
@@ -87,6 +87,7 @@ export function createContainer(options: ResolvedOptions): Composition {
       logger: options.logger,
     });
   });
+  container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
   provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));

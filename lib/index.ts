@@ -21,19 +21,22 @@ export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
 export type { Document, DocumentPage, DocumentService, Template } from './ports/document-service.js';
-export type { ApiKey, KeyStore, NewKey, Scope } from './ports/key-store.js';
-export { SCOPES } from './keys/keyv-key-store.js';
+export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
+export { SCOPES, keyStatusAt } from './keys/key-rules.js';
 export type { Logger } from './ports/logger.js';
 export {
   type DnsData,
   type IpData,
   type Lookup,
   type LookupKind,
+  type LookupOptions,
+  LOOKUP_KINDS,
   type LookupResult,
   type LookupService,
   type SslData,
   type WhoisData,
 } from './ports/lookup-service.js';
-export type { QuotaState, QuotaStore } from './ports/quota-store.js';
+export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
+export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
-export { isPublicAddress } from './lookup/target-guard.js';
+export { isPublicAddress } from './lookup/net/target-guard.js';

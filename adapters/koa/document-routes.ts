@@ -5,7 +5,7 @@ import type { Dossier } from '../../lib/dossier.js';
 import { DossierValidationError } from '../../lib/errors.js';
 import type { DocumentPage } from '../../lib/ports/document-service.js';
 import type { ApiKey } from '../../lib/ports/key-store.js';
-import { authenticate, requireScope } from './auth.js';
+import { authenticate } from './auth.js';
 
 /** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -78,10 +78,8 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
  * The request's key, which must carry the `documents` scope.
  * @throws DossierError `ERR_AUTH_MISSING_KEY`, `ERR_AUTH_INVALID_KEY`, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE`.
  */
-async function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
-  const key = await authenticate(ctx, dossier);
-  requireScope(key, 'documents');
-  return key;
+function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
+  return authenticate(ctx, dossier, 'documents');
 }
 
 /**

@@ -1,5 +1,8 @@
-/** The four lookups of interface A. */
-export type LookupKind = 'dns' | 'whois' | 'ip' | 'ssl';
+/** The four lookups of interface A, in the order they are listed (a tuple, so that the type below follows it). */
+export const LOOKUP_KINDS = ['dns', 'whois', 'ip', 'ssl'] as const;
+
+/** One of the four lookups. */
+export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /** A lookup's answer and whether it came from the cache. */
 export interface LookupResult<T = unknown> {
@@ -133,6 +136,12 @@ export interface Lookup<K extends LookupKind = LookupKind> {
   run(target: string, signal: AbortSignal): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
 }
 
+/** How one lookup is asked. */
+export interface LookupOptions {
+  /** Skip the cache: ask upstream, and put the answer in the cache (CONTRACT.md §8). @default false */
+  fresh?: boolean;
+}
+
 /** Interface A: the four lookups, with cache and deadline. */
 export interface LookupService {
   /**
@@ -146,5 +155,5 @@ export interface LookupService {
    * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
    *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
    */
-  lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>>;
+  lookup<K extends LookupKind>(kind: K, input: unknown, options?: LookupOptions): Promise<LookupResult<LookupDataByKind[K]>>;
 }
