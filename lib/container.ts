@@ -88,6 +88,12 @@ export function createContainer(options: ResolvedOptions): Composition {
     });
   });
   container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
+  // The one-step hot path reads and writes what the built-in key and quota stores keep: a host that
+  // replaced either gets the two-step path through its own.
+  container.register(
+    TOKENS.admissions,
+    once((c) => (options.keys === undefined && options.quotas === undefined ? c.resolve(TOKENS.storeBackend).admissions : null)),
+  );
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
   provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));

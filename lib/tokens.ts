@@ -1,4 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
+import type { AdmissionStore } from './ports/admission-store.js';
 import type { Clock } from './ports/clock.js';
 import type { CounterStore } from './ports/counter-store.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
@@ -27,4 +28,6 @@ export const TOKENS = {
   documentService: Symbol('documentService') as InjectionToken<DocumentService>,
   textGenerator: Symbol('textGenerator') as InjectionToken<TextGenerator>,
   meteringOptions: Symbol('meteringOptions') as InjectionToken<MeteringOptions>,
+  /** The store's one-step admission; `null` when the host replaced the key or quota store. */
+  admissions: Symbol('admissions') as InjectionToken<AdmissionStore | null>,
 } as const;

@@ -21,14 +21,14 @@ import {
 
 const SECRET_PREFIX = 'dsr_';
 /** 32 random bytes: 256 bits, base64url. */
-const SECRET_PATTERN = /^dsr_[A-Za-z0-9_-]{43}$/;
+export const SECRET_PATTERN = /^dsr_[A-Za-z0-9_-]{43}$/;
 
 /**
  * A key as kept under `key:<digest>`. The record of the current secret lists the secrets it replaced that
  * are still in their grace period; the record of such an old secret carries `graceUntil` (ms since the
  * epoch) and expires with it.
  */
-interface StoredKey extends ApiKey {
+export interface StoredKey extends ApiKey {
   graceUntil?: number;
   previous?: { digest: string; until: number }[];
 }
@@ -73,12 +73,8 @@ export class KeyvKeyStore implements KeyStore {
 
   async verify(secret: string): Promise<ApiKey | null> {
     if (!SECRET_PATTERN.test(secret)) return null;
-    const stored = await this.kv.get<StoredKey>(`key:${digestOf(secret)}`);
-    if (stored === undefined) return null;
-    const now = this.clock.now();
-    if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;
-    const key = publicKey(stored);
-    return keyStatusAt(key, now) === 'active' ? key : null;
+    const stored = await this.kv.get<StoredKey>(keyRecord(digestOf(secret)));
+    return stored === undefined ? null : workingKey(stored, this.clock.now());
   }
 
   async get(id: string): Promise<ApiKey> {
@@ -154,7 +150,23 @@ export class KeyvKeyStore implements KeyStore {
   }
 }
 
-function publicKey(stored: StoredKey): ApiKey {
+/**
+ * The key of a stored record if it works at `now`: not revoked, not expired, and not an old secret past
+ * its grace period; else `null`. The store's fast paths (lib/stores/admission) apply the same rule.
+ */
+export function workingKey(stored: StoredKey, now: number): ApiKey | null {
+  if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;
+  const key = publicKey(stored);
+  return keyStatusAt(key, now) === 'active' ? key : null;
+}
+
+/** The name of the record of a secret's digest, in the store's values. */
+export function keyRecord(digest: string): string {
+  return `key:${digest}`;
+}
+
+/** The key of a stored record, without what only the store needs. */
+export function publicKey(stored: StoredKey): ApiKey {
   return {
     id: stored.id,
     name: stored.name,
@@ -176,6 +188,7 @@ function newSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
-function digestOf(secret: string): string {
+/** The SHA-256 digest (hex) that stands for a secret at rest. */
+export function digestOf(secret: string): string {
   return hash('sha256', secret, 'hex');
 }

@@ -5,7 +5,8 @@ import { LOOKUP_KINDS, type LookupKind } from '../ports/lookup-service.js';
 import { USAGE_DAYS_KEPT, type QuotaState, type QuotaStore, type UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
 
-const DAY_MS = 86_400_000;
+/** Milliseconds of a day. */
+export const DAY_MS = 86_400_000;
 
 /**
  * Daily quotas on the backend's atomic counters: one counter per key and UTC day, raised only while it
@@ -22,19 +23,15 @@ export class CounterQuotaStore implements QuotaStore {
 
   async consume(keyId: string, limit: number, kind: LookupKind): Promise<QuotaState> {
     const day = this.today();
-    const used = await this.counters.increment(quotaCounter(keyId, day), {
-      ceiling: limit,
-      // Kept a day longer than needed, so that a clock a little off never reads a missing counter.
-      expiresAt: (day + 2) * DAY_MS,
-    });
-    if (used === null) return state(false, limit, limit, day);
-    await this.counters.increment(usageCounter(keyId, day, kind), { expiresAt: (day + USAGE_DAYS_KEPT + 2) * DAY_MS });
-    return state(true, limit, used, day);
+    const used = await this.counters.increment(quotaCounter(keyId, day), { ceiling: limit, expiresAt: quotaExpiry(day) });
+    if (used === null) return quotaState(false, limit, limit, day);
+    await this.counters.increment(usageCounter(keyId, day, kind), { expiresAt: usageExpiry(day) });
+    return quotaState(true, limit, used, day);
   }
 
   async peek(keyId: string, limit: number): Promise<QuotaState> {
     const day = this.today();
-    return state(true, limit, await this.counters.get(quotaCounter(keyId, day)), day);
+    return quotaState(true, limit, await this.counters.get(quotaCounter(keyId, day)), day);
   }
 
   async refund(keyId: string, consumed: QuotaState, kind: LookupKind): Promise<void> {
@@ -61,14 +58,27 @@ export class CounterQuotaStore implements QuotaStore {
   }
 }
 
-function quotaCounter(keyId: string, day: number): string {
+/** The counter of a key's counted lookups on a UTC day (days since the epoch). */
+export function quotaCounter(keyId: string, day: number): string {
   return `quota:${keyId}:${day}`;
 }
 
-function usageCounter(keyId: string, day: number, kind: LookupKind): string {
+/** The counter of a key's counted lookups of one kind on a UTC day: its usage history. */
+export function usageCounter(keyId: string, day: number, kind: LookupKind): string {
   return `usage:${keyId}:${day}:${kind}`;
 }
 
-function state(allowed: boolean, limit: number, used: number, day: number): QuotaState {
+/** When a day's quota counter is forgotten: a day later than needed, so that a clock a little off never reads a missing counter. */
+export function quotaExpiry(day: number): number {
+  return (day + 2) * DAY_MS;
+}
+
+/** When a day's usage counters are forgotten: {@link USAGE_DAYS_KEPT} days later, and a margin. */
+export function usageExpiry(day: number): number {
+  return (day + USAGE_DAYS_KEPT + 2) * DAY_MS;
+}
+
+/** Where a key stands after `used` counted lookups on `day`. */
+export function quotaState(allowed: boolean, limit: number, used: number, day: number): QuotaState {
   return { allowed, limit, remaining: Math.max(0, limit - used), resetAt: ((day + 1) * DAY_MS) / 1000 };
 }

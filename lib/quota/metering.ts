@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
 import { keyStatusAt } from '../keys/key-rules.js';
+import type { Admission, AdmissionStore } from '../ports/admission-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
 import type { Logger } from '../ports/logger.js';
@@ -60,6 +61,7 @@ export class Metering {
     @inject(TOKENS.lookupService) private readonly lookups: LookupService,
     @inject(TOKENS.clock) private readonly clock: Clock,
     @inject(TOKENS.meteringOptions) private readonly options: MeteringOptions,
+    @inject(TOKENS.admissions) private readonly admissions: AdmissionStore | null,
   ) {}
 
   /**
@@ -70,7 +72,7 @@ export class Metering {
   async authenticate(secret: string | null, scope?: Scope): Promise<ApiKey> {
     if (secret === null) throw new DossierError('ERR_AUTH_MISSING_KEY', 'Send your key as "Authorization: Bearer <key>".');
     const key = secret === '' ? null : await this.keys.verify(secret);
-    if (key === null) throw new DossierError('ERR_AUTH_INVALID_KEY', 'The key is unknown, expired or has been revoked.');
+    if (key === null) throw invalidKey();
     if (scope !== undefined) requireScope(key, scope);
     return key;
   }
@@ -90,6 +92,10 @@ export class Metering {
     input: unknown,
     options: LookupOptions = {},
   ): Promise<Metered<LookupResult>> {
+    if (this.admissions !== null && secret !== null) {
+      const target = this.parsedOrNothing(kind, input);
+      if (target !== undefined) return this.admittedLookup(secret, kind, target, options);
+    }
     let key: ApiKey;
     try {
       key = await this.authenticate(secret);
@@ -107,6 +113,44 @@ export class Metering {
     } catch (error) {
       if (quota?.allowed && isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) quota = await this.refund(key, quota, kind);
       return failure(error, key, quota ?? (await this.peekOrNothing(key, error)));
+    }
+  }
+
+  /**
+   * A lookup whose query is valid, admitted in one step of the store (authenticate, check the scope and
+   * count, atomically): one round trip before the lookup itself. Same rules and outcomes as the
+   * two-step path of {@link lookup}.
+   */
+  private async admittedLookup(
+    secret: string,
+    kind: LookupKind,
+    target: string,
+    options: LookupOptions,
+  ): Promise<Metered<LookupResult>> {
+    let admission: Admission;
+    try {
+      admission = await this.admissions!.admit(secret, kind, this.options.defaultDailyLimit);
+    } catch (error) {
+      return failure(error, null, null);
+    }
+    if (admission.status === 'invalid') return failure(invalidKey(), null, null);
+    let { key, quota } = admission;
+    if (admission.status === 'no-scope') return failure(scopeError('lookup'), key, quota);
+    if (admission.status === 'exceeded') return failure(this.quotaExceeded(quota), key, quota);
+    try {
+      return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
+    } catch (error) {
+      if (isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) quota = await this.refund(key, quota, kind);
+      return failure(error, key, quota);
+    }
+  }
+
+  /** The parsed query, or `undefined` when it is invalid (the two-step path then answers in order). */
+  private parsedOrNothing(kind: LookupKind, input: unknown): string | undefined {
+    try {
+      return this.lookups.parse(kind, input);
+    } catch {
+      return undefined;
     }
   }
 
@@ -175,9 +219,15 @@ export class Metering {
  * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
  */
 export function requireScope(key: ApiKey, scope: Scope): void {
-  if (!key.scopes.includes(scope)) {
-    throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
-  }
+  if (!key.scopes.includes(scope)) throw scopeError(scope);
+}
+
+function scopeError(scope: Scope): DossierError {
+  return new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
+}
+
+function invalidKey(): DossierError {
+  return new DossierError('ERR_AUTH_INVALID_KEY', 'The key is unknown, expired or has been revoked.');
 }
 
 function failure(

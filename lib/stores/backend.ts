@@ -30,7 +30,7 @@ export function openBackend(url: string, { namespace, clock, timeoutMs, memoryLi
       return createSqliteBackend({ path: url.slice('sqlite://'.length), namespace, clock, timeoutMs });
     case 'redis:':
     case 'rediss:':
-      return createRedisBackend({ url, namespace, timeoutMs });
+      return createRedisBackend({ url, namespace, clock, timeoutMs });
     case 'postgres:':
     case 'postgresql:':
       return createPostgresBackend({ url, namespace, clock, timeoutMs });

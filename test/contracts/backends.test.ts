@@ -1,3 +1,4 @@
+import { admissionStoreContract } from './admission-store.contract.js';
 import { backendCases } from './backends.js';
 import { counterStoreContract } from './counter-store.contract.js';
 import { documentServiceContract } from './document-service.contract.js';
@@ -14,6 +15,7 @@ describe('backend contracts', () => {
       counterStoreContract(backend);
       keyStoreContract(backend);
       quotaStoreContract(backend);
+      admissionStoreContract(backend);
       documentServiceContract(backend);
     });
   }

@@ -1,5 +1,8 @@
 import type Keyv from 'keyv';
+import type { AdmissionStore } from '../../ports/admission-store.js';
+import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
+import { ComposedAdmissionStore } from '../admission/composed.js';
 import { StoreGuard, storeClosed } from '../guard.js';
 import { KvStore } from '../kv-store.js';
 
@@ -9,6 +12,8 @@ export interface Backend {
   kv: KvStore;
   /** Atomic counters on the same backend. */
   counters: CounterStore;
+  /** The hot path of interface A: authenticate and count in one atomic step of the backend. */
+  admissions: AdmissionStore;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }
@@ -19,6 +24,13 @@ export interface AssembleOptions {
   keyv: Keyv;
   /** The backend's counters. */
   counters: CounterStore;
+  /** Time source of the admissions built here. */
+  clock: Clock;
+  /**
+   * The backend's own one-step admission.
+   * @default one call after the other on the values and counters ({@link ComposedAdmissionStore})
+   */
+  admissions?: AdmissionStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KvStore}. @default false */
@@ -31,19 +43,23 @@ export interface AssembleOptions {
  * A backend from its parts. Once closed, it answers every call with `ERR_STORE_UNAVAILABLE`, on every
  * kind of store (a Redis client would otherwise open a new connection that nothing closes).
  */
-export function assembleBackend({ keyv, counters, guard, sharesObjects = false, release }: AssembleOptions): Backend {
+export function assembleBackend(options: AssembleOptions): Backend {
+  const { keyv, counters, guard, sharesObjects = false, release } = options;
   const kv = new KvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
+  const guardedCounters: CounterStore = {
+    increment: (name, options) => ifOpen(() => counters.increment(name, options)),
+    decrement: (name) => ifOpen(() => counters.decrement(name)),
+    get: (name) => ifOpen(() => counters.get(name)),
+    acquireLease: (name, owner, ttlMs) => ifOpen(() => counters.acquireLease(name, owner, ttlMs)),
+    releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
+    close: () => counters.close(),
+  };
+  const admissions = options.admissions ?? new ComposedAdmissionStore(kv, guardedCounters, options.clock);
   return {
     kv,
-    counters: {
-      increment: (name, options) => ifOpen(() => counters.increment(name, options)),
-      decrement: (name) => ifOpen(() => counters.decrement(name)),
-      get: (name) => ifOpen(() => counters.get(name)),
-      acquireLease: (name, owner, ttlMs) => ifOpen(() => counters.acquireLease(name, owner, ttlMs)),
-      releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
-      close: () => counters.close(),
-    },
+    counters: guardedCounters,
+    admissions: { admit: (secret, kind, defaultLimit) => ifOpen(() => admissions.admit(secret, kind, defaultLimit)) },
     async close() {
       const disconnecting = kv.close(); // from here on, kv.closed refuses every call
       await counters.close();

@@ -24,5 +24,6 @@ export interface MemoryOptions {
 export function createMemoryBackend(options: MemoryOptions = {}): Backend {
   const store = options.maxEntries === undefined ? new Map() : new QuickLRU<string, unknown>({ maxSize: options.maxEntries });
   const keyv = new Keyv({ store, namespace: options.namespace ?? 'dossier', serialize: undefined, deserialize: undefined });
-  return assembleBackend({ keyv, counters: new MemoryCounterStore(options.clock), sharesObjects: true });
+  const clock = options.clock ?? { now: () => Date.now() };
+  return assembleBackend({ keyv, counters: new MemoryCounterStore(clock), clock, sharesObjects: true });
 }

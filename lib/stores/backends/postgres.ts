@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
+import { PostgresAdmissionStore } from '../admission/postgres.js';
 import { SqlCounterStore, type SqlQuery } from '../counters/sql.js';
 import { StoreGuard } from '../guard.js';
 import { PostgresKeyvStore } from '../keyv/postgres-store.js';
@@ -47,9 +48,12 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   const query = preparedQuery(pool);
   let ended: Promise<void> | undefined;
   const end = (): Promise<void> => (ended ??= pool.end().catch(() => {}));
-  const counters = new SqlCounterStore(query, (n) => `$${n}`, options.clock ?? { now: () => Date.now() }, guard);
-  const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace: options.namespace ?? 'dossier' });
-  return assembleBackend({ keyv, counters, guard, release: end });
+  const clock = options.clock ?? { now: () => Date.now() };
+  const namespace = options.namespace ?? 'dossier';
+  const counters = new SqlCounterStore(query, (n) => `$${n}`, clock, guard);
+  const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace });
+  const admissions = new PostgresAdmissionStore(query, counters, guard, namespace, clock);
+  return assembleBackend({ keyv, counters, clock, guard, admissions, release: end });
 }
 
 /** Runs statements on `pool` as named prepared statements: parsed and planned once per connection. */

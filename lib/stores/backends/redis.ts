@@ -1,5 +1,7 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
+import type { Clock } from '../../ports/clock.js';
+import { RedisAdmissionStore, type RedisScriptClient } from '../admission/redis.js';
 import { RedisCounterStore, type RedisEvalClient } from '../counters/redis.js';
 import { StoreGuard } from '../guard.js';
 import { assembleBackend, type Backend } from './assemble.js';
@@ -10,6 +12,8 @@ export interface RedisOptions {
   url: string;
   /** Prefix of this backend's keys on the server. @default 'dossier' */
   namespace?: string;
+  /** Time source of the admissions (counter expiry is the server's). @default Date.now */
+  clock?: Clock;
   /**
    * The deadline of one call, connecting included, in milliseconds. Past it the call fails with
    * `ERR_STORE_UNAVAILABLE` and the connection is dropped; the next call connects anew. @default 2000
@@ -39,10 +43,21 @@ export function createRedisBackend(options: RedisOptions): Backend {
   // which piles them up; the client never changes here, so the set attached by the constructor is enough.
   (adapter as unknown as { initClient(): void }).initClient = () => {};
   const connected = (): Promise<RedisEvalClient> => adapter.getClient() as Promise<unknown> as Promise<RedisEvalClient>;
+  const clock = options.clock ?? { now: () => Date.now() };
+  const counterPrefix = `${namespace}:counter:`;
   return assembleBackend({
     keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false }),
-    counters: new RedisCounterStore(connected, `${namespace}:counter:`, guard),
+    counters: new RedisCounterStore(connected, counterPrefix, guard),
+    clock,
     guard,
+    // Keyv's Redis store writes a record under `<namespace>::<name>`.
+    admissions: new RedisAdmissionStore(
+      connected as unknown as () => Promise<RedisScriptClient>,
+      guard,
+      `${namespace}::`,
+      counterPrefix,
+      clock,
+    ),
   });
 }
 

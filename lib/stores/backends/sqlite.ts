@@ -1,5 +1,6 @@
 import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
+import { SqliteAdmissionStore } from '../admission/sqlite.js';
 import { SqlCounterStore } from '../counters/sql.js';
 import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
 import { SqliteConnection, statementCache } from '../sqlite/connection.js';
@@ -32,6 +33,8 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   connection.onOpen((db) => {
     statement = statementCache(db);
   });
+  const clock = options.clock ?? { now: () => Date.now() };
+  const namespace = options.namespace ?? 'dossier';
   const counters = new SqlCounterStore(
     (sql, parameters) =>
       connection.run(() => {
@@ -41,8 +44,9 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
         return [];
       }),
     () => '?',
-    options.clock ?? { now: () => Date.now() },
+    clock,
   );
-  const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace: options.namespace ?? 'dossier' });
-  return assembleBackend({ keyv, counters });
+  const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace });
+  const admissions = new SqliteAdmissionStore(connection, counters, namespace, clock);
+  return assembleBackend({ keyv, counters, clock, admissions });
 }

@@ -12,13 +12,27 @@ export type Placeholder = (n: number) => string;
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
 
 /**
+ * Adds one to a counter below its ceiling, in one atomic statement. Parameters: name, expiry (or null),
+ * now, ceiling, now. Returns the new value, or no row when the ceiling refused it.
+ */
+export const INCREMENT_SQL = `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, 1, ?)
+       ON CONFLICT (name) DO UPDATE SET
+         value = CASE WHEN dossier_counters.expires_at <= ? THEN 1 ELSE dossier_counters.value + 1 END,
+         expires_at = excluded.expires_at
+       WHERE dossier_counters.value < ? OR dossier_counters.expires_at <= ?
+       RETURNING value`;
+
+/** A counter's live value (no row: 0). Parameters: name, now. */
+export const GET_SQL = `SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`;
+
+/**
  * Counters and leases in SQL tables (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO
  * UPDATE … RETURNING` statement, which the database runs atomically even when several processes share
  * it. The `WHERE` of the update is the ceiling (for a lease, its expiry): when it refuses, no row is
  * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
-  private ready: Promise<unknown> | true | undefined;
+  private tables: Promise<unknown> | true | undefined;
   /** Each statement in the dialect's placeholders, written once. */
   private readonly texts = new Map<string, string>();
 
@@ -40,15 +54,13 @@ export class SqlCounterStore implements CounterStore {
     const ceiling = options.ceiling ?? Number.MAX_SAFE_INTEGER;
     if (ceiling <= 0) return null;
     const now = this.now();
-    const rows = await this.run(
-      `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, 1, ?)
-       ON CONFLICT (name) DO UPDATE SET
-         value = CASE WHEN dossier_counters.expires_at <= ? THEN 1 ELSE dossier_counters.value + 1 END,
-         expires_at = excluded.expires_at
-       WHERE dossier_counters.value < ? OR dossier_counters.expires_at <= ?
-       RETURNING value`,
-      [name, options.expiresAt === undefined ? null : Math.ceil(options.expiresAt), now, ceiling, now],
-    );
+    const rows = await this.run(INCREMENT_SQL, [
+      name,
+      options.expiresAt === undefined ? null : Math.ceil(options.expiresAt),
+      now,
+      ceiling,
+      now,
+    ]);
     return rows[0] === undefined ? null : Number(rows[0].value);
   }
 
@@ -57,7 +69,7 @@ export class SqlCounterStore implements CounterStore {
   }
 
   async get(name: string): Promise<number> {
-    const rows = await this.run(`SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`, [name, this.now()]);
+    const rows = await this.run(GET_SQL, [name, this.now()]);
     return rows[0] === undefined ? 0 : Number(rows[0].value);
   }
 
@@ -86,7 +98,7 @@ export class SqlCounterStore implements CounterStore {
   async close(): Promise<void> {}
 
   private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
-    if (this.ready !== true) await this.tablesReady();
+    if (this.tables !== true) await this.tablesReady();
     let text = this.texts.get(sql);
     if (text === undefined) {
       let n = 0;
@@ -97,18 +109,23 @@ export class SqlCounterStore implements CounterStore {
     return this.guard.run(() => this.query(dialectText, parameters) as Promise<{ value: number | string }[]>);
   }
 
+  /** Resolves once the tables exist. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async tablesExist(): Promise<void> {
+    if (this.tables !== true) await this.tablesReady();
+  }
+
   /** The tables, created once; a failed attempt is forgotten, so that a store back up is used again. */
   private tablesReady(): Promise<unknown> {
-    this.ready ??= this.guard
+    this.tables ??= this.guard
       .run(() => this.createTables())
       .then(
-        () => (this.ready = true),
+        () => (this.tables = true),
         (error: unknown) => {
-          this.ready = undefined;
+          this.tables = undefined;
           throw error;
         },
       );
-    return this.ready === true ? Promise.resolve() : this.ready;
+    return this.tables === true ? Promise.resolve() : this.tables;
   }
 
   private async createTables(): Promise<void> {
