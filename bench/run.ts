@@ -1,9 +1,175 @@
-import { documentScenarios } from './documents.js';
-import { printReport, startBaseline } from './harness.js';
-import { dnsAnswer, lookupScenarios } from './lookups.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDossier } from '../lib/dossier.js';
+import { startDnsServer } from '../test/support/dns-server.js';
+import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, run, type BenchResult } from './harness.js';
+import { cliKey, startBareKoa, startDossier, startRedis, type ServerProcess } from './processes.js';
 
-// `npm run bench`: every scenario against a bare Koa baseline measured beside it, round by round.
-const baseline = await startBaseline(await dnsAnswer());
-const results = [...(await lookupScenarios()), ...(await documentScenarios())];
-await baseline.close();
-printReport(results);
+// `npm run bench`: the cached GET /api/dns through `dossier serve` in a process of its own, on each real
+// store, with keys made by `dossier keys create`, beside a bare Koa process answering the same body;
+// the load comes from this process. Then documents on SQLite and the server's memory as requests grow.
+
+const DISTINCT_KEYS = Number(process.env.BENCH_KEYS ?? 10_000);
+const DOMAIN = 'example.com';
+const LOOKUP = `/api/dns?domain=${DOMAIN}`;
+
+const dns = await startDnsServer({
+  [DOMAIN]: {
+    A: [{ address: '93.184.216.34', ttl: 3600 }],
+    AAAA: [{ address: '2606:2800:220:1:248:1893:25c8:1946', ttl: 3600 }],
+    MX: [{ exchange: 'mail.example.com', priority: 10 }],
+    NS: ['a.iana-servers.net', 'b.iana-servers.net'],
+    TXT: [['v=spf1 -all']],
+    SOA: {
+      nsname: 'ns.icann.org',
+      hostmaster: 'noc.dns.icann.org',
+      serial: 2026112201,
+      refresh: 7200,
+      retry: 3600,
+      expire: 1209600,
+      minttl: 3600,
+    },
+  },
+});
+const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-'));
+const notes: string[] = [];
+const results: BenchResult[] = [];
+const stores: { label: string; url: string; target: number }[] = [
+  { label: 'SQLite', url: `sqlite://${join(dir, 'bench.sqlite')}`, target: 0.6 },
+];
+const redis = await startRedis();
+if (redis) stores.push({ label: 'Redis', url: redis.url, target: 0.7 });
+else notes.push('Redis skipped: no redis-server on PATH.');
+const postgres = process.env.BENCH_POSTGRES ?? process.env.DOSSIER_TEST_POSTGRES;
+if (postgres) stores.push({ label: 'PostgreSQL', url: postgres, target: 0.5 });
+else notes.push('PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES) to a database URL.');
+
+const envOf = (store: string): Record<string, string> => ({
+  DOSSIER_STORE: store,
+  DOSSIER_CACHE: 'memory://',
+  DOSSIER_DNS_SERVERS: dns.address,
+});
+const bearer = (secret: string) => ({ Authorization: `Bearer ${secret}` });
+
+/** `count` keys with a limit no run reaches, made through the library on the store (the CLI's code path). */
+async function manyKeys(store: string, count: number): Promise<string[]> {
+  const dossier = createDossier({ store, storeTimeoutMs: 30_000 });
+  try {
+    const secrets: string[] = [];
+    for (let start = 0; start < count; start += 200) {
+      const batch = Array.from({ length: Math.min(200, count - start) }, (_, i) =>
+        dossier.keys.create({ name: `bench-${start + i}`, dailyLimit: 1_000_000_000 }),
+      );
+      secrets.push(...(await Promise.all(batch)).map((created) => created.secret));
+    }
+    return secrets;
+  } finally {
+    await dossier.close();
+  }
+}
+
+/** The cached answer body, for the baseline to answer too. */
+async function cachedBody(server: ServerProcess, secret: string): Promise<unknown> {
+  await fetch(server.url + LOOKUP, { headers: bearer(secret) });
+  const answer = await fetch(server.url + LOOKUP, { headers: bearer(secret) });
+  if (answer.status !== 200) throw new Error(`GET ${LOOKUP} answered ${answer.status}: ${await answer.text()}`);
+  return answer.json();
+}
+
+let baseline: ServerProcess | undefined;
+const memory: string[] = [];
+try {
+  for (const { label, url, target } of stores) {
+    console.error(`${label}:`);
+    const env = envOf(url);
+    const secret = cliKey(env, `bench-${label}`, 1_000_000_000);
+    const mix = await manyKeys(url, DISTINCT_KEYS);
+    const server = await startDossier(env);
+    try {
+      const body = await cachedBody(server, secret);
+      baseline ??= await startBareKoa(body);
+      results.push(
+        await measure(
+          `GET /api/dns, cached, one key (${label})`,
+          baseline.url,
+          { url: server.url + LOOKUP, headers: bearer(secret) },
+          target,
+        ),
+      );
+      const requests = mix.map((key) => ({ path: LOOKUP, headers: bearer(key) }));
+      results.push(
+        await measure(
+          `GET /api/dns, cached, ${DISTINCT_KEYS.toLocaleString('en')} keys (${label})`,
+          baseline.url,
+          { url: server.url, requests },
+          target,
+        ),
+      );
+
+      if (label === 'SQLite') {
+        const created = await fetch(`${server.url}/api/v1/documents`, {
+          method: 'POST',
+          headers: { ...bearer(secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'name=Bench&prompt=Notes+for+the+team',
+        });
+        const { data } = (await created.json()) as { data: { id: number } };
+        results.push(
+          await measure(
+            `GET /api/v1/documents/{id} (${label})`,
+            baseline.url,
+            { url: `${server.url}/api/v1/documents/${data.id}`, headers: bearer(secret) },
+            0.5,
+          ),
+        );
+        results.push(
+          await measure(
+            `POST /api/v1/documents, offline generator (${label})`,
+            baseline.url,
+            {
+              url: `${server.url}/api/v1/documents`,
+              method: 'POST',
+              headers: { ...bearer(secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+              body: 'name=Bench&prompt=Write+a+tweet+about+remote+work+for+small+teams&template_id=33&creativity=0.5',
+              expectStatus: 201,
+            },
+            0.3,
+          ),
+        );
+      }
+    } finally {
+      await server.close();
+    }
+
+    // The cost of growth: a fresh server's memory after 10,000 and after 100,000 lookups over the 10,000 keys.
+    const fresh = await startDossier(env);
+    try {
+      const requests = mix.map((key) => ({ path: LOOKUP, headers: bearer(key) }));
+      await run({ url: fresh.url, requests }, 10_000);
+      const after10k = fresh.rssMiB();
+      await run({ url: fresh.url, requests }, 90_000);
+      const after100k = fresh.rssMiB();
+      const change = ((after100k - after10k) / after10k) * 100;
+      memory.push(
+        `| ${label} | ${after10k.toFixed(1)} | ${after100k.toFixed(1)} | ${change >= 0 ? '+' : ''}${change.toFixed(1)} % |`,
+      );
+      console.error(`  RSS ${after10k.toFixed(1)} MiB after 10,000, ${after100k.toFixed(1)} MiB after 100,000`);
+    } finally {
+      await fresh.close();
+    }
+  }
+} finally {
+  await baseline?.close();
+  await redis?.close();
+  await dns.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+console.log(
+  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same JSON body\n`,
+);
+console.log(markdownReport(results));
+console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
+console.log('| store | after 10,000 requests | after 100,000 requests | change |\n|---|---:|---:|---:|');
+console.log(memory.join('\n'));
+for (const note of notes) console.log(`\n${note}`);

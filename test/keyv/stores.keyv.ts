@@ -1,3 +1,5 @@
+// Some modules these stores import register with tsyringe, which needs the polyfill loaded first.
+import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

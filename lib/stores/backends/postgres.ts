@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
@@ -7,6 +8,9 @@ import { SqlCounterStore, type SqlQuery } from '../counters/sql.js';
 import { StoreGuard } from '../guard.js';
 import { PostgresKeyvStore } from '../keyv/postgres-store.js';
 import { assembleBackend, type Backend } from './assemble.js';
+
+/** How long a late statement's caller waits for its cancel to reach the server, at most. */
+const CANCEL_WAIT_MS = 100;
 
 /** Settings of {@link createPostgresBackend}. */
 export interface PostgresOptions {
@@ -37,17 +41,28 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: timeoutMs,
-    // Client side: a late answer fails the query, and the pool discards its connection (any error does).
-    query_timeout: timeoutMs,
-    // Server side: the statement is cancelled, its locks waits included, so nothing stays stuck there.
+    // Server side, as a last resort: a statement is cancelled, its lock waits included.
     statement_timeout: timeoutMs,
+  });
+  // Cancels go on connections of their own: the pool's may all be stuck behind the statements to cancel.
+  const cancels = new pg.Pool({
+    connectionString: options.url,
+    max: 2,
+    connectionTimeoutMillis: timeoutMs,
+    idleTimeoutMillis: 5000,
   });
   // An idle connection that breaks is dropped by the pool; without a listener, it would crash the process.
   pool.on('error', () => {});
-  const guard = new StoreGuard({ timeoutMs });
-  const query = preparedQuery(pool);
+  cancels.on('error', () => {});
+  // The statements hold their own deadline (and cancel what is late); the guard is the backstop.
+  const guard = new StoreGuard({ timeoutMs: timeoutMs + CANCEL_WAIT_MS + 50 });
+  const query = preparedQuery(pool, { timeoutMs, cancel: (pid) => cancels.query('SELECT pg_cancel_backend($1)', [pid]) });
   let ended: Promise<void> | undefined;
-  const end = (): Promise<void> => (ended ??= pool.end().catch(() => {}));
+  const end = (): Promise<void> =>
+    (ended ??= Promise.all([pool.end(), cancels.end()]).then(
+      () => {},
+      () => {},
+    ));
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';
   const counters = new SqlCounterStore(query, (n) => `$${n}`, clock, guard);
@@ -56,8 +71,22 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   return assembleBackend({ keyv, counters, clock, guard, admissions, release: end });
 }
 
-/** Runs statements on `pool` as named prepared statements: parsed and planned once per connection. */
-export function preparedQuery(pool: pg.Pool): SqlQuery {
+/** How {@link preparedQuery} holds statements to their deadline. */
+export interface PreparedQueryOptions {
+  /** The deadline of one statement, waiting for a connection included, in milliseconds. @default none */
+  timeoutMs?: number;
+  /** Cancels the statement running on the server process `pid` (`pg_cancel_backend`). @default none */
+  cancel?: (pid: number) => Promise<unknown>;
+}
+
+/**
+ * Runs statements on `pool` as named prepared statements: parsed and planned once per connection. With
+ * a deadline, a statement is never sent once its deadline has passed (a caller answered 503 while it
+ * waited for a connection must not have it run later), and one still running at the deadline is
+ * cancelled on the server and its connection discarded, so that neither the caller nor the pool waits
+ * for a lock another session holds.
+ */
+export function preparedQuery(pool: pg.Pool, { timeoutMs, cancel }: PreparedQueryOptions = {}): SqlQuery {
   const names = new Map<string, string>();
   return async (text, values) => {
     let name = names.get(text);
@@ -66,7 +95,42 @@ export function preparedQuery(pool: pg.Pool): SqlQuery {
       names.set(text, name);
     }
     // DDL cannot be prepared; it runs once, so it goes as it is.
-    const result = /^\s*CREATE\b/i.test(text) ? await pool.query(text, values) : await pool.query({ name, text, values });
-    return result.rows as unknown[];
+    const config = /^\s*CREATE\b/i.test(text) ? { text, values } : { name, text, values };
+    const started = performance.now();
+    const client = await pool.connect();
+    const remaining = timeoutMs === undefined ? Infinity : timeoutMs - (performance.now() - started);
+    if (remaining <= 0) {
+      client.release();
+      throw new Error(`No connection was free within ${timeoutMs} ms.`);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const running = client.query(config);
+    try {
+      const result =
+        remaining === Infinity
+          ? await running
+          : await Promise.race([
+              running,
+              new Promise<never>((_, reject) => {
+                timer = setTimeout(() => {
+                  running.catch(() => {}); // it fails once cancelled; nobody waits for it any more
+                  const pid = (client as unknown as { processID?: number }).processID;
+                  const late = new Error(`The statement did not finish within ${timeoutMs} ms.`);
+                  // The caller hears of it once the cancel has reached the server (or after 100 ms at most),
+                  // so that what it does next cannot overtake the statement it was told failed.
+                  const cancelled = pid === undefined || cancel === undefined ? Promise.resolve() : cancel(pid).catch(() => {});
+                  void Promise.race([cancelled, sleep(CANCEL_WAIT_MS)]).then(() => reject(late));
+                }, remaining);
+              }),
+            ]);
+      client.release();
+      return result.rows as unknown[];
+    } catch (error) {
+      // Any failure discards the connection: it may still be busy with what failed.
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }

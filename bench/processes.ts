@@ -1,0 +1,97 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The `dossier` command as users run it. */
+const CLI = fileURLToPath(new URL('../adapters/cli/main.js', import.meta.url));
+const BARE_KOA = fileURLToPath(new URL('./bare-koa.js', import.meta.url));
+
+/** A server in a process of its own. */
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Resident set size of the process now, in MiB (Linux `/proc`). */
+  rssMiB(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * `dossier serve` on a free port, configured by `env` (`DOSSIER_STORE`, …) the way users configure it.
+ * Its request log goes nowhere: a benchmark measures the server, not a terminal.
+ */
+export function startDossier(env: Record<string, string>): Promise<ServerProcess> {
+  return startProcess([CLI, 'serve'], { ...env, HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'silent' });
+}
+
+/** The bare Koa baseline answering `body`. */
+export function startBareKoa(body: unknown): Promise<ServerProcess> {
+  return startProcess([BARE_KOA], { BENCH_BODY: JSON.stringify(body) });
+}
+
+/** `dossier keys create --json` with `env`, as a user makes a key; returns the plaintext key. */
+export function cliKey(env: Record<string, string>, name: string, dailyLimit: number): string {
+  const result = spawnSync(
+    process.execPath,
+    [CLI, 'keys', 'create', '--name', name, '--daily-limit', String(dailyLimit), '--json'],
+    {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) throw new Error(`dossier keys create failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as { key: string }).key;
+}
+
+async function startProcess(args: string[], env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    errors = (errors + String(chunk)).slice(-4000);
+  });
+  let output = '';
+  for await (const chunk of child.stdout!) {
+    output += String(chunk);
+    const url = /listening on (http:\/\/\S+)/i.exec(output)?.[1];
+    if (url !== undefined) {
+      child.stdout!.resume();
+      return { url, pid: child.pid!, rssMiB: () => rssMiB(child.pid!), close: () => stop(child) };
+    }
+  }
+  throw new Error(`${args.join(' ')} did not start: ${output}${errors}`);
+}
+
+function rssMiB(pid: number): number {
+  const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kib === undefined ? NaN : Number(kib) / 1024;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await once(child, 'exit');
+  clearTimeout(timer);
+}
+
+/** A private `redis-server` on a free port (none of the machine's shared one), or `undefined` without the binary. */
+export async function startRedis(): Promise<{ url: string; close(): Promise<void> } | undefined> {
+  if (spawnSync('redis-server', ['--version']).status !== 0) return undefined;
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  for await (const chunk of child.stdout!) {
+    output += String(chunk);
+    if (output.includes('Ready to accept connections')) {
+      child.stdout!.resume();
+      return { url: `redis://127.0.0.1:${port}`, close: () => stop(child) };
+    }
+  }
+  throw new Error(`redis-server did not start: ${output}`);
+}
