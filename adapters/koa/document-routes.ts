@@ -6,6 +6,7 @@ import { DossierValidationError } from '../../lib/errors.js';
 import type { DocumentPage } from '../../lib/ports/document-service.js';
 import type { ApiKey } from '../../lib/ports/key-store.js';
 import { authenticate, requireScope } from './auth.js';
+import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
 
 /** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -50,7 +51,13 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   });
   router.post(LIST_PATH, async (ctx) => {
     const who = await owner(ctx);
-    const document = await documents.create(who, await readBody(ctx));
+    const input = await readBody(ctx);
+    if (acceptsEventStream(ctx.get('Accept'))) {
+      const start = (signal: AbortSignal) => documents.createStream(who, input, signal);
+      await respondWithEventStream(ctx, start, dossier.options.logger);
+      return;
+    }
+    const document = await documents.create(who, input);
     ctx.status = 201;
     ctx.body = { data: document, status: 201 };
   });
