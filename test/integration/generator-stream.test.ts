@@ -72,7 +72,8 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
       server = await startTestServer({
         generator: 'openai',
         openai: { baseUrl: openai.baseUrl, apiKey: 'sk-stream', model: 'test-model' },
-        generatorTimeoutMs: 5000,
+        // Far beyond any test: only a disconnect or the test itself ends a held stream.
+        generatorTimeoutMs: 60_000,
       });
       key = await server.key({ owner: 'alice' });
     });
