@@ -94,6 +94,7 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.equal('text/event-stream; charset=utf-8');
       expect(response.headers.get('cache-control')).to.include('no-cache');
+      expect(response.headers.get('x-accel-buffering')).to.equal('no');
       const reader = new EventReader(response);
       // The server holds the rest of its answer until released: these arrive while it is being written.
       expect(await reader.next()).to.deep.equal({ event: 'delta', data: { text: 'Hello' } });
@@ -158,6 +159,16 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
         expect(await total()).to.equal(0);
       });
     }
+
+    it('gives the text of a server that ignores "stream" and answers one JSON completion as one piece', async () => {
+      openai.behaviour = { kind: 'answer', text: ' One answer. ' };
+      const events = await new EventReader(
+        await server.get('/api/v1/documents', key, streamed({ name: 'n', prompt: 'p' })),
+      ).rest();
+      expect(events.map((e) => e.event)).to.deep.equal(['delta', 'document']);
+      expect(deltas(events)).to.deep.equal(['One answer.']);
+      expect(openai.requests[0]!.body).to.deep.include({ stream: true });
+    });
 
     it('sends event: error 502 when the server answers an HTTP error status', async () => {
       openai.behaviour = { kind: 'fail', status: 500 };
@@ -280,6 +291,37 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
         const events = await new EventReader(await request(server, await server.key())).rest();
         expect(events.map((e) => e.event)).to.deep.equal(['delta', 'document']);
         expect(deltas(events)).to.deep.equal(['Text for p']);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('stops at 20480 characters, stores exactly what was streamed, and stops the generator', async () => {
+      let stopped = false;
+      let given = 0;
+      const generator: TextGenerator = {
+        generate: async () => 'unused',
+        async *stream() {
+          try {
+            for (;;) {
+              given += 1;
+              yield 'word '.repeat(200);
+            }
+          } finally {
+            stopped = true;
+          }
+        },
+      };
+      const server = await startTestServer({ textGenerator: generator });
+      try {
+        const key = await server.key();
+        const events = await new EventReader(await request(server, key)).rest();
+        const document = events.at(-1)!.data as { id: number; result: string };
+        expect(document.result).to.have.length(20480);
+        expect(deltas(events).join('')).to.equal(document.result);
+        expect((await (await server.get(`/api/v1/documents/${document.id}`, key)).json()).data.result).to.equal(document.result);
+        await until(() => stopped, 'the generator was stopped');
+        expect(given).to.equal(21);
       } finally {
         await server.close();
       }
