@@ -36,7 +36,8 @@ const parseBody = koaBody({
  * Interface B (CONTRACT.md §3): `/api/v1/documents` and `/api/v1/templates`. Every route first checks
  * the key and its `documents` scope, then reads the body of a write (form-encoded or JSON, at most
  * {@link MAX_BODY_BYTES}), then calls the document service. These requests do not count against the
- * lookup quota.
+ * lookup quota. A create that accepts `text/event-stream` is answered as Server-Sent Events
+ * (CONTRACT.md §9, see {@link respondWithEventStream}).
  */
 export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   const documents = dossier.documents;

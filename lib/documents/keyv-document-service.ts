@@ -204,7 +204,10 @@ export class KeyvDocumentService implements DocumentService {
     } finally {
       run.end();
       // Lets a generator stopped early (by the cap, a failure or a consumer that went away) close its I/O.
-      if (!finished) pieces.return?.().catch(() => {});
+      if (!finished)
+        void Promise.resolve()
+          .then(() => pieces.return?.())
+          .catch(() => {});
     }
     if (text.text === '') throw noText();
     if (signal?.aborted) throw signal.reason;
