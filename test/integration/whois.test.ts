@@ -4,10 +4,10 @@ import type { LookupContext } from '../../lib/lookup/net/lookup-context.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
 import { TargetGuard } from '../../lib/lookup/net/target-guard.js';
-import { WhoisLookup, type WhoisLookupSettings } from '../../lib/lookup/whois/whois-lookup.js';
-import type { Peer } from '../../lib/lookup/whois/peer.js';
+import { WhoisLookup } from '../../lib/lookup/whois/whois-lookup.js';
+import { parseHostPort, type HostPort } from '../../lib/lookup/net/host-port.js';
 import { TLD_SERVER_CACHE, TldWhoisServers } from '../../lib/lookup/whois/tld-servers.js';
-import type { Reach } from '../../lib/lookup/whois/upstream.js';
+import type { Reach } from '../../lib/lookup/net/reach.js';
 import { resolveOptions, type DossierOptions } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -502,17 +502,23 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
       lookupTimeoutMs: 2000,
       ...options,
     });
-    const createResolver = systemDnsResolverFactory(settled.dnsServers, settled.lookupTimeoutMs);
+    const createResolver = systemDnsResolverFactory(
+      settled.dnsServers.map((server) => parseHostPort(server, 53)!),
+      settled.lookupTimeoutMs,
+    );
     const context: LookupContext = {
-      options: settled,
       createResolver: () => recording(createResolver(), resolved),
       guard: new TargetGuard(settled.allowPrivateTargets),
+      clock: settled.clock,
+      logger: settled.logger,
     };
-    const settings: WhoisLookupSettings = {
+    return new WhoisLookup(context, {
+      timeoutMs: settled.lookupTimeoutMs,
+      whoisServer: settled.whoisServer === undefined ? undefined : parseHostPort(settled.whoisServer, 43)!,
+      rdapUrl: settled.rdapUrl,
       bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
-      ianaWhoisServer: iana.address,
-    };
-    return new WhoisLookup(context, settings);
+      ianaWhoisServer: parseHostPort(iana.address, 43)!,
+    });
   }
 
   const BOOTSTRAP = (): RdapReply => ({
@@ -616,18 +622,6 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
       expect(iana.queries).to.deep.equal(['org']);
       expect(registry.queries).to.deep.equal(['example.org']);
       expect(directory.requests).to.deep.equal([]);
-    });
-
-    it('parses whoisServer once, when the lookup is built', () => {
-      const settled = resolveOptions({ store: 'memory://' });
-      const context: LookupContext = {
-        options: { ...settled, whoisServer: 'not a server!' },
-        createResolver: systemDnsResolverFactory([], 1000),
-        guard: new TargetGuard(false),
-      };
-      expect(() => new WhoisLookup(context))
-        .to.throw(DossierError)
-        .with.property('code', 'ERR_CONFIG_INVALID');
     });
   });
 
@@ -741,7 +735,7 @@ describe("TldWhoisServers: the cache of IANA's answers", () => {
 
   afterEach(() => iana.close());
 
-  const peer = (): Peer => ({ host: '127.0.0.1', port: iana.port });
+  const peer = (): HostPort => ({ host: '127.0.0.1', port: iana.port });
 
   it(`keeps at most ${TLD_SERVER_CACHE.entries} TLDs, dropping the oldest first`, async () => {
     const servers = new TldWhoisServers(peer(), clock);

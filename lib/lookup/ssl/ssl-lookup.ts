@@ -1,11 +1,22 @@
-import { X509Certificate } from 'node:crypto';
 import { checkServerIdentity, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { DossierError } from '../../errors.js';
 import type { Lookup, SslData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
+import { withOwnResolver } from '../net/reach.js';
 import { describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
 import { tlsHandshake, type TlsHandshake } from './tls-handshake.js';
+
+/** Settings of {@link SslLookup}. */
+export interface SslLookupOptions {
+  /** The port the handshake is made on (`DOSSIER_SSL_PORT`). @default 443 */
+  port: number;
+  /**
+   * Extra trusted CA certificates (PEM), added to Node's own trust store, for private PKIs and tests
+   * (`DOSSIER_SSL_CA_FILE`). @default []
+   */
+  caCertificates?: string[];
+}
 
 /** How long an SSL answer is cached at most; never past the leaf's expiry (nor its start, when still ahead). */
 export const SSL_CACHE_SECONDS = 3600;
@@ -16,7 +27,7 @@ const DAY_MS = 86_400_000;
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
 
 /**
- * `GET /api/ssl`: one TLS handshake with the domain on `sslPort`, with SNI, at the address Dossier's own
+ * `GET /api/ssl`: one TLS handshake with the domain on `options.port`, with SNI, at the address Dossier's own
  * resolver gave and the target guard allowed (no second resolution, so no DNS-rebinding gap). The peer is
  * never refused for an untrusted certificate: the verdict is reported in `is_valid` and
  * `authorization_error`.
@@ -33,12 +44,12 @@ export class SslLookup implements Lookup<'ssl'> {
 
   private readonly secureContext: SecureContext;
 
-  /**
-   * @param context settings, resolver and guard. Extra trusted CA certificates (PEM) may be given as
-   *   `context.options.sslCaCertificates`, added to Node's own trust store (for private PKIs and tests).
-   */
-  constructor(readonly context: LookupContext) {
-    this.secureContext = createTrustContext(context.options.sslCaCertificates ?? []);
+  /** @param context resolver, guard and clock. */
+  constructor(
+    private readonly context: Pick<LookupContext, 'createResolver' | 'guard' | 'clock'>,
+    private readonly options: SslLookupOptions,
+  ) {
+    this.secureContext = createTrustContext(options.caCertificates ?? []);
   }
 
   parse(input: unknown): string {
@@ -46,34 +57,16 @@ export class SslLookup implements Lookup<'ssl'> {
   }
 
   async run(domain: string, signal: AbortSignal): Promise<{ data: SslData; ttlSeconds: number }> {
-    const address = await this.resolve(domain, signal);
-    const handshake = await tlsHandshake({
-      address,
-      port: this.context.options.sslPort,
-      servername: domain,
-      secureContext: this.secureContext,
-      signal,
-    });
-    return describeSession(domain, handshake, this.context.options.clock.now());
-  }
-
-  private async resolve(domain: string, signal: AbortSignal): Promise<string> {
-    if (signal.aborted) {
-      throw signal.reason instanceof DossierError
-        ? signal.reason
-        : new DossierError('ERR_UPSTREAM_TIMEOUT', `The ssl lookup of ${domain} was cancelled.`, { cause: signal.reason });
-    }
-    const resolver = this.context.createResolver();
-    const cancel = (): void => resolver.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
-    try {
-      return await this.context.guard.resolve(domain, resolver);
-    } catch (error) {
-      if (signal.aborted && signal.reason instanceof DossierError) throw signal.reason;
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', cancel);
-    }
+    const { createResolver, guard, clock } = this.context;
+    const handshake = await withOwnResolver(createResolver, signal, (resolver) =>
+      tlsHandshake({
+        servername: domain,
+        port: this.options.port,
+        secureContext: this.secureContext,
+        reach: { resolver, guard, signal },
+      }),
+    );
+    return describeSession(domain, handshake, clock.now());
   }
 }
 

@@ -7,7 +7,6 @@ import { gzipSync } from 'node:zlib';
 import { isDossierError } from '../../../../lib/errors.js';
 import { GEOIP_RETRY_AFTER_MS, GeoipDatabase, openGeoipReader } from '../../../../lib/lookup/ip/geoip.js';
 import { IpLookup } from '../../../../lib/lookup/ip/ip-lookup.js';
-import { TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
 import { resolveOptions } from '../../../../lib/options.js';
 import { verifyMmdb } from '../../../../lib/lookup/ip/mmdb-verifier.js';
 import type { Logger } from '../../../../lib/ports/logger.js';
@@ -231,7 +230,7 @@ describe('IpLookup databases', () => {
       const createResolver = (): never => {
         throw new Error('a private address needs no resolver');
       };
-      const lookup = new IpLookup({ options, createResolver, guard: new TargetGuard(false) });
+      const lookup = new IpLookup({ ...options, createResolver }, { timeoutMs: options.lookupTimeoutMs, geoipCity: path });
       // No lookup has been asked for: only the constructor can have started the opening.
       await firstReport;
       expect(logged[0]).to.include({ setting: 'DOSSIER_GEOIP_CITY', path });
@@ -249,7 +248,7 @@ describe('IpLookup databases', () => {
     const path = join(dir, 'city.mmdb');
     await writeFile(path, writeMmdb(GEOIP_FIXTURES.city, { databaseType: 'GeoIP2-City' }));
     const options = resolveOptions({ store: 'memory://', geoipCity: path });
-    const lookup = new IpLookup({ options, createResolver: () => expect.fail('no resolver'), guard: new TargetGuard(false) });
+    const lookup = new IpLookup({ ...options, createResolver: () => expect.fail('no resolver') }, { timeoutMs: 1000, geoipCity: path });
     const [first, second] = await Promise.all([
       lookup.run('10.0.0.1', new AbortController().signal),
       lookup.run('192.168.1.1', new AbortController().signal),

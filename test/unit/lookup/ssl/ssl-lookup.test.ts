@@ -222,10 +222,11 @@ describe('SSL lookup: the verdict and the cache time', () => {
 });
 
 describe('SslLookup', () => {
+  const SYSTEM_CLOCK = { now: (): number => Date.now() };
   const resolverOf = (): DnsResolver => ({}) as DnsResolver;
 
   it('parses the domain as every domain lookup does', () => {
-    const lookup = new SslLookup({ options: resolveOptions({}), createResolver: resolverOf, guard: new TargetGuard(false) });
+    const lookup = new SslLookup({ createResolver: resolverOf, guard: new TargetGuard(false), clock: SYSTEM_CLOCK }, { port: 443 });
     expect(lookup.parse('Example.COM.')).to.equal('example.com');
     expect(() => lookup.parse('127.0.0.1'))
       .to.throw()
@@ -247,7 +248,7 @@ describe('SslLookup', () => {
       resolve6: async () => ((asked += 1), []),
       cancel() {},
     } as unknown as DnsResolver;
-    const lookup = new SslLookup({ options: resolveOptions({}), createResolver: () => resolver, guard: new TargetGuard(true) });
+    const lookup = new SslLookup({ createResolver: () => resolver, guard: new TargetGuard(true), clock: SYSTEM_CLOCK }, { port: 443 });
     const controller = new AbortController();
     controller.abort();
     const error = await lookup.run('example.com', controller.signal).then(
