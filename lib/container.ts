@@ -95,6 +95,7 @@ export function createContainer(options: ResolvedOptions): Composition {
       cache: c.resolve(TOKENS.cacheBackend).kv,
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,
+      clock: options.clock,
     });
   });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));

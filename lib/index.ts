@@ -29,6 +29,7 @@ export {
   type IpData,
   type Lookup,
   type LookupKind,
+  type LookupOptions,
   type LookupResult,
   type LookupService,
   type SslData,

@@ -133,6 +133,15 @@ export interface Lookup<K extends LookupKind = LookupKind> {
   run(target: string, signal: AbortSignal): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
 }
 
+/** How one lookup is asked. */
+export interface LookupOptions {
+  /**
+   * Skip the cache for this lookup: upstream is asked even when an answer is cached, and its answer
+   * replaces the cached one (`fresh=1`, CONTRACT.md §8). @default false
+   */
+  fresh?: boolean;
+}
+
 /** Interface A: the four lookups, with cache and deadline. */
 export interface LookupService {
   /**
@@ -142,9 +151,14 @@ export interface LookupService {
    */
   parse(kind: LookupKind, input: unknown): string;
   /**
-   * Answers a lookup, from the cache when it can.
+   * Answers a lookup, from the cache when it can and `options.fresh` is not set. An answer upstream
+   * gives is cached for the time its lookup says; a failure is never cached.
    * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
    *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
    */
-  lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>>;
+  lookup<K extends LookupKind>(
+    kind: K,
+    input: unknown,
+    options?: LookupOptions,
+  ): Promise<LookupResult<LookupDataByKind[K]>>;
 }

@@ -581,7 +581,7 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
     registry.reply = () => ({ silent: true });
     const controller = new AbortController();
     const running = lookup({ whoisServer: registry.address, lookupTimeoutMs: 60000 }).run('example.org', controller.signal);
-    while (registry.queries.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => registry.queries.length > 0, 'the registry was asked');
     const reason = new DossierError('ERR_UPSTREAM_TIMEOUT', 'deadline');
     controller.abort(reason);
     const error = await running.catch((e: unknown) => e);
@@ -633,7 +633,7 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
       const whois = lookup({ lookupTimeoutMs: 10000 });
       const first = new AbortController();
       const firstRun = whois.run('example.test', first.signal);
-      while (directory.requests.length === 0) await sleep(5);
+      await until(() => directory.requests.length > 0, 'the bootstrap registry was asked');
       const secondRun = whois.run('example.test', new AbortController().signal);
       const reason = new DossierError('ERR_UPSTREAM_TIMEOUT', 'the first caller gave up');
       first.abort(reason);
@@ -810,3 +810,9 @@ function recording(resolver: DnsResolver, names: string[]): DnsResolver {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits, 5 ms at a time for 2 s at most, until `condition` holds; fails saying `what` did not happen. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let wait = 0; !condition() && wait < 400; wait++) await sleep(5);
+  expect(condition(), `waited 2 s, but not until ${what}`).to.equal(true);
+}
