@@ -82,6 +82,15 @@ export interface ChainCertificate {
   valid_from: string;
   valid_to: string;
   fingerprint_sha256: string;
+  /** Whole days until `valid_to`, negative once it has passed. */
+  days_remaining: number;
+}
+
+/** The certificate of the chain that expires first (CONTRACT.md §8). */
+export interface ExpiresFirst {
+  subject: DistinguishedName;
+  valid_to: string;
+  days_remaining: number;
 }
 
 /** `GET /api/ssl` data. */
@@ -103,6 +112,8 @@ export interface SslData {
   protocol: string | null;
   cipher: string | null;
   chain: ChainCertificate[];
+  /** The certificate of `chain` whose `valid_to` comes first (the nearest to the leaf on a tie). */
+  expires_first: ExpiresFirst;
 }
 
 /** The data of each lookup kind. */

@@ -4,7 +4,7 @@ import type { Lookup, SslData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
 import { withOwnResolver } from '../net/reach.js';
-import { describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
+import { daysRemaining, describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
 import { tlsHandshake, type TlsHandshake } from './tls-handshake.js';
 
 /** Settings of {@link SslLookup}. */
@@ -20,8 +20,6 @@ export interface SslLookupOptions {
 
 /** How long an SSL answer is cached at most; never past the leaf's expiry (nor its start, when still ahead). */
 export const SSL_CACHE_SECONDS = 3600;
-
-const DAY_MS = 86_400_000;
 
 /** Node's code for a certificate that does not name the host (what `tls.checkServerIdentity` reports). */
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
@@ -84,7 +82,7 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
   try {
     fields = describeCertificate(leaf);
     validity = validityOf(leaf);
-    chain = handshake.certificates.map(describeChainCertificate);
+    chain = handshake.certificates.map((certificate) => describeChainCertificate(certificate, now));
   } catch (error) {
     throw new DossierError('ERR_UPSTREAM_FAILED', `The certificate of ${domain} could not be read.`, { cause: error });
   }
@@ -97,7 +95,7 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
     issuer: fields.issuer,
     valid_from: fields.valid_from,
     valid_to: fields.valid_to,
-    days_remaining: Math.floor((validity.notAfter - now) / DAY_MS),
+    days_remaining: daysRemaining(validity.notAfter, now),
     is_valid: isValid,
     authorization_error: isValid ? null : authorizationError(handshake, hostnameMatches, now, validity.notBefore),
     hostname_matches: hostnameMatches,
@@ -109,8 +107,15 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
     protocol: handshake.protocol,
     cipher: handshake.cipher,
     chain,
+    expires_first: expiresFirst(chain),
   };
   return { data, ttlSeconds: cacheSeconds(validity, now) };
+}
+
+/** The certificate of `chain` (never empty: the leaf leads it) whose end comes first; the earlier one on a tie. */
+function expiresFirst(chain: SslData['chain']): SslData['expires_first'] {
+  const first = chain.reduce((soonest, entry) => (Date.parse(entry.valid_to) < Date.parse(soonest.valid_to) ? entry : soonest));
+  return { subject: first.subject, valid_to: first.valid_to, days_remaining: first.days_remaining };
 }
 
 /** Node's verdict; when Node saw no fault but Dossier's clock does (clock skew, a test clock), the date's. */

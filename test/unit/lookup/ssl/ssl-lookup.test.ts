@@ -180,6 +180,24 @@ describe('SSL lookup: the verdict and the cache time', () => {
     expect(ttlSeconds).to.equal(SSL_CACHE_SECONDS);
   });
 
+  it('gives every chain certificate its days_remaining, and expires_first the one that ends first', () => {
+    const now = notBefore + DAY_MS;
+    const { data } = describeSession('leaf.test', handshakeOf([leaf, intermediate]), now);
+    const intermediateEnd = Date.parse(data.chain[1]!.valid_to);
+    expect(data.chain.map((entry) => entry.days_remaining)).to.deep.equal([
+      58,
+      Math.floor((intermediateEnd - now) / DAY_MS),
+    ]);
+    // The default intermediate outlives this leaf: the leaf expires first.
+    expect(intermediateEnd).to.be.greaterThan(notAfter);
+    expect(data.expires_first).to.deep.equal({ subject: data.subject, valid_to: data.valid_to, days_remaining: 58 });
+  });
+
+  it('names the leaf in expires_first when a chain certificate ends at the same time', () => {
+    const { data } = describeSession('leaf.test', handshakeOf([leaf, leaf]), notBefore + DAY_MS);
+    expect(data.expires_first.subject).to.deep.equal(data.chain[0]!.subject);
+  });
+
   it('counts days_remaining in whole days, negative once expired', () => {
     const at = (now: number): number => describeSession('leaf.test', handshakeOf([leaf]), now).data.days_remaining;
     expect(at(notAfter - DAY_MS - 1)).to.equal(1);
