@@ -43,7 +43,17 @@ function countingLookup(ttlSeconds: number): Lookup<'dns'> & { runs: number; fai
     async run(target: string) {
       lookup.runs += 1;
       if (lookup.failing) throw new DossierError('ERR_UPSTREAM_FAILED', `run ${lookup.runs} failed`);
-      const data = { domain: target, exists: true, A: [], AAAA: [], MX: [], NS: [], TXT: [`run ${lookup.runs}`], CNAME: [], SOA: null };
+      const data = {
+        domain: target,
+        exists: true,
+        A: [],
+        AAAA: [],
+        MX: [],
+        NS: [],
+        TXT: [`run ${lookup.runs}`],
+        CNAME: [],
+        SOA: null,
+      };
       return { data: data as LookupDataByKind['dns'], ttlSeconds };
     },
   };
