@@ -3,7 +3,7 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
-import { CachingLookupService } from './lookup/caching-lookup-service.js';
+import { CachingLookupService } from './cache/caching-lookup-service.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
