@@ -89,7 +89,8 @@ export function createContainer(options: ResolvedOptions): Composition {
       counters: c.resolve(TOKENS.storeCounters),
       generator: c.resolve(TOKENS.textGenerator),
       clock: options.clock,
-      options,
+      customTemplates: options.customTemplates,
+      generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
   return {

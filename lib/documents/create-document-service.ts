@@ -1,11 +1,10 @@
-import type { ResolvedOptions } from '../options.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { DocumentService } from '../ports/document-service.js';
 import type { TextGenerator } from '../ports/text-generator.js';
 import type { KvStore } from '../stores/kv-store.js';
 import { KeyvDocumentService } from './keyv-document-service.js';
-import { buildTemplates } from './templates.js';
+import { buildTemplates, type CustomTemplateOptions } from './templates.js';
 
 /** What the document service is built from. */
 export interface DocumentServiceDependencies {
@@ -13,12 +12,15 @@ export interface DocumentServiceDependencies {
   counters: CounterStore;
   generator: TextGenerator;
   clock: Clock;
-  options: ResolvedOptions;
+  /** User-defined templates by id (53 to 72). */
+  customTemplates: Record<number, CustomTemplateOptions>;
+  /** Deadline of one generation, in milliseconds. */
+  generatorTimeoutMs: number;
 }
 
 /**
  * Builds interface B's document service on the store's Keyv values and atomic counters, with the
- * templates of the specification plus `options.customTemplates`, and `options.generatorTimeoutMs` as
+ * templates of the specification plus `customTemplates`, and `generatorTimeoutMs` as
  * the deadline of each generation.
  */
 export function createDocumentService(dependencies: DocumentServiceDependencies): DocumentService {
@@ -27,7 +29,7 @@ export function createDocumentService(dependencies: DocumentServiceDependencies)
     counters: dependencies.counters,
     generator: dependencies.generator,
     clock: dependencies.clock,
-    templates: buildTemplates(dependencies.options.customTemplates),
-    generatorTimeoutMs: dependencies.options.generatorTimeoutMs,
+    templates: buildTemplates(dependencies.customTemplates),
+    generatorTimeoutMs: dependencies.generatorTimeoutMs,
   });
 }

@@ -195,7 +195,7 @@ describe('the dossier command', () => {
   });
 });
 
-describe('the dossier command as package.json\'s bin (issue 12)', () => {
+describe("the dossier command as package.json's bin (issue 12)", () => {
   let dir: string;
 
   /** Runs a program in the copy; resolves with its exit code and output, never rejects. */
@@ -212,7 +212,8 @@ describe('the dossier command as package.json\'s bin (issue 12)', () => {
     // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
     const root = projectRoot();
     dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
-    for (const entry of ['lib', 'adapters', 'bin', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    for (const entry of ['lib', 'adapters', 'bin', 'package.json'])
+      cpSync(join(root, entry), join(dir, entry), { recursive: true });
     const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
     tsconfig.include = ['lib', 'adapters'];
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
