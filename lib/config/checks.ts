@@ -40,16 +40,16 @@ export const anyText: z.ZodType<string> = z.string({ error: 'must be text' });
 export const nonEmptyText: z.ZodType<string> = anyText.refine((value) => value.trim() !== '', { error: 'must not be empty' });
 
 /** An http(s) URL. */
-export const httpUrl: z.ZodType<string> = z.string({ error: 'must be an http(s) URL' }).check((ctx) => {
-  if (!/^https?:$/.test(URL.parse(ctx.value)?.protocol ?? '')) {
-    ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be an http(s) URL, not "${ctx.value}"` });
-  }
-});
+export const httpUrl: z.ZodType<string> = z
+  .string({ error: 'must be an http(s) URL' })
+  .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), {
+    error: (issue) => `must be an http(s) URL, not "${String(issue.input)}"`,
+  });
 
 /** A store URL (memory://, sqlite://PATH with a writable folder, redis://…, postgres://…). */
-export const storeUrl: z.ZodType<string> = z.string({ error: 'must be a store URL' }).check((ctx) => {
-  const problem = storeUrlProblem(ctx.value);
-  if (problem !== undefined) ctx.issues.push({ code: 'custom', input: ctx.value, message: problem });
+export const storeUrl: z.ZodType<string> = z.string({ error: 'must be a store URL' }).superRefine((value, ctx) => {
+  const problem = storeUrlProblem(value);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
 });
 
 /** A list of DNS servers, each `host[:port]` whose host is an IP address or a DNS name. */
@@ -57,35 +57,37 @@ export const dnsServers: z.ZodType<string[]> = z.array(hostPort(53, 'dns'), { er
 
 /** `host[:port]`; a DNS server's host must also be an IP address or a DNS name. */
 export function hostPort(defaultPort: number, kind: 'any' | 'dns' = 'any'): z.ZodType<string> {
-  return z.string({ error: 'must be host[:port]' }).check((ctx) => {
-    const parsed = toHostPort(ctx.value, defaultPort);
+  return z.string({ error: 'must be host[:port]' }).superRefine((value, ctx) => {
+    const parsed = toHostPort(value, defaultPort);
     if (parsed === undefined || (kind === 'dns' && isIP(parsed.host) === 0 && !DNS_NAME.test(parsed.host))) {
       const expected = kind === 'dns' ? 'must list host[:port] entries' : 'must be host[:port]';
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: `${expected}, not "${ctx.value}"` });
+      ctx.addIssue({ code: 'custom', message: `${expected}, not "${value}"` });
     }
   });
 }
 
 /** The path of an existing file (its content is checked on first use). */
 export function filePath(what: string): z.ZodType<string> {
-  return z.string({ error: `must be the path of ${what}` }).check((ctx) => {
-    if (!statSync(ctx.value, { throwIfNoEntry: false })?.isFile()) {
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: `must be the path of ${what}, not "${ctx.value}"` });
-    }
-  });
+  return z
+    .string({ error: `must be the path of ${what}` })
+    .refine((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true, {
+      error: (issue) => `must be the path of ${what}, not "${String(issue.input)}"`,
+    });
 }
 
 /** PEM certificates that Node can read. */
-export const pemCertificates: z.ZodType<string[]> = z.array(z.string(), { error: 'must list PEM certificates' }).check((ctx) => {
-  for (const pem of ctx.value) {
-    try {
-      new X509Certificate(pem);
-    } catch {
-      ctx.issues.push({ code: 'custom', input: ctx.value, message: 'must list PEM certificates' });
-      return;
-    }
+export const pemCertificates: z.ZodType<string[]> = z
+  .array(z.string(), { error: 'must list PEM certificates' })
+  .refine((pems) => pems.every(isCertificate), { error: 'must list PEM certificates' });
+
+function isCertificate(pem: string): boolean {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
   }
-});
+}
 
 /** User-defined templates by id, 53 to 72, each with a name (1 to 128 characters) and an instruction. */
 export const customTemplates: z.ZodType<Record<number, CustomTemplateOptions>> = z
@@ -93,11 +95,11 @@ export const customTemplates: z.ZodType<Record<number, CustomTemplateOptions>> =
     (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
     { error: 'must be an object of {"53":{"name","instruction"}}' },
   )
-  .check((ctx) => {
-    for (const [id, template] of Object.entries(ctx.value)) {
+  .superRefine((value, ctx) => {
+    for (const [id, template] of Object.entries(value)) {
       const n = Number(id);
       if (!/^\d+$/.test(id) || n < 53 || n > 72) {
-        ctx.issues.push({ code: 'custom', input: id, message: `id ${id} is not an integer between 53 and 72` });
+        ctx.addIssue({ code: 'custom', message: `id ${id} is not an integer between 53 and 72` });
         continue;
       }
       const { name, instruction } = (template ?? {}) as { name?: unknown; instruction?: unknown };
@@ -122,14 +124,14 @@ export const readText: z.ZodType<string, string> = z.string();
 /** A whole number written in digits. */
 export const readWholeNumber: z.ZodType<number, string> = z.string().transform((text, ctx) => {
   if (/^\d+$/.test(text)) return Number(text);
-  ctx.issues.push({ code: 'custom', input: text, message: `must be a whole number, not "${text}"` });
+  ctx.addIssue({ code: 'custom', message: `must be a whole number, not "${text}"` });
   return z.NEVER;
 });
 
 /** `true` or `false`. */
 export const readBoolean: z.ZodType<boolean, string> = z.string().transform((text, ctx) => {
   if (text === 'true' || text === 'false') return text === 'true';
-  ctx.issues.push({ code: 'custom', input: text, message: `must be "true" or "false", not "${text}"` });
+  ctx.addIssue({ code: 'custom', message: `must be "true" or "false", not "${text}"` });
   return z.NEVER;
 });
 
@@ -141,7 +143,7 @@ export const readList: z.ZodType<string[], string> = z.string().transform((text,
     .filter(Boolean);
   // Set, but naming nothing (","): not the same as unset, which means the default.
   if (entries.length > 0) return entries;
-  ctx.issues.push({ code: 'custom', input: text, message: `must list host[:port] entries, not "${text}"` });
+  ctx.addIssue({ code: 'custom', message: `must list host[:port] entries, not "${text}"` });
   return z.NEVER;
 });
 
@@ -154,7 +156,7 @@ export const readJsonObject: z.ZodType<Record<number, CustomTemplateOptions>, st
   } catch {
     // reported below
   }
-  ctx.issues.push({ code: 'custom', input: text, message: 'must be a JSON object of {"53":{"name","instruction"}}' });
+  ctx.addIssue({ code: 'custom', message: 'must be a JSON object of {"53":{"name","instruction"}}' });
   return z.NEVER;
 });
 
@@ -164,12 +166,12 @@ export const readPemFile: z.ZodType<string[], string> = z.string().transform((pa
   try {
     bundle = readFileSync(path, 'utf8');
   } catch {
-    ctx.issues.push({ code: 'custom', input: path, message: `cannot be read: "${path}"` });
+    ctx.addIssue({ code: 'custom', message: `cannot be read: "${path}"` });
     return z.NEVER;
   }
   const certificates = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
   if (certificates !== null) return certificates;
-  ctx.issues.push({ code: 'custom', input: path, message: `holds no PEM certificate: "${path}"` });
+  ctx.addIssue({ code: 'custom', message: `holds no PEM certificate: "${path}"` });
   return z.NEVER;
 });
 

@@ -90,7 +90,8 @@ export const SETTINGS = {
   shutdownTimeoutMs: {
     variable: 'DOSSIER_SHUTDOWN_TIMEOUT_MS',
     read: readWholeNumber,
-    check: wholeNumber(1, 3_600_000),
+    // 0 is meaningful here: close the connections at once.
+    check: wholeNumber(0, 3_600_000),
     default: 10_000,
   },
 } satisfies Record<string, Setting>;

@@ -156,7 +156,7 @@ describe('options', () => {
       [{ DOSSIER_LOG_LEVEL: 'verbose' }, 'DOSSIER_LOG_LEVEL'],
       [{ DOSSIER_LOG_LEVEL: 'INFO' }, 'DOSSIER_LOG_LEVEL'],
       [{ DOSSIER_SHUTDOWN_TIMEOUT_MS: '-1' }, 'DOSSIER_SHUTDOWN_TIMEOUT_MS'],
-      [{ DOSSIER_SHUTDOWN_TIMEOUT_MS: '0' }, 'DOSSIER_SHUTDOWN_TIMEOUT_MS'],
+      [{ DOSSIER_SHUTDOWN_TIMEOUT_MS: '3600001' }, 'DOSSIER_SHUTDOWN_TIMEOUT_MS'],
     ];
     for (const [env, variable] of cases) {
       expect(
