@@ -130,6 +130,14 @@ describe('the dossier command', () => {
     const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
     expect(unwritable.code).to.equal(1);
     expect(unwritable.stderr).to.include('DOSSIER_STORE');
+    const token = await dossier(['serve'], {
+      ...env,
+      DOSSIER_ADMIN_TOKEN: 'too-short-to-guard-an-admin-api',
+      DOSSIER_LOG_LEVEL: 'loud',
+    });
+    expect(token.code).to.equal(1);
+    expect(token.stderr).to.include('DOSSIER_ADMIN_TOKEN').and.include('DOSSIER_LOG_LEVEL');
+    expect(token.stderr).to.not.include('too-short-to-guard-an-admin-api');
   });
 
   it('does not start with a GeoIP file that is not a database of its kind', async () => {
