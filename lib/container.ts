@@ -11,7 +11,7 @@ import { SslLookup } from './lookup/ssl/ssl-lookup.js';
 import { systemDnsResolverFactory } from './lookup/net/system-dns-resolver.js';
 import { TargetGuard } from './lookup/net/target-guard.js';
 import { WhoisLookup } from './lookup/whois/whois-lookup.js';
-import { parseHostPort, type ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
 import { TOKENS } from './tokens.js';
@@ -65,10 +65,7 @@ export function createContainer(options: ResolvedOptions): Composition {
   container.register(TOKENS.dnsResolverFactory, {
     useValue:
       options.createDnsResolver ??
-      systemDnsResolverFactory(
-        options.dnsServers.map((server) => parseHostPort('dnsServers', server, 53)),
-        options.lookupTimeoutMs,
-      ),
+      systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
   });
   container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
 
@@ -80,13 +77,13 @@ export function createContainer(options: ResolvedOptions): Composition {
       logger: options.logger,
     };
     const timeoutMs = options.lookupTimeoutMs;
-    const { whoisServer, rdapUrl, geoipCity, geoipAsn } = options;
+    const { whoisServerAddress, rdapUrl, geoipCity, geoipAsn } = options;
     return new CachingLookupService({
       lookups: [
         new DnsLookup(context.createResolver),
         new WhoisLookup(context, {
           timeoutMs,
-          whoisServer: whoisServer === undefined ? undefined : parseHostPort('whoisServer', whoisServer, 43),
+          whoisServer: whoisServerAddress ?? undefined,
           rdapUrl,
         }),
         new IpLookup(context, { timeoutMs, geoipCity, geoipAsn }),
@@ -108,7 +105,8 @@ export function createContainer(options: ResolvedOptions): Composition {
       counters: c.resolve(TOKENS.storeCounters),
       generator: c.resolve(TOKENS.textGenerator),
       clock: options.clock,
-      options,
+      customTemplates: options.customTemplates,
+      generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
   return {

@@ -5,6 +5,8 @@ export {
   serverOptionsFromEnv,
   type CustomTemplateOptions,
   type DossierOptions,
+  type HostPort,
+  type LogLevel,
   type OpenAiOptions,
   type ResolvedOptions,
   type ServerOptions,

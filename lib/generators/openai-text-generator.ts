@@ -1,8 +1,17 @@
 import { DossierError } from '../errors.js';
 import { readCapped as readCappedBody } from '../lookup/net/capped-read.js';
-import type { OpenAiOptions } from '../options.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
 import { readChatCompletionChunks } from './chat-completion-chunks.js';
+
+/** Settings of an OpenAI-compatible chat-completions server. */
+export interface OpenAiOptions {
+  /** Base URL, for example `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  /** Bearer key sent to the server; none for servers that need none. @default undefined */
+  apiKey?: string;
+  /** Model name. */
+  model: string;
+}
 
 /** The largest answer read from the server, in bytes; a longer one is refused. */
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
