@@ -36,4 +36,6 @@ export {
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore } from './ports/quota-store.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
+export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/target-guard.js';
