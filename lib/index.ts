@@ -29,13 +29,16 @@ export {
   type IpData,
   type Lookup,
   type LookupKind,
+  type LookupOptions,
+  LOOKUP_KINDS,
   type LookupResult,
   type LookupService,
   type SslData,
   type WhoisData,
 } from './ports/lookup-service.js';
-export type { QuotaState, QuotaStore } from './ports/quota-store.js';
+export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
+export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
 export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
-export { isPublicAddress } from './lookup/target-guard.js';
+export { isPublicAddress } from './lookup/net/target-guard.js';

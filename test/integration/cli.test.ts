@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
+import { projectRoot } from '../support/paths.js';
 
 // The compiled command, as `npx dossier` and `npm start` run it.
 const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
@@ -191,5 +192,63 @@ describe('the dossier command', () => {
     });
     expect(run.stderr).to.not.include('EPIPE');
     expect(run.code).to.equal(0);
+  });
+});
+
+describe('the dossier command as package.json\'s bin (issue 12)', () => {
+  let dir: string;
+
+  /** Runs a program in the copy; resolves with its exit code and output, never rejects. */
+  function run(file: string, args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      execFile(file, args, { cwd: dir, env: process.env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  before(function () {
+    this.timeout(20_000);
+    // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
+    const root = projectRoot();
+    dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
+    for (const entry of ['lib', 'adapters', 'bin', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    tsconfig.include = ['lib', 'adapters'];
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs after build, and again after clean and rebuild as npm test does; npm pack keeps it executable', async function () {
+    this.timeout(180_000);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    // npx runs the command through a link to the file that `bin` names, made once: so do we.
+    mkdirSync(join(dir, '.bin'));
+    const link = join(dir, '.bin', 'dossier');
+    symlinkSync(join(dir, pkg.bin.dossier!), link);
+
+    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    const first = await run(link, ['--help']);
+    expect(first.code, first.stderr).to.equal(0);
+    expect(first.stdout).to.include('dossier keys create --name NAME');
+
+    expect((await run('npm', ['run', 'clean'])).code, 'npm run clean').to.equal(0);
+    const unbuilt = await run(link, ['--help']);
+    expect(unbuilt.code).to.equal(1);
+    expect(unbuilt.stderr).to.include('npm run build');
+
+    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    const second = await run(link, ['--help']);
+    expect(second.code, second.stderr).to.equal(0);
+    expect(second.stdout).to.include('dossier keys create --name NAME');
+
+    const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts']);
+    expect(packed.code, packed.stderr).to.equal(0);
+    const [{ files }] = JSON.parse(packed.stdout) as [{ files: { path: string; mode: number }[] }];
+    const bin = files.find((file) => file.path === pkg.bin.dossier!.replace(/^\.\//, ''));
+    expect(bin, 'the bin file is in the package').to.not.equal(undefined);
+    expect(bin!.mode & 0o111, 'the bin file is executable in the package').to.equal(0o111);
+    expect(files.some((file) => file.path === 'dist/adapters/cli/main.js')).to.equal(true);
   });
 });
