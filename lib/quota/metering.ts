@@ -7,7 +7,7 @@ import type { Logger } from '../ports/logger.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
-import { parseBatchRequest } from './batch-request.js';
+import { parseBatchRequest, type BatchItemRequest } from './batch-request.js';
 import { runBatch, type BatchOptions, type BatchRules, type BatchRun } from './batch.js';
 
 /** What {@link Metering} needs besides its ports. */
@@ -127,7 +127,7 @@ export class Metering {
     } catch (error) {
       return failure(error, null, null);
     }
-    let items;
+    let items: BatchItemRequest[];
     try {
       requireScope(key, 'lookup');
       items = parseBatchRequest(typeof input === 'function' ? await (input as () => Promise<unknown>)() : input);
