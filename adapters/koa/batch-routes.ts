@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { PassThrough } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { Dossier } from '../../lib/dossier.js';
 import type { BatchItemOutcome } from '../../lib/quota/batch.js';
 import { bearerSecret } from './auth.js';
@@ -18,33 +18,71 @@ const NDJSON = 'application/x-ndjson';
  */
 export function addBatchRoutes(router: Router, dossier: Dossier): void {
   router.post('/api/batch', async (ctx) => {
-    const lines = ctx.accepts('application/json', NDJSON) === NDJSON ? new PassThrough() : null;
-    const onItem = lines
-      ? (index: number, item: BatchItemOutcome) => lines.write(`${JSON.stringify({ index, ...itemBody(item) })}\n`)
-      : undefined;
+    const lines = ctx.accepts('application/json', NDJSON) === NDJSON ? new NdjsonLines(ctx.res) : null;
+    const onItem = lines ? (index: number, item: BatchItemOutcome) => lines.write({ index, ...itemBody(item) }) : undefined;
     const outcome = await dossier.metering.batch(bearerSecret(ctx), () => readText(ctx), { onItem });
     const now = (): number => dossier.options.clock.now();
     if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, now());
     if (!outcome.ok) throw outcome.error;
     if (lines !== null) {
-      // The head goes now, with the quota as the batch took it; the lines follow as the items finish.
-      ctx.type = NDJSON;
-      ctx.body = lines;
-      outcome.value.done.then(
-        () => lines.end(),
-        (error: unknown) => {
-          dossier.options.logger.error('batch failed', {
-            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-          });
-          lines.destroy(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
+      // The head goes now, with the quota as the batch took it; the lines follow as the items finish,
+      // and the request lasts until the last one (for the request log and a graceful shutdown).
+      ctx.status = 200;
+      ctx.respond = false;
+      lines.open();
+      try {
+        await outcome.value.done;
+        lines.end();
+      } catch (error) {
+        dossier.options.logger.error('unexpected error', {
+          path: ctx.path,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+        // Cut short, so that the client sees an incomplete answer rather than a complete-looking one.
+        ctx.res.destroy();
+      }
       return;
     }
     const { items, quota } = await outcome.value.done;
     if (quota !== null) setQuotaHeaders(ctx, quota, now());
     ctx.body = { status: 'success', data: items.map(itemBody), cached: false };
   });
+}
+
+/** Lines written to the response as they come, held until the head has gone out. */
+class NdjsonLines {
+  private held: string[] | null = [];
+
+  constructor(private readonly res: ServerResponse) {}
+
+  /** Sends the head (with the headers set so far) and the lines held until now. */
+  open(): void {
+    this.res.writeHead(200, {
+      'Content-Type': `${NDJSON}; charset=utf-8`,
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+    });
+    this.res.flushHeaders();
+    const held = this.held ?? [];
+    this.held = null;
+    for (const line of held) this.send(line);
+  }
+
+  /** One JSON value on its own line. */
+  write(value: unknown): void {
+    const line = `${JSON.stringify(value)}\n`;
+    if (this.held !== null) this.held.push(line);
+    else this.send(line);
+  }
+
+  end(): void {
+    if (!this.res.destroyed) this.res.end();
+  }
+
+  private send(line: string): void {
+    // At most 100 short lines: no need to wait for the client to drain them. A client gone hears nothing.
+    if (!this.res.destroyed && !this.res.writableEnded) this.res.write(line);
+  }
 }
 
 /** An item as interface A answers it: a single lookup's body, with the item's type and query. */

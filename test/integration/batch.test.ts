@@ -41,9 +41,11 @@ function post(
   key: string | undefined,
   body: unknown,
   headers: Record<string, string> = {},
+  signal?: AbortSignal,
 ): Promise<Response> {
   return server.get('/api/batch', key, {
     method: 'POST',
+    signal,
     headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
@@ -352,6 +354,31 @@ describe('POST /api/batch', function () {
       const byIndex = Object.fromEntries(seen.map((item) => [item.index, item]));
       expect(byIndex[1]).to.deep.include({ type: 'dns', query: 'example.test', status: 'success', cached: false });
       expect(byIndex[2]).to.deep.include({ type: 'dns', query: 'not_a_domain', status: 'error', code: 'invalid_domain' });
+    });
+
+    it('keeps serving when a client goes away in the middle of a stream', async () => {
+      const key = await server.key({ dailyLimit: 10 });
+      let release = (): void => {};
+      whoisReply = (query) => ({ after: new Promise((resolve) => (release = () => resolve(verisignWhois({ domain: query })))) });
+      const controller = new AbortController();
+      const response = await post(
+        server,
+        key,
+        { lookups: [{ type: 'whois', domain: 'gone.com' }, dns('example.test')] },
+        { Accept: 'application/x-ndjson' },
+        controller.signal,
+      );
+      const lines = ndjsonLines(response);
+      expect(((await lines.next()).value as Item).index).to.equal(1);
+      controller.abort();
+      await lines.next().catch(() => undefined);
+      release();
+      await until(() => whois.open === 0, 'the whois connection to close');
+      const after = await post(server, key, { lookups: [dns('example.test')] }, { Accept: 'application/x-ndjson' });
+      const items: Item[] = [];
+      for await (const line of ndjsonLines(after)) items.push(line);
+      expect(items).to.have.length(1);
+      expect(remaining(after)).to.equal(7);
     });
 
     it('answers a refused batch with the JSON error, not a stream', async () => {
