@@ -28,14 +28,11 @@ export interface BatchItemRequest {
  * error later, as a single lookup would answer it.
  * @throws DossierError `ERR_BATCH_INVALID`, whose message names the item at fault: a body that is not
  *   JSON, no `lookups` array, none or more than {@link BATCH_MAX_ITEMS} items, an item that is not an
- *   object, an unknown `type`, a missing or non-string query, a non-boolean `fresh`, an unknown field.
+ *   object, an unknown `type`, a missing or non-string query, a non-boolean `fresh`. Other fields are ignored.
  */
 export function parseBatchRequest(input: unknown): BatchItemRequest[] {
   const body = typeof input === 'string' ? parseJson(input) : input;
   if (!isPlainObject(body)) throw invalid('The body must be a JSON object: {"lookups":[…]}.');
-  for (const field of Object.keys(body)) {
-    if (field !== 'lookups') throw invalid(`The body has an unknown field "${field}"; only "lookups" is allowed.`);
-  }
   const { lookups } = body;
   if (!Array.isArray(lookups)) throw invalid('The body must hold "lookups", an array of 1 to 100 items.');
   if (lookups.length === 0) throw invalid('"lookups" is empty; send 1 to 100 items.');
@@ -57,11 +54,6 @@ function parseItem(item: unknown, index: number): BatchItemRequest {
   }
   const kind = type as LookupKind;
   const field = BATCH_QUERY_FIELDS[kind];
-  for (const key of Object.keys(item)) {
-    if (key !== 'type' && key !== field && key !== 'fresh') {
-      throw invalid(`${name} has an unknown field "${key}"; a ${kind} item takes "type", "${field}" and "fresh".`);
-    }
-  }
   const query = item[field];
   if (query === undefined) throw invalid(`${name} (type ${kind}) has no "${field}".`);
   if (typeof query !== 'string') throw invalid(`${name}.${field} must be a string.`);

@@ -165,6 +165,15 @@ describe('POST /api/batch', function () {
       expect(usage.data.history.at(-1)).to.include({ dns: 2, ip: 1, whois: 1, ssl: 0, total: 4 });
     });
 
+    it('ignores fields it does not know, in the body and in the items', async () => {
+      const key = await server.key({ dailyLimit: 10 });
+      const response = await post(server, key, { lookups: [{ ...dns('example.test'), ip: '1.1.1.1', note: 'x' }], client: 'y' });
+      expect(response.status).to.equal(200);
+      const [item] = ((await response.json()) as BatchBody).data;
+      expect(item).to.deep.include({ type: 'dns', query: 'example.test', status: 'success' });
+      expect(remaining(response)).to.equal(9);
+    });
+
     it('answers a cached item as cached', async () => {
       const key = await server.key();
       await post(server, key, { lookups: [dns('example.test')] });
