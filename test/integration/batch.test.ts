@@ -118,6 +118,10 @@ describe('POST /api/batch', function () {
   describe('answers', () => {
     it('answers every item in the order given, each with its own success or error, and counts the countable ones', async () => {
       const key = await server.key({ dailyLimit: 10 });
+      whoisReply = (query) =>
+        query === 'busy.com'
+          ? 'Your connection limit exceeded. Please slow down and try again later.\r\n'
+          : verisignWhois({ domain: query });
       const response = await post(server, key, {
         lookups: [
           dns('example.test'),
@@ -127,6 +131,7 @@ describe('POST /api/batch', function () {
           { type: 'ip', ip: '999.1.1.1' },
           { type: 'whois', domain: 'example.com' },
           dns('nowhere.example.test'),
+          { type: 'whois', domain: 'busy.com' },
         ],
       });
       expect(response.status).to.equal(200);
@@ -142,6 +147,7 @@ describe('POST /api/batch', function () {
         ['ip', '999.1.1.1', 'error', 'invalid_ip'],
         ['whois', 'example.com', 'success', null],
         ['dns', 'nowhere.example.test', 'success', null],
+        ['whois', 'busy.com', 'error', 'upstream_error'],
       ]);
       const [first, invalid, ip, , , registry, nowhere] = body.data as [Item, Item, Item, Item, Item, Item, Item];
       expect(Object.keys(first)).to.deep.equal(['type', 'query', 'status', 'data', 'cached']);
@@ -152,17 +158,17 @@ describe('POST /api/batch', function () {
       expect(ip.data).to.include({ ip: '93.184.216.34', hostname: 'example.test' });
       expect(registry.data).to.include({ domain: 'example.com', registered: true, source: 'whois' });
       expect(nowhere.data).to.include({ exists: false });
-      // 4 counted: the two invalid items and the refused target (given back) do not count.
-      expect(remaining(response)).to.equal(6);
+      // 5 counted, the upstream error too: the two invalid items and the refused target (given back) do not count.
+      expect(remaining(response)).to.equal(5);
       expect(response.headers.get('X-RateLimit-Limit')).to.equal('10');
       expect(response.headers.get('X-RateLimit-Reset')).to.equal(String(MIDNIGHT));
-      expect(response.headers.get('RateLimit')).to.equal(`"daily";r=6;t=${MIDNIGHT - NOW / 1000}`);
+      expect(response.headers.get('RateLimit')).to.equal(`"daily";r=5;t=${MIDNIGHT - NOW / 1000}`);
       expect(response.headers.get('RateLimit-Policy')).to.equal('"daily";q=10;w=86400');
       const usage = (await (await server.get('/api/usage', key)).json()) as {
         data: { used_today: number; history: Record<string, number>[] };
       };
-      expect(usage.data.used_today).to.equal(4);
-      expect(usage.data.history.at(-1)).to.include({ dns: 2, ip: 1, whois: 1, ssl: 0, total: 4 });
+      expect(usage.data.used_today).to.equal(5);
+      expect(usage.data.history.at(-1)).to.include({ dns: 2, ip: 1, whois: 2, ssl: 0, total: 5 });
     });
 
     it('ignores fields it does not know, in the body and in the items', async () => {
