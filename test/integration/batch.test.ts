@@ -1,7 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { backendCases } from '../contracts/backends.js';
 import { BATCH_CONCURRENCY } from '../../lib/quota/batch.js';
 import { startDnsServer, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -460,47 +458,54 @@ describe('POST /api/batch', function () {
   });
 
   describe('several processes sharing a store', () => {
-    let directory: string;
+    const { cases, skipped } = backendCases();
     let second: TestServer | undefined;
-    beforeEach(() => {
-      directory = mkdtempSync(join(tmpdir(), 'dossier-batch-'));
+    before(() => {
+      for (const name of skipped) console.log(`      (skipped backend: ${name})`);
     });
     afterEach(async () => {
       await second?.close();
       second = undefined;
-      rmSync(directory, { recursive: true, force: true });
+      for (const backend of cases) backend.cleanup();
     });
 
-    it('serves exactly the limit across parallel batches on two instances, each batch served in its order', async () => {
-      const store = `sqlite://${join(directory, 'shared.sqlite')}`;
-      await server.close();
-      const options = { store, dnsServers: [dnsServer.address], lookupTimeoutMs: 2000, clock: { now: () => NOW } };
-      server = await startTestServer(options);
-      second = await startTestServer(options);
-      const limit = 25;
-      const key = await server.key({ dailyLimit: limit });
-      const batches = Array.from({ length: 6 }, (_, batch) =>
-        post(batch % 2 === 0 ? server : second!, key, {
-          lookups: NAMES.slice(0, 12).map((name, index) => (index === 3 ? dns('not_a_domain') : dns(name))),
-        }),
-      );
-      const answers = await Promise.all(batches);
-      let served = 0;
-      for (const response of answers) {
-        expect(response.status).to.be.oneOf([200, 429]);
-        if (response.status === 429) continue;
-        const statuses = ((await response.json()) as BatchBody).data.map((item) => item.code ?? item.status);
-        expect(statuses[3]).to.equal('invalid_domain');
-        const countable = statuses.filter((_, index) => index !== 3);
-        const firstRefused = countable.indexOf('quota_exceeded');
-        const servedHere = firstRefused === -1 ? countable.length : firstRefused;
-        expect(countable.slice(0, servedHere).every((status) => status === 'success')).to.equal(true);
-        expect(countable.slice(servedHere).every((status) => status === 'quota_exceeded')).to.equal(true);
-        served += servedHere;
-      }
-      expect(served).to.equal(limit);
-      const usage = (await (await second.get('/api/usage', key)).json()) as { data: { used_today: number } };
-      expect(usage.data.used_today).to.equal(limit);
-    });
+    for (const backend of cases.filter((candidate) => candidate.shared)) {
+      it(`serves exactly the limit across parallel batches on two instances sharing ${backend.name}, each batch in its order`, async () => {
+        await server.close();
+        const options = {
+          store: backend.url(),
+          dnsServers: [dnsServer.address],
+          lookupTimeoutMs: 2000,
+          clock: { now: () => NOW },
+        };
+        server = await startTestServer(options);
+        second = await startTestServer(options);
+        const limit = 25;
+        const key = await server.key({ dailyLimit: limit });
+        // 6 batches of 11 countable items (and one invalid) against 25: some are cut short, and not one more is served.
+        const batches = Array.from({ length: 6 }, (_, batch) =>
+          post(batch % 2 === 0 ? server : second!, key, {
+            lookups: NAMES.slice(0, 12).map((name, index) => (index === 3 ? dns('not_a_domain') : dns(name))),
+          }),
+        );
+        const answers = await Promise.all(batches);
+        let served = 0;
+        for (const response of answers) {
+          expect(response.status).to.be.oneOf([200, 429]);
+          if (response.status === 429) continue;
+          const statuses = ((await response.json()) as BatchBody).data.map((item) => item.code ?? item.status);
+          expect(statuses[3]).to.equal('invalid_domain');
+          const countable = statuses.filter((_, index) => index !== 3);
+          const firstRefused = countable.indexOf('quota_exceeded');
+          const servedHere = firstRefused === -1 ? countable.length : firstRefused;
+          expect(countable.slice(0, servedHere).every((status) => status === 'success')).to.equal(true);
+          expect(countable.slice(servedHere).every((status) => status === 'quota_exceeded')).to.equal(true);
+          served += servedHere;
+        }
+        expect(served).to.equal(limit);
+        const usage = (await (await second.get('/api/usage', key)).json()) as { data: { used_today: number } };
+        expect(usage.data.used_today).to.equal(limit);
+      });
+    }
   });
 });
