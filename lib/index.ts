@@ -20,7 +20,7 @@ export {
 export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
-export type { Document, DocumentPage, DocumentService, Template } from './ports/document-service.js';
+export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES, keyStatusAt } from './keys/key-rules.js';
 export type { Logger } from './ports/logger.js';

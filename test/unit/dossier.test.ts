@@ -69,7 +69,15 @@ describe('createDossier', () => {
         lookups: { parse: (_kind, input) => String(input), lookup: unused },
         keys: { create: unused, verify: unused, get: unused, list: unused, update: unused, revoke: unused, roll: unused },
         quotas: { consume: unused, peek: unused, refund: unused, history: unused },
-        documents: { list: unused, get: unused, create: unused, update: unused, delete: unused, templates: () => [] },
+        documents: {
+          list: unused,
+          get: unused,
+          create: unused,
+          createStream: unused,
+          update: unused,
+          delete: unused,
+          templates: () => [],
+        },
       });
       await dossier.close();
       expect(existsSync(file)).to.equal(false);
