@@ -64,7 +64,8 @@ function parseItem(item: unknown, index: number): BatchItemRequest {
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    // A byte order mark is not JSON, but some clients send one.
+    return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
   } catch {
     throw invalid('The body is not valid JSON; send {"lookups":[…]}.');
   }
