@@ -41,4 +41,6 @@ export {
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
 export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
+export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';
