@@ -3,7 +3,7 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
-import { CachingLookupService } from './lookup/caching-lookup-service.js';
+import { CachingLookupService } from './cache/caching-lookup-service.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
@@ -70,21 +70,36 @@ export function createContainer(options: ResolvedOptions): Composition {
     ),
   );
   container.register(TOKENS.dnsResolverFactory, {
-    useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs),
+    useValue:
+      options.createDnsResolver ??
+      systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
   });
   container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
 
   provide(TOKENS.lookupService, options.lookups, (c) => {
     const context: LookupContext = {
-      options,
       createResolver: c.resolve(TOKENS.dnsResolverFactory),
       guard: c.resolve(TOKENS.targetGuard),
+      clock: options.clock,
+      logger: options.logger,
     };
+    const timeoutMs = options.lookupTimeoutMs;
+    const { whoisServerAddress, rdapUrl, geoipCity, geoipAsn } = options;
     return new CachingLookupService({
-      lookups: [new DnsLookup(context.createResolver), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
+      lookups: [
+        new DnsLookup(context.createResolver),
+        new WhoisLookup(context, {
+          timeoutMs,
+          whoisServer: whoisServerAddress ?? undefined,
+          rdapUrl,
+        }),
+        new IpLookup(context, { timeoutMs, geoipCity, geoipAsn }),
+        new SslLookup(context, { port: options.sslPort, caCertificates: options.sslCaCertificates }),
+      ],
       cache: c.resolve(TOKENS.cacheBackend).kv,
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,
+      clock: options.clock,
     });
   });
   container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
@@ -103,7 +118,8 @@ export function createContainer(options: ResolvedOptions): Composition {
       counters: c.resolve(TOKENS.storeCounters),
       generator: c.resolve(TOKENS.textGenerator),
       clock: options.clock,
-      options,
+      customTemplates: options.customTemplates,
+      generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
   return {

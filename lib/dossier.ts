@@ -17,7 +17,8 @@ export interface Dossier {
   readonly quotas: QuotaStore;
   /**
    * The quota rules of interface A, for every adapter alike: `metering.lookup(secret, kind, input)` is a
-   * lookup as `GET /api/<kind>` answers it, with the quota state; `metering.usage(secret)` what a key has used.
+   * lookup as `GET /api/<kind>` answers it, with the quota state; `metering.batch(secret, body)` a batch as
+   * `POST /api/batch` answers it; `metering.usage(secret)` what a key has used.
    */
   readonly metering: Metering;
   /** Interface B: documents. */

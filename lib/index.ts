@@ -5,6 +5,8 @@ export {
   serverOptionsFromEnv,
   type CustomTemplateOptions,
   type DossierOptions,
+  type HostPort,
+  type LogLevel,
   type OpenAiOptions,
   type ResolvedOptions,
   type ServerOptions,
@@ -20,7 +22,7 @@ export {
 export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
-export type { Document, DocumentPage, DocumentService, Template } from './ports/document-service.js';
+export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES, keyStatusAt } from './keys/key-rules.js';
 export type { Logger } from './ports/logger.js';
@@ -39,4 +41,6 @@ export {
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
 export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
+export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';

@@ -1,14 +1,13 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createKoaApp } from '../koa/app.js';
-import { answerClientErrorsWithJson } from '../koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
 import { checkGeoipFile } from '../../lib/lookup/ip/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
 import type { Logger } from '../../lib/ports/logger.js';
+import { loadKoaAdapter } from './koa-adapter.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -139,6 +138,7 @@ function describe(key: ApiKey, dossier: Dossier): Record<string, unknown> {
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
+  const { createKoaApp, answerClientErrorsWithJson } = await loadKoaAdapter();
   const logger = jsonLogger(io);
   const server = serverOptionsFromEnv(env);
   const dossier = createDossier({ ...optionsFromEnv(env), logger });

@@ -8,6 +8,8 @@ import type { Logger } from '../ports/logger.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
+import { parseBatchRequest, type BatchItemRequest } from './batch-request.js';
+import { runBatch, type BatchOptions, type BatchRules, type BatchRun } from './batch.js';
 
 /** What {@link Metering} needs besides its ports. */
 export interface MeteringOptions {
@@ -152,6 +154,38 @@ export class Metering {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A batch of lookups under the quota rules (CONTRACT.md §8; see {@link runBatch} for how each item is
+   * counted). `input` is the request, `{"lookups":[…]}`, as JSON text or parsed; or a function that
+   * reads it, called only once the key and its scope have passed. Resolves once the quota is taken,
+   * with the state after it; the items then finish on their own (`value.done`, `options.onItem`). The
+   * whole batch is refused (`ok: false`) for the key, the scope, a body of the wrong shape
+   * (`ERR_BATCH_INVALID`, naming the item), no quota left when it arrived, or a store that is down.
+   */
+  async batch(secret: string | null, input: unknown, options: BatchOptions = {}): Promise<Metered<BatchRun>> {
+    let key: ApiKey;
+    try {
+      key = await this.authenticate(secret);
+    } catch (error) {
+      return failure(error, null, null);
+    }
+    let items: BatchItemRequest[];
+    try {
+      requireScope(key, 'lookup');
+      items = parseBatchRequest(typeof input === 'function' ? await (input as () => Promise<unknown>)() : input);
+    } catch (error) {
+      return failure(error, key, await this.peekOrNothing(key, error));
+    }
+    const rules: BatchRules = {
+      quotas: this.quotas,
+      lookups: this.lookups,
+      quotaExceeded: (quota) => this.quotaExceeded(quota),
+      refund: (refunded, quota, kind) => this.refund(refunded, quota, kind),
+      peek: (peeked) => this.peekOrNothing(peeked, null),
+    };
+    return runBatch(rules, key, this.limitOf(key), items, options);
   }
 
   /**

@@ -1,8 +1,18 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
@@ -120,6 +130,14 @@ describe('the dossier command', () => {
     const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
     expect(unwritable.code).to.equal(1);
     expect(unwritable.stderr).to.include('DOSSIER_STORE');
+    const token = await dossier(['serve'], {
+      ...env,
+      DOSSIER_ADMIN_TOKEN: 'too-short-to-guard-an-admin-api',
+      DOSSIER_LOG_LEVEL: 'loud',
+    });
+    expect(token.code).to.equal(1);
+    expect(token.stderr).to.include('DOSSIER_ADMIN_TOKEN').and.include('DOSSIER_LOG_LEVEL');
+    expect(token.stderr).to.not.include('too-short-to-guard-an-admin-api');
   });
 
   it('does not start with a GeoIP file that is not a database of its kind', async () => {
@@ -195,7 +213,7 @@ describe('the dossier command', () => {
   });
 });
 
-describe('the dossier command as package.json\'s bin (issue 12)', () => {
+describe("the dossier command as package.json's bin (issue 12)", () => {
   let dir: string;
 
   /** Runs a program in the copy; resolves with its exit code and output, never rejects. */
@@ -212,7 +230,8 @@ describe('the dossier command as package.json\'s bin (issue 12)', () => {
     // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
     const root = projectRoot();
     dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
-    for (const entry of ['lib', 'adapters', 'bin', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    for (const entry of ['lib', 'adapters', 'bin', 'package.json'])
+      cpSync(join(root, entry), join(dir, entry), { recursive: true });
     const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
     tsconfig.include = ['lib', 'adapters'];
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
@@ -250,5 +269,64 @@ describe('the dossier command as package.json\'s bin (issue 12)', () => {
     expect(bin, 'the bin file is in the package').to.not.equal(undefined);
     expect(bin!.mode & 0o111, 'the bin file is executable in the package').to.equal(0o111);
     expect(files.some((file) => file.path === 'dist/adapters/cli/main.js')).to.equal(true);
+  });
+});
+
+describe('the package without its optional Koa peers (koa, @koa/router, koa-body)', () => {
+  const KOA = ['koa', 'koa-body', '@koa/router'];
+  let dir: string;
+
+  function node(args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      const env = { PATH: process.env.PATH, DOSSIER_STORE: 'memory://', HOST: '127.0.0.1', PORT: '0' };
+      execFile(process.execPath, args, { cwd: dir, env }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  before(() => {
+    // The compiled package beside a node_modules that has every installed package but the three.
+    const root = projectRoot();
+    dir = mkdtempSync(join(tmpdir(), 'dossier-nokoa-'));
+    for (const entry of ['dist/lib', 'dist/adapters', 'package.json']) {
+      cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    }
+    const modules = join(root, 'node_modules');
+    for (const name of readdirSync(modules)) {
+      const scoped = name.startsWith('@') ? readdirSync(join(modules, name)).map((member) => `${name}/${member}`) : [name];
+      for (const pkg of scoped.filter((entry) => !KOA.includes(entry))) {
+        mkdirSync(dirname(join(dir, 'node_modules', pkg)), { recursive: true });
+        symlinkSync(join(modules, pkg), join(dir, 'node_modules', pkg));
+      }
+    }
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('still gives the library and the keys commands; serve says what to install', async () => {
+    const library = await node([
+      '--input-type=module',
+      '-e',
+      `const { createDossier } = await import('./dist/lib/index.js');
+       const dossier = createDossier({ store: 'memory://' });
+       const { key } = await dossier.keys.create({ name: 'embedded' });
+       console.log(key.name);
+       await dossier.close();`,
+    ]);
+    expect(library.stderr).to.equal('');
+    expect(library.stdout.trim()).to.equal('embedded');
+    expect(library.code).to.equal(0);
+
+    const keys = await node(['dist/adapters/cli/main.js', 'keys', 'list']);
+    expect(keys.code, keys.stderr).to.equal(0);
+    expect(keys.stdout).to.include('No keys yet');
+
+    const served = await node(['dist/adapters/cli/main.js', 'serve']);
+    expect(served.code).to.equal(1);
+    expect(served.stderr).to.include('npm install koa @koa/router koa-body');
+    expect(served.stderr).to.not.include('    at ');
+
+    const koa = await node(['--input-type=module', '-e', "await import('./dist/adapters/koa/index.js')"]);
+    expect(koa.code, 'the check above is not vacuous: Koa is really missing here').to.not.equal(0);
   });
 });

@@ -83,6 +83,33 @@ describe('interface A over HTTP: keys, scopes, quota and errors', () => {
     }
   });
 
+  it('asks past the cache with fresh=1: still counted, and its answer refreshes the cache; errors are not cached', async () => {
+    const key = await server.key({ dailyLimit: 10 });
+    const a = (response: Response): Promise<unknown> => body(response).then((b) => (b.data as { A: unknown }).A);
+    await server.get('/api/dns?domain=example.test', key);
+    dns.zone = { 'example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] } };
+    try {
+      const cached = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(cached)).to.deep.equal([{ address: '93.184.216.34', ttl: 600 }]);
+      const fresh = await server.get('/api/dns?domain=example.test&fresh=1', key);
+      expect(fresh.status).to.equal(200);
+      expect(remaining(fresh)).to.equal(7);
+      const freshBody = await body(fresh);
+      expect(freshBody.cached).to.equal(false);
+      expect((freshBody.data as { A: unknown }).A).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+      const after = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(after)).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+      dns.silent = true;
+      expect((await server.get('/api/dns?domain=example.test&fresh=1', key)).status).to.equal(504);
+      dns.silent = false;
+      const stillCached = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(stillCached)).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+    } finally {
+      dns.zone = { 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } };
+      dns.silent = false;
+    }
+  });
+
   it('lets a key read its own usage by day and kind, without counting it', async () => {
     const key = await server.key({ dailyLimit: 10 });
     await server.get('/api/dns?domain=example.test', key);

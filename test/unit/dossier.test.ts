@@ -69,7 +69,15 @@ describe('createDossier', () => {
         lookups: { parse: (_kind, input) => String(input), lookup: unused },
         keys: { create: unused, verify: unused, get: unused, list: unused, update: unused, revoke: unused, roll: unused },
         quotas: { consume: unused, peek: unused, refund: unused, history: unused },
-        documents: { list: unused, get: unused, create: unused, update: unused, delete: unused, templates: () => [] },
+        documents: {
+          list: unused,
+          get: unused,
+          create: unused,
+          createStream: unused,
+          update: unused,
+          delete: unused,
+          templates: () => [],
+        },
       });
       await dossier.close();
       expect(existsSync(file)).to.equal(false);
@@ -80,7 +88,14 @@ describe('createDossier', () => {
 
   it('closes once, however often it is asked', async () => {
     const dossier = createDossier({ store: 'memory://' });
-    await Promise.all([dossier.close(), dossier.close()]);
+    await dossier.keys.create({ name: 'opens the store' });
+    const first = dossier.close();
+    expect(dossier.close()).to.equal(first);
+    await first;
+    expect(dossier.close()).to.equal(first);
     await dossier.close();
+    // Closed for real: the store refuses work instead of answering from a backend left open.
+    const error = await dossier.keys.create({ name: 'after close' }).catch((e: unknown) => e);
+    expect(error).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
   });
 });

@@ -1,6 +1,7 @@
 import { DossierError } from '../../errors.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { DnsData, Lookup } from '../../ports/lookup-service.js';
+import { onAbort } from '../net/abort.js';
 import { parseDomainName } from '../net/domain-name.js';
 import { canonicalIpText } from '../net/ip-address.js';
 
@@ -23,8 +24,7 @@ export class DnsLookup implements Lookup<'dns'> {
 
   async run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
     const resolver = this.createResolver();
-    const cancel = (): void => resolver.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
+    const stopListening = onAbort(signal, () => resolver.cancel());
     let missing = false;
     const ask = async <T>(query: Promise<T>, none: T): Promise<T> => {
       try {
@@ -67,7 +67,7 @@ export class DnsLookup implements Lookup<'dns'> {
       };
       return { data, ttlSeconds: cacheSeconds(data) };
     } finally {
-      signal.removeEventListener('abort', cancel);
+      stopListening();
     }
   }
 }
