@@ -1,4 +1,4 @@
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -8,30 +8,8 @@ import { AppendOnlyIndex } from '../stores/append-only-index.js';
 import type { KvStore } from '../stores/kv-store.js';
 import { withLease } from '../stores/lease.js';
 import { TOKENS } from '../tokens.js';
-import {
-  checkExpiry,
-  checkGraceSeconds,
-  checkLimit,
-  checkName,
-  checkOwner,
-  checkScopes,
-  keyStatusAt,
-  SCOPES,
-} from './key-rules.js';
-
-const SECRET_PREFIX = 'dsr_';
-/** 32 random bytes: 256 bits, base64url. */
-export const SECRET_PATTERN = /^dsr_[A-Za-z0-9_-]{43}$/;
-
-/**
- * A key as kept under `key:<digest>`. The record of the current secret lists the secrets it replaced that
- * are still in their grace period; the record of such an old secret carries `graceUntil` (ms since the
- * epoch) and expires with it.
- */
-export interface StoredKey extends ApiKey {
-  graceUntil?: number;
-  previous?: { digest: string; until: number }[];
-}
+import { digestOf, keyRecord, publicKey, SECRET_PATTERN, SECRET_PREFIX, workingKey, type StoredKey } from './stored-key.js';
+import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes, SCOPES } from './key-rules.js';
 
 /**
  * Keys in a Keyv store. A key's secret is random, shown once, and stored only as its SHA-256 digest,
@@ -150,45 +128,10 @@ export class KeyvKeyStore implements KeyStore {
   }
 }
 
-/**
- * The key of a stored record if it works at `now`: not revoked, not expired, and not an old secret past
- * its grace period; else `null`. The store's fast paths (lib/stores/admission) apply the same rule.
- */
-export function workingKey(stored: StoredKey, now: number): ApiKey | null {
-  if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;
-  const key = publicKey(stored);
-  return keyStatusAt(key, now) === 'active' ? key : null;
-}
-
-/** The name of the record of a secret's digest, in the store's values. */
-export function keyRecord(digest: string): string {
-  return `key:${digest}`;
-}
-
-/** The key of a stored record, without what only the store needs. */
-export function publicKey(stored: StoredKey): ApiKey {
-  return {
-    id: stored.id,
-    name: stored.name,
-    owner: stored.owner,
-    scopes: stored.scopes,
-    dailyLimit: stored.dailyLimit,
-    createdAt: stored.createdAt,
-    revokedAt: stored.revokedAt,
-    // Keys made before expiry existed have no field.
-    expiresAt: stored.expiresAt ?? null,
-  };
-}
-
 function withPrevious(key: ApiKey, previous: StoredKey['previous'] & object): StoredKey {
   return previous.length === 0 ? key : { ...key, previous };
 }
 
 function newSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64url');
-}
-
-/** The SHA-256 digest (hex) that stands for a secret at rest. */
-export function digestOf(secret: string): string {
-  return hash('sha256', secret, 'hex');
 }

@@ -2,11 +2,9 @@ import { inject, injectable } from 'tsyringe';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import { LOOKUP_KINDS, type LookupKind } from '../ports/lookup-service.js';
-import { USAGE_DAYS_KEPT, type QuotaState, type QuotaStore, type UsageDay } from '../ports/quota-store.js';
+import { type QuotaState, type QuotaStore, type UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
-
-/** Milliseconds of a day. */
-export const DAY_MS = 86_400_000;
+import { DAY_MS, quotaCounter, quotaState, usageCounter, usageExpiry, quotaExpiry } from './quota-counters.js';
 
 /**
  * Daily quotas on the backend's atomic counters: one counter per key and UTC day, raised only while it
@@ -56,29 +54,4 @@ export class CounterQuotaStore implements QuotaStore {
   private today(): number {
     return Math.floor(this.clock.now() / DAY_MS);
   }
-}
-
-/** The counter of a key's counted lookups on a UTC day (days since the epoch). */
-export function quotaCounter(keyId: string, day: number): string {
-  return `quota:${keyId}:${day}`;
-}
-
-/** The counter of a key's counted lookups of one kind on a UTC day: its usage history. */
-export function usageCounter(keyId: string, day: number, kind: LookupKind): string {
-  return `usage:${keyId}:${day}:${kind}`;
-}
-
-/** When a day's quota counter is forgotten: a day later than needed, so that a clock a little off never reads a missing counter. */
-export function quotaExpiry(day: number): number {
-  return (day + 2) * DAY_MS;
-}
-
-/** When a day's usage counters are forgotten: {@link USAGE_DAYS_KEPT} days later, and a margin. */
-export function usageExpiry(day: number): number {
-  return (day + USAGE_DAYS_KEPT + 2) * DAY_MS;
-}
-
-/** Where a key stands after `used` counted lookups on `day`. */
-export function quotaState(allowed: boolean, limit: number, used: number, day: number): QuotaState {
-  return { allowed, limit, remaining: Math.max(0, limit - used), resetAt: ((day + 1) * DAY_MS) / 1000 };
 }

@@ -1,4 +1,4 @@
-import type { StoredKey } from '../../keys/keyv-key-store.js';
+import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';

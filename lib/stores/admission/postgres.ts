@@ -1,9 +1,10 @@
-import type { StoredKey } from '../../keys/keyv-key-store.js';
+import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
 import type { SqlCounterStore, SqlQuery } from '../counters/sql.js';
 import type { StoreGuard } from '../guard.js';
+import { deserialize } from '../keyv/serialize.js';
 import { admissionOf, planAdmission } from './plan.js';
 
 /**
@@ -81,7 +82,7 @@ export class PostgresAdmissionStore implements AdmissionStore {
     ];
     const [row] = (await this.guard.run(() => this.query(ADMIT_SQL, parameters))) as AdmitRow[];
     if (row === undefined || row.record === null || row.scoped === null) return { status: 'invalid' };
-    const record = JSON.parse(row.record) as StoredKey;
+    const record = deserialize<StoredKey>(row.record);
     if (!row.scoped) return admissionOf(plan, { state: 'no-scope', record, used: Number(row.used ?? 0) });
     if (row.counted === null) {
       const limit = record.dailyLimit ?? defaultLimit;

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { StoredKey } from '../../keys/keyv-key-store.js';
+import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
 import type { StoreGuard } from '../guard.js';
+import { deserialize } from '../keyv/serialize.js';
 import { admissionOf, planAdmission, type AdmissionPlan } from './plan.js';
 
 /**
@@ -130,7 +131,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     batch.forEach((entry, index) => {
       const [state = 0, raw, used = 0] = answers[index] ?? [];
       if (state === 0 || raw === undefined) return entry.resolve({ status: 'invalid' });
-      const record = (JSON.parse(raw) as { value: StoredKey }).value;
+      const record = deserialize<{ value: StoredKey }>(raw).value;
       const step = state === 1 ? 'no-scope' : state === 2 ? 'exceeded' : 'counted';
       entry.resolve(admissionOf({ ...entry.plan, day: first.day }, { state: step, record, used: Number(used) }));
     });

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
-import type { StoredKey } from '../../keys/keyv-key-store.js';
+import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
 import { GET_SQL, INCREMENT_SQL, type SqlCounterStore } from '../counters/sql.js';
 import { storeError } from '../guard.js';
+import { deserialize } from '../keyv/serialize.js';
 import { statementCache, type SqliteConnection } from '../sqlite/connection.js';
 import { admissionOf, countersOf, judge, planAdmission, type AdmissionPlan, type AdmissionStep } from './plan.js';
 
@@ -90,7 +91,7 @@ export class SqliteAdmissionStore implements AdmissionStore {
 /** The key of a record as Keyv serialized it; `undefined` for one that cannot be read (refused as unknown). */
 function storedKey(text: string): StoredKey | undefined {
   try {
-    const value = (JSON.parse(text) as { value?: StoredKey }).value;
+    const value = deserialize<{ value?: StoredKey }>(text).value;
     return typeof value === 'object' && value !== null && Array.isArray(value.scopes) ? value : undefined;
   } catch {
     return undefined;

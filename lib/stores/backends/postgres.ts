@@ -7,6 +7,7 @@ import { PostgresAdmissionStore } from '../admission/postgres.js';
 import { SqlCounterStore, type SqlQuery } from '../counters/sql.js';
 import { StoreGuard } from '../guard.js';
 import { PostgresKeyvStore } from '../keyv/postgres-store.js';
+import { deserialize, serialize } from '../keyv/serialize.js';
 import { assembleBackend, type Backend } from './assemble.js';
 
 /** How long a late statement's caller waits for its cancel to reach the server, at most. */
@@ -66,7 +67,7 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';
   const counters = new SqlCounterStore(query, (n) => `$${n}`, clock, guard);
-  const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace });
+  const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace, serialize, deserialize });
   const admissions = new PostgresAdmissionStore(query, counters, guard, namespace, clock);
   return assembleBackend({ keyv, counters, clock, guard, admissions, release: end });
 }

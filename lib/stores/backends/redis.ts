@@ -4,6 +4,7 @@ import type { Clock } from '../../ports/clock.js';
 import { RedisAdmissionStore, type RedisScriptClient } from '../admission/redis.js';
 import { RedisCounterStore, type RedisEvalClient } from '../counters/redis.js';
 import { StoreGuard } from '../guard.js';
+import { deserialize, serialize } from '../keyv/serialize.js';
 import { assembleBackend, type Backend } from './assemble.js';
 
 /** Settings of {@link createRedisBackend}. */
@@ -46,7 +47,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
   const clock = options.clock ?? { now: () => Date.now() };
   const counterPrefix = `${namespace}:counter:`;
   return assembleBackend({
-    keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false }),
+    keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false, serialize, deserialize }),
     counters: new RedisCounterStore(connected, counterPrefix, guard),
     clock,
     guard,

@@ -4,6 +4,7 @@ import { SqliteAdmissionStore } from '../admission/sqlite.js';
 import { SqlCounterStore } from '../counters/sql.js';
 import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
 import { SqliteConnection, statementCache } from '../sqlite/connection.js';
+import { deserialize, serialize } from '../keyv/serialize.js';
 import { assembleBackend, type Backend } from './assemble.js';
 
 /** Settings of {@link createSqliteBackend}. */
@@ -36,17 +37,20 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';
   const counters = new SqlCounterStore(
-    (sql, parameters) =>
-      connection.run(() => {
+    (sql, parameters) => {
+      // Reads run at once; writes join the connection's next group commit.
+      if (/^\s*SELECT\b/i.test(sql)) return connection.run(() => statement!(sql).all(...parameters));
+      return connection.write(() => {
         const prepared = statement!(sql);
         if (prepared.reader) return prepared.all(...parameters);
         prepared.run(...parameters);
         return [];
-      }),
+      });
+    },
     () => '?',
     clock,
   );
-  const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace });
+  const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace, serialize, deserialize });
   const admissions = new SqliteAdmissionStore(connection, counters, namespace, clock);
   return assembleBackend({ keyv, counters, clock, admissions });
 }

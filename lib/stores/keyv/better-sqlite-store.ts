@@ -61,7 +61,7 @@ export class BetterSqliteKeyvStore extends EventEmitter implements KeyvStoreAdap
   }
 
   async set(key: string, value: unknown): Promise<boolean> {
-    return this.connection.run(() => {
+    return this.connection.write(() => {
       this.statement(
         `INSERT INTO ${this.opts.table} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       ).run(key, value as string);
@@ -70,11 +70,11 @@ export class BetterSqliteKeyvStore extends EventEmitter implements KeyvStoreAdap
   }
 
   async delete(key: string): Promise<boolean> {
-    return this.connection.run(() => this.statement(`DELETE FROM ${this.opts.table} WHERE key = ?`).run(key).changes > 0);
+    return this.connection.write(() => this.statement(`DELETE FROM ${this.opts.table} WHERE key = ?`).run(key).changes > 0);
   }
 
   async deleteMany(keys: string[]): Promise<boolean> {
-    return this.connection.run(
+    return this.connection.write(
       () =>
         this.statement(`DELETE FROM ${this.opts.table} WHERE key IN (SELECT value FROM json_each(?))`).run(JSON.stringify(keys))
           .changes > 0,
@@ -86,7 +86,7 @@ export class BetterSqliteKeyvStore extends EventEmitter implements KeyvStoreAdap
   }
 
   async clear(): Promise<void> {
-    await this.connection.run(() => {
+    await this.connection.write(() => {
       if (this.namespace) {
         this.statement(`DELETE FROM ${this.opts.table} WHERE key >= ? AND key < ?`).run(...prefixRange(`${this.namespace}:`));
       } else {

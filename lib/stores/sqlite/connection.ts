@@ -80,6 +80,7 @@ export class SqliteConnection {
   private opening: Promise<Database.Database> | undefined;
   private closed = false;
   private readonly setups: ((db: Database.Database) => void)[] = [];
+  private writes: { use(db: Database.Database): unknown; resolve(value: unknown): void; reject(error: unknown): void }[] = [];
 
   constructor(private readonly options: OpenSqliteOptions) {}
 
@@ -102,6 +103,57 @@ export class SqliteConnection {
       }
     }
     return this.open().then(use);
+  }
+
+  /**
+   * Runs a write (`use`) in the next group commit: every write asked during one turn of the event loop
+   * runs, in order, inside one `BEGIN IMMEDIATE` transaction, and each caller hears of its own once the
+   * transaction is committed (a commit is most of the cost of a small write). A statement that fails
+   * fails alone (SQLite undoes only that statement); a commit that fails fails them all.
+   */
+  write<T>(use: (db: Database.Database) => T): Promise<T> {
+    if (this.db === undefined) return this.open().then(() => this.write(use));
+    return new Promise<T>((resolve, reject) => {
+      this.writes.push({ use, resolve: resolve as (value: unknown) => void, reject });
+      if (this.writes.length === 1) setImmediate(() => this.commit());
+    });
+  }
+
+  private commit(): void {
+    const batch = this.writes;
+    this.writes = [];
+    const db = this.db;
+    if (db === undefined) {
+      for (const entry of batch) entry.reject(new Error('The SQLite connection is closed.'));
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      for (const entry of batch) {
+        try {
+          outcomes.push({ ok: true, value: entry.use(db) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // The connection undoes what it cannot commit when it closes.
+        }
+      }
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    batch.forEach((entry, index) => {
+      const outcome = outcomes[index]!;
+      if (outcome.ok) entry.resolve(outcome.value);
+      else entry.reject(outcome.error);
+    });
   }
 
   /** Closes the connection; later calls fail. */

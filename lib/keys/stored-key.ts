@@ -1,0 +1,56 @@
+import { hash } from 'node:crypto';
+import type { ApiKey } from '../ports/key-store.js';
+import { keyStatusAt } from './key-rules.js';
+
+// How a key is kept at rest, shared by KeyvKeyStore and the store's one-step admissions
+// (lib/stores/admission), which read the same records.
+
+/** What every secret starts with. */
+export const SECRET_PREFIX = 'dsr_';
+/** 32 random bytes: 256 bits, base64url. */
+export const SECRET_PATTERN = /^dsr_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * A key as kept under `key:<digest>`. The record of the current secret lists the secrets it replaced that
+ * are still in their grace period; the record of such an old secret carries `graceUntil` (ms since the
+ * epoch) and expires with it.
+ */
+export interface StoredKey extends ApiKey {
+  graceUntil?: number;
+  previous?: { digest: string; until: number }[];
+}
+
+/**
+ * The key of a stored record if it works at `now`: not revoked, not expired, and not an old secret past
+ * its grace period; else `null`. The store's fast paths (lib/stores/admission) apply the same rule.
+ */
+export function workingKey(stored: StoredKey, now: number): ApiKey | null {
+  if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;
+  const key = publicKey(stored);
+  return keyStatusAt(key, now) === 'active' ? key : null;
+}
+
+/** The name of the record of a secret's digest, in the store's values. */
+export function keyRecord(digest: string): string {
+  return `key:${digest}`;
+}
+
+/** The key of a stored record, without what only the store needs. */
+export function publicKey(stored: StoredKey): ApiKey {
+  return {
+    id: stored.id,
+    name: stored.name,
+    owner: stored.owner,
+    scopes: stored.scopes,
+    dailyLimit: stored.dailyLimit,
+    createdAt: stored.createdAt,
+    revokedAt: stored.revokedAt,
+    // Keys made before expiry existed have no field.
+    expiresAt: stored.expiresAt ?? null,
+  };
+}
+
+/** The SHA-256 digest (hex) that stands for a secret at rest. */
+export function digestOf(secret: string): string {
+  return hash('sha256', secret, 'hex');
+}
