@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { openBackend } from '../../../lib/stores/backend.js';
+import { SqliteConnection } from '../../../lib/stores/sqlite/connection.js';
 
 describe('openBackend (memory)', () => {
   const clock = { now: () => Date.now() };
@@ -111,6 +112,43 @@ describe('openBackend (sqlite)', () => {
     } finally {
       await backend.close();
       other.close();
+    }
+  });
+});
+
+describe('SQLite files that @keyv/sqlite wrote, and group commits', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-sqlite-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the keyv table as @keyv/sqlite left it, escaped values included', async () => {
+    const path = join(dir, 'old.sqlite');
+    const old = new Database(path);
+    old.exec('CREATE TABLE keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    // @keyv/sqlite's rows: Keyv's serializer, which writes a string starting with ":" with one more ":".
+    old.prepare('INSERT INTO keyv VALUES (?, ?)').run('store:note', '{"value":{"text":"::kept","n":1},"expires":null}');
+    old.close();
+    const backend = openBackend(`sqlite://${path}`, { namespace: 'store', clock: { now: () => Date.now() } });
+    try {
+      expect(await backend.kv.get('note')).to.deep.equal({ text: ':kept', n: 1 });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('commits the writes of one turn together, failing only the statement that fails', async () => {
+    const connection = new SqliteConnection({ path: join(dir, 'group.sqlite') });
+    try {
+      await connection.write((db) => db.exec('CREATE TABLE t (v INTEGER PRIMARY KEY)'));
+      const insert = (v: number) => connection.write((db) => db.prepare('INSERT INTO t VALUES (?)').run(v).changes);
+      const outcomes = await Promise.allSettled([insert(1), insert(1), insert(2)]);
+      expect(outcomes.map((outcome) => outcome.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+      const rows = await connection.run((db) => db.prepare('SELECT v FROM t ORDER BY v').all());
+      expect(rows).to.deep.equal([{ v: 1 }, { v: 2 }]);
+    } finally {
+      connection.close();
     }
   });
 });
