@@ -9,46 +9,73 @@ import { admissionOf, planAdmission, type AdmissionPlan } from './plan.js';
 
 /**
  * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),
- * judge it by `workingKey`'s rule (lib/keys/keyv-key-store.ts) written in Lua, then raise the day's quota
+ * judge it by `workingKey`'s rule (lib/keys/stored-key.ts) written in Lua, then raise the day's quota
  * counter under the key's ceiling and the usage counter of the kind, as `RedisCounterStore` keeps them.
+ * A key asked for several times in one batch is read and judged once, and its counters are written
+ * once at the end, with the batch's totals (nothing else runs in between: the script is atomic).
  * ARGV: now (ISO 8601), now (ms), UTC day, quota expiry, usage expiry, counter prefix, then the default
  * limit and the kind of each record. Answers one `{state, record, used}` per record: 0 invalid,
  * 1 no scope, 2 exceeded, 3 counted.
  */
 const ADMIT_LUA = `
-local answers = {}
+local answers, seen, used, touched, quotas, usage, usages = {}, {}, {}, {}, {}, {}, {}
 for i, record in ipairs(KEYS) do
-  local answer = {0}
-  local raw = redis.call('GET', record)
-  local decoded, entry = false, nil
-  if raw then decoded, entry = pcall(cjson.decode, raw) end
-  local key = decoded and type(entry) == 'table' and type(entry.value) == 'table' and entry.value or nil
-  if key and type(key.id) == 'string'
-    and (key.revokedAt == nil or key.revokedAt == cjson.null)
-    and not (type(key.expiresAt) == 'string' and key.expiresAt <= ARGV[1])
-    and not (type(key.graceUntil) == 'number' and key.graceUntil <= tonumber(ARGV[2])) then
-    local limit = tonumber(ARGV[5 + 2 * i])
-    if type(key.dailyLimit) == 'number' then limit = key.dailyLimit end
-    local scoped = false
-    if type(key.scopes) == 'table' then
-      for _, scope in ipairs(key.scopes) do if scope == 'lookup' then scoped = true end end
+  local key = seen[record]
+  if key == nil then
+    key = false
+    local raw = redis.call('GET', record)
+    local decoded, entry = false, nil
+    if raw then decoded, entry = pcall(cjson.decode, raw) end
+    local value = decoded and type(entry) == 'table' and type(entry.value) == 'table' and entry.value or nil
+    if value and type(value.id) == 'string'
+      and (value.revokedAt == nil or value.revokedAt == cjson.null)
+      and not (type(value.expiresAt) == 'string' and value.expiresAt <= ARGV[1])
+      and not (type(value.graceUntil) == 'number' and value.graceUntil <= tonumber(ARGV[2])) then
+      local scoped = false
+      if type(value.scopes) == 'table' then
+        for _, scope in ipairs(value.scopes) do if scope == 'lookup' then scoped = true end end
+      end
+      key = { raw = raw, id = value.id, scoped = scoped, quota = ARGV[6] .. 'quota:' .. value.id .. ':' .. ARGV[3] }
+      if type(value.dailyLimit) == 'number' then key.limit = value.dailyLimit end
+      if used[key.quota] == nil then
+        used[key.quota] = tonumber(redis.call('GET', key.quota) or '0')
+        table.insert(quotas, key.quota)
+      end
     end
-    local quota = ARGV[6] .. 'quota:' .. key.id .. ':' .. ARGV[3]
-    local used = tonumber(redis.call('GET', quota) or '0')
-    if not scoped then
-      answer = {1, raw, used}
-    elseif used >= limit then
-      answer = {2, raw, used}
+    seen[record] = key
+  end
+  if not key then
+    answers[i] = {0}
+  else
+    local limit = key.limit or tonumber(ARGV[5 + 2 * i])
+    local count = used[key.quota]
+    if not key.scoped then
+      answers[i] = {1, key.raw, count}
+    elseif count >= limit then
+      answers[i] = {2, key.raw, count}
     else
-      used = redis.call('INCR', quota)
-      redis.call('PEXPIREAT', quota, ARGV[4])
-      local usage = ARGV[6] .. 'usage:' .. key.id .. ':' .. ARGV[3] .. ':' .. ARGV[6 + 2 * i]
-      redis.call('INCR', usage)
-      redis.call('PEXPIREAT', usage, ARGV[5])
-      answer = {3, raw, used}
+      count = count + 1
+      used[key.quota] = count
+      touched[key.quota] = true
+      local name = ARGV[6] .. 'usage:' .. key.id .. ':' .. ARGV[3] .. ':' .. ARGV[6 + 2 * i]
+      if usage[name] == nil then
+        usage[name] = 0
+        table.insert(usages, name)
+      end
+      usage[name] = usage[name] + 1
+      answers[i] = {3, key.raw, count}
     end
   end
-  answers[i] = answer
+end
+for _, quota in ipairs(quotas) do
+  if touched[quota] then
+    redis.call('SET', quota, used[quota])
+    redis.call('PEXPIREAT', quota, ARGV[4])
+  end
+end
+for _, name in ipairs(usages) do
+  redis.call('INCRBY', name, usage[name])
+  redis.call('PEXPIREAT', name, ARGV[5])
 end
 return answers`;
 const ADMIT_SHA = createHash('sha1').update(ADMIT_LUA).digest('hex');
@@ -128,10 +155,16 @@ export class RedisAdmissionStore implements AdmissionStore {
       for (const entry of batch) entry.reject(error);
       return;
     }
+    // A key asked for several times comes back with the same record: read once.
+    const records = new Map<string, StoredKey>();
     batch.forEach((entry, index) => {
       const [state = 0, raw, used = 0] = answers[index] ?? [];
       if (state === 0 || raw === undefined) return entry.resolve({ status: 'invalid' });
-      const record = deserialize<{ value: StoredKey }>(raw).value;
+      let record = records.get(raw);
+      if (record === undefined) {
+        record = deserialize<{ value: StoredKey }>(raw).value;
+        records.set(raw, record);
+      }
       const step = state === 1 ? 'no-scope' : state === 2 ? 'exceeded' : 'counted';
       entry.resolve(admissionOf({ ...entry.plan, day: first.day }, { state: step, record, used: Number(used) }));
     });
