@@ -3,11 +3,11 @@ import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
-import { GET_SQL, INCREMENT_SQL, type SqlCounterStore } from '../counters/sql.js';
+import { GET_SQL, type SqlCounterStore } from '../counters/sql.js';
 import { storeError } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
 import { statementCache, type SqliteConnection } from '../sqlite/connection.js';
-import { admissionOf, countersOf, judge, planAdmission, type AdmissionPlan, type AdmissionStep } from './plan.js';
+import { admissionOf, countersOf, judge, planAdmission, type AdmissionPlan, type AdmissionStep, type Verdict } from './plan.js';
 
 /**
  * Admission on SQLite in one synchronous `BEGIN IMMEDIATE` transaction of prepared statements: read the
@@ -65,25 +65,55 @@ export class SqliteAdmissionStore implements AdmissionStore {
 
   private prepare(db: Database.Database): (plans: AdmissionPlan[]) => AdmissionStep[] {
     const statement = statementCache(db);
-    const record = statement('SELECT value FROM keyv WHERE key = ?');
+    const read = statement('SELECT value FROM keyv WHERE key = ?');
     const get = statement(GET_SQL);
-    const increment = statement(INCREMENT_SQL);
-    const one = (plan: AdmissionPlan): AdmissionStep => {
-      const row = record.get(`${this.namespace}:${plan.record}`) as { value: string } | undefined;
-      const verdict = judge(plan, row === undefined ? undefined : storedKey(row.value));
-      if (verdict.state === 'invalid') return verdict;
-      const now = Math.floor(plan.now);
-      const names = countersOf(plan, verdict.record.id);
-      if (verdict.state === 'no-scope') {
-        const current = get.get(names.quota, now) as { value: number } | undefined;
-        return { state: 'no-scope', record: verdict.record, used: current?.value ?? 0 };
-      }
-      const counted = increment.get(names.quota, plan.quotaExpiresAt, now, verdict.limit, now) as { value: number } | undefined;
-      if (counted === undefined) return { state: 'exceeded', record: verdict.record, used: verdict.limit };
-      increment.run(names.usage, plan.usageExpiresAt, now, Number.MAX_SAFE_INTEGER, now);
-      return { state: 'counted', record: verdict.record, used: counted.value };
+    const set = statement(
+      `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+    );
+    const add = statement(
+      `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET
+         value = CASE WHEN dossier_counters.expires_at <= ? THEN excluded.value ELSE dossier_counters.value + excluded.value END,
+         expires_at = excluded.expires_at`,
+    );
+    // Inside one transaction nothing else writes: a key asked for several times is read and judged
+    // once, each quota counter read once and written once with its new value, each usage counter
+    // raised once by the batch's total.
+    const batch = (plans: AdmissionPlan[]): AdmissionStep[] => {
+      const verdicts = new Map<string, Verdict>();
+      const quotas = new Map<string, { used: number; expiresAt: number; touched: boolean }>();
+      const usages = new Map<string, { added: number; expiresAt: number; now: number }>();
+      const steps = plans.map((plan): AdmissionStep => {
+        let verdict = verdicts.get(plan.record);
+        if (verdict === undefined) {
+          const row = read.get(`${this.namespace}:${plan.record}`) as { value: string } | undefined;
+          verdict = judge(plan, row === undefined ? undefined : storedKey(row.value));
+          verdicts.set(plan.record, verdict);
+        }
+        if (verdict.state === 'invalid') return verdict;
+        const now = Math.floor(plan.now);
+        const names = countersOf(plan, verdict.record.id);
+        let quota = quotas.get(names.quota);
+        if (quota === undefined) {
+          const current = get.get(names.quota, now) as { value: number } | undefined;
+          quota = { used: current?.value ?? 0, expiresAt: plan.quotaExpiresAt, touched: false };
+          quotas.set(names.quota, quota);
+        }
+        if (verdict.state === 'no-scope') return { state: 'no-scope', record: verdict.record, used: quota.used };
+        if (quota.used >= verdict.limit) return { state: 'exceeded', record: verdict.record, used: verdict.limit };
+        quota.used += 1;
+        quota.touched = true;
+        const usage = usages.get(names.usage);
+        if (usage === undefined) usages.set(names.usage, { added: 1, expiresAt: plan.usageExpiresAt, now });
+        else usage.added += 1;
+        return { state: 'counted', record: verdict.record, used: quota.used };
+      });
+      for (const [name, quota] of quotas) if (quota.touched) set.run(name, quota.used, quota.expiresAt);
+      for (const [name, usage] of usages) add.run(name, usage.added, usage.expiresAt, usage.now);
+      return steps;
     };
-    const transaction = db.transaction((plans: AdmissionPlan[]) => plans.map(one));
+    const transaction = db.transaction(batch);
     return (plans) => transaction.immediate(plans);
   }
 }
