@@ -67,6 +67,8 @@ export interface DossierOptions {
   generatorTimeoutMs?: number;
   /** User-defined templates by id (53 to 72). @default {} */
   customTemplates?: Record<number, CustomTemplateOptions>;
+  /** Turns on the administration panel and its API (at least 32 characters); off when absent. @default undefined */
+  adminToken?: string;
   /** Where the current time comes from (tests inject one). @default Date.now */
   clock?: Clock;
   /** Where diagnostics go. @default a logger that writes nothing */
@@ -154,6 +156,9 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   }
   if (resolved.whoisServer !== undefined) parseHostPort('whoisServer', resolved.whoisServer, 43);
   if (resolved.rdapUrl !== undefined) checkHttpUrl('rdapUrl', resolved.rdapUrl);
+  if (resolved.adminToken !== undefined && (typeof resolved.adminToken !== 'string' || resolved.adminToken.length < 32)) {
+    throw configError('adminToken', 'must be at least 32 characters (a random secret such as `openssl rand -hex 32`)');
+  }
   // Only presence is checked here; the content is verified in the background (and by `dossier serve` before it listens).
   for (const option of ['geoipCity', 'geoipAsn'] as const) {
     const path = resolved[option];
@@ -220,6 +225,7 @@ const ENV_NAMES: Record<string, string> = {
   lookupTimeoutMs: 'DOSSIER_LOOKUP_TIMEOUT_MS',
   generatorTimeoutMs: 'DOSSIER_GENERATOR_TIMEOUT_MS',
   customTemplates: 'DOSSIER_CUSTOM_TEMPLATES',
+  adminToken: 'DOSSIER_ADMIN_TOKEN',
 };
 
 /**
@@ -281,6 +287,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   }
   options.lookupTimeoutMs = int('DOSSIER_LOOKUP_TIMEOUT_MS');
   options.generatorTimeoutMs = int('DOSSIER_GENERATOR_TIMEOUT_MS');
+  options.adminToken = text('DOSSIER_ADMIN_TOKEN');
   const templates = text('DOSSIER_CUSTOM_TEMPLATES');
   if (templates !== undefined) {
     try {
