@@ -292,6 +292,7 @@ tbody tr:hover { background: #fafbfc; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; }
 .usage tfoot th, .usage tfoot td { border-top: 2px solid var(--line); font-weight: 600; }
 .usage tbody th { font-weight: normal; white-space: nowrap; }
+.keys td[data-label="Created"], .keys td[data-label="Scopes"] { white-space: nowrap; }
 
 dialog { border: 1px solid var(--line); border-radius: var(--radius); padding: 20px; max-width: min(440px, calc(100vw - 32px)); box-shadow: 0 20px 50px rgba(0, 0, 0, 0.25); }
 dialog::backdrop { background: rgba(17, 24, 39, 0.45); }
@@ -324,3 +325,6 @@ dialog form { margin: 0; }
   .usage th, .usage td { padding: 6px 8px; font-size: 0.85rem; }
 }
 `;
+
+/** The panel's icon, so that browsers find one without asking elsewhere. */
+export const ADMIN_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2457d6"/><text x="16" y="22.5" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">D</text></svg>`;

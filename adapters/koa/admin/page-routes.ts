@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Dossier } from '../../../lib/dossier.js';
 import { isDossierError } from '../../../lib/errors.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, type AdminAccess } from './access.js';
-import { ADMIN_CSS, ADMIN_JS } from './assets.js';
+import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, type PageContext } from './page.js';
 import { keyJson, listJson } from './wire.js';
 
@@ -90,6 +90,7 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
 function addAssets(router: Router): void {
   router.get('/admin/assets/admin.css', (ctx) => asset(ctx, 'text/css; charset=utf-8', ADMIN_CSS));
   router.get('/admin/assets/admin.js', (ctx) => asset(ctx, 'text/javascript; charset=utf-8', ADMIN_JS));
+  router.get('/admin/assets/icon.svg', (ctx) => asset(ctx, 'image/svg+xml', ADMIN_ICON));
 }
 
 function asset(ctx: Context, type: string, body: string): void {
@@ -118,7 +119,8 @@ function html(ctx: Context, status: number, body: string): void {
   ctx.set('Content-Security-Policy', ADMIN_CSP);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // Not no-referrer: with it, Chromium sends `Origin: null` on the page's own POSTs, which the API refuses.
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.set('Cache-Control', 'no-store');
   ctx.body = body;
 }

@@ -9,9 +9,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** `2026-11-23 15:42` (UTC) of an ISO 8601 instant. */
+/** `2026-11-23 15:42` (UTC) of an ISO 8601 instant; only the date at midnight. */
 function minute(iso: string): string {
-  return iso.slice(0, 16).replace('T', ' ');
+  const text = iso.slice(0, 16).replace('T', ' ');
+  return text.endsWith(' 00:00') ? text.slice(0, 10) : text;
 }
 
 /** A `<time>` element for an instant, shown to the minute in UTC. */
@@ -35,7 +36,8 @@ function layout(page: PageContext, title: string, main: string, signedIn: boolea
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
+<link rel="icon" href="${page.base}/assets/icon.svg" type="image/svg+xml">
 <title>${escapeHtml(title)} · Dossier admin</title>
 <link rel="stylesheet" href="${page.base}/assets/admin.css">
 <script src="${page.base}/assets/admin.js" defer></script>
