@@ -306,7 +306,7 @@ dialog form { margin: 0; }
 @media (max-width: 700px) {
   .wrap { padding: 16px 12px; }
   .bar { padding: 10px 12px; }
-  .card { padding: 16px; }
+  .card { padding: 16px 12px; }
   .create-form { grid-template-columns: 1fr; }
   .field.submit .button { width: 100%; }
   .keys thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
@@ -322,7 +322,13 @@ dialog form { margin: 0; }
   .keys tr.empty td::before { content: none; }
   .manage { flex-direction: column; gap: 12px; }
   .inline-form.end { margin-left: 0; }
-  .usage th, .usage td { padding: 6px 8px; font-size: 0.85rem; }
+  .card.flush { padding: 0; }
+  .usage th, .usage td { padding: 6px 4px; font-size: 0.8rem; }
+  .usage thead th { letter-spacing: 0; text-transform: none; font-size: 0.75rem; }
+  .chart text { font-size: 20px; }
+  .facts { grid-template-columns: 1fr 1fr; }
+  .inline-form { width: 100%; }
+  .inline-form .field { flex: 1; width: auto; }
 }
 `;
 

@@ -243,8 +243,8 @@ function usageChart(history: UsageDay[], total: number): string {
   const width = 720;
   const height = 220;
   const top = 16;
-  const bottom = 28;
-  const left = 40;
+  const bottom = 34;
+  const left = 52;
   const plot = height - top - bottom;
   const max = Math.max(1, ...history.map((day) => day.total));
   const step = (width - left - 8) / Math.max(1, history.length);
@@ -262,11 +262,12 @@ function usageChart(history: UsageDay[], total: number): string {
       return `<g><title>${day.date}: ${day.total} lookups</title>${parts.join('')}</g>`;
     })
     .join('');
-  const label = (i: number): string => {
+  // The first and last dates align with the plot's edges, so that no narrow screen cuts them.
+  const label = (i: number, anchor: 'start' | 'middle' | 'end'): string => {
     const day = history[i];
     if (day === undefined) return '';
-    const x = left + i * step + step / 2;
-    return `<text x="${x.toFixed(1)}" y="${height - 8}" text-anchor="middle">${day.date.slice(5)}</text>`;
+    const x = anchor === 'start' ? left : anchor === 'end' ? width - 8 : left + i * step + step / 2;
+    return `<text x="${x.toFixed(1)}" y="${height - 6}" text-anchor="${anchor}">${day.date.slice(5)}</text>`;
   };
   const first = history[0]?.date ?? '';
   const last = history.at(-1)?.date ?? '';
@@ -276,7 +277,7 @@ function usageChart(history: UsageDay[], total: number): string {
 <text x="${left - 6}" y="${top + 4}" text-anchor="end">${max}</text>
 <text x="${left - 6}" y="${top + plot + 4}" text-anchor="end">0</text>
 ${bars}
-${label(0)}${label(Math.floor((history.length - 1) / 2))}${label(history.length - 1)}
+${label(0, 'start')}${label(Math.floor((history.length - 1) / 2), 'middle')}${label(history.length - 1, 'end')}
 </svg>`;
 }
 
