@@ -131,15 +131,18 @@ ${confirmDialog()}`,
 }
 
 function keyRow(page: PageContext, key: KeyJson): string {
-  const sub = [`<span class="mono">${escapeHtml(key.id)}</span>`];
-  if (key.expires_at !== null)
-    sub.push(`${key.status === 'expired' ? 'expired' : 'expires'} ${escapeHtml(minute(key.expires_at))}`);
+  const sub = [`<span class="sub mono">${escapeHtml(key.id)}</span>`];
+  if (key.expires_at !== null) {
+    sub.push(
+      `<span class="sub">${key.status === 'expired' ? 'expired' : 'expires'} ${escapeHtml(minute(key.expires_at))}</span>`,
+    );
+  }
   const revoke =
     key.status === 'active'
       ? `<button type="button" class="button danger small" data-action="revoke" data-id="${escapeHtml(key.id)}" data-name="${escapeHtml(key.name)}">Revoke</button>`
       : '';
   return `<tr data-id="${escapeHtml(key.id)}">
-<td data-label="Name"><a href="${page.base}/keys/${encodeURIComponent(key.id)}" class="key-name">${escapeHtml(key.name)}</a><span class="sub">${sub.join(' · ')}</span></td>
+<td data-label="Name"><a href="${page.base}/keys/${encodeURIComponent(key.id)}" class="key-name">${escapeHtml(key.name)}</a>${sub.join('')}</td>
 <td data-label="Owner" class="mono">${escapeHtml(key.owner)}</td>
 <td data-label="Scopes">${key.scopes.map(escapeHtml).join(', ')}</td>
 <td data-label="Daily limit" class="num">${key.daily_limit}</td>
