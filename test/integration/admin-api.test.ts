@@ -453,6 +453,30 @@ describe('the admin session (CONTRACT.md §5)', () => {
     expect(await css.text()).to.include('@media (max-width');
   });
 
+  it('sends a detail page without a session back to sign-in, and answers unknown keys and a store outage in HTML', async () => {
+    const { key } = await server.dossier.keys.create({ name: 'shown' });
+    const anonymous = await fetch(`${server.url}/admin/keys/${key.id}`, { redirect: 'manual' });
+    expect(anonymous.status).to.equal(303);
+    expect(anonymous.headers.get('Location')).to.equal('/admin');
+    const cookie = cookieOf(await signIn(TOKEN));
+    const shown = await fetch(`${server.url}/admin/keys/${key.id}`, { headers: { Cookie: cookie } });
+    expect(shown.status).to.equal(200);
+    expect(await shown.text())
+      .to.include('<h1>shown</h1>')
+      .and.include('role="img" aria-label="0 lookups in total from 2026-10-25 to 2026-11-23"');
+    const missing = await fetch(`${server.url}/admin/keys/key_0000000000000000`, { headers: { Cookie: cookie } });
+    expect(missing.status).to.equal(404);
+    expect(missing.headers.get('Content-Type')).to.equal('text/html; charset=utf-8');
+    expect(await missing.text()).to.include('No such key');
+    await server.dossier.close();
+    for (const path of ['/admin', `/admin/keys/${key.id}`]) {
+      const down = await fetch(server.url + path, { headers: { Cookie: cookie } });
+      expect(down.status, path).to.equal(503);
+      expect(down.headers.get('Content-Type')).to.equal('text/html; charset=utf-8');
+      expect(await down.text()).to.include('The key store is not answering');
+    }
+  });
+
   it('works mounted under a host prefix', async () => {
     const dossier = createDossier(testOptions({ adminToken: TOKEN }));
     const app = new Koa();

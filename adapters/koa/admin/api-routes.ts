@@ -35,12 +35,12 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
       const now = dossier.options.clock.now();
       // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
       checkAll([
-        [true, () => onlyFields(body, ['name', 'owner', 'scopes', 'daily_limit', 'expires_at'])],
         [true, () => checkName(body.name)],
         [body.owner !== undefined && body.owner !== null, () => checkOwner(body.owner)],
         [body.scopes !== undefined && body.scopes !== null, () => checkScopes(body.scopes)],
         [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
         [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
+        [true, () => onlyFields(body, ['name', 'owner', 'scopes', 'daily_limit', 'expires_at'])],
       ]);
       const input: NewKey = {
         name: body.name as string,
@@ -61,11 +61,11 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
       const body = await readJsonObject(ctx);
       const now = dossier.options.clock.now();
       checkAll([
-        [true, () => onlyFields(body, ['name', 'scopes', 'daily_limit', 'expires_at'])],
         [body.name !== undefined, () => checkName(body.name)],
         [body.scopes !== undefined, () => checkScopes(body.scopes)],
         [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
         [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
+        [true, () => onlyFields(body, ['name', 'scopes', 'daily_limit', 'expires_at'])],
       ]);
       const changes: KeyChanges = {};
       if (body.name !== undefined) changes.name = body.name as string;
@@ -89,8 +89,8 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
       checkAll([
-        [true, () => onlyFields(body, ['grace_seconds'])],
         [body.grace_seconds !== undefined, () => checkGraceSeconds(body.grace_seconds)],
+        [true, () => onlyFields(body, ['grace_seconds'])],
       ]);
       const { key, secret } = await dossier.keys.roll(idOf(ctx), (body.grace_seconds as number | undefined) ?? 0);
       ctx.body = { data: { ...(await keyJson(dossier, key)), key: secret } };

@@ -4,7 +4,8 @@ import type { Dossier } from '../../../lib/dossier.js';
 import { isDossierError } from '../../../lib/errors.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, type AdminAccess } from './access.js';
 import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
-import { keyPage, keysPage, missingKeyPage, offPage, signInPage, type PageContext } from './page.js';
+import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
+import { STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import { keyJson, listJson } from './wire.js';
 
 /**
@@ -32,11 +33,14 @@ export function addAdminOffPage(router: Router): void {
 export function addAdminPages(router: Router, dossier: Dossier, access: AdminAccess): void {
   addAssets(router);
 
-  router.get('/admin', async (ctx) => {
-    const page = pageContext(ctx);
-    if (!access.hasSession(ctx)) return html(ctx, 200, signInPage(page));
-    html(ctx, 200, keysPage(page, await listJson(dossier), dossier.options.clock.now()));
-  });
+  router.get(
+    '/admin',
+    whileStoreAnswers(async (ctx) => {
+      const page = pageContext(ctx);
+      if (!access.hasSession(ctx)) return html(ctx, 200, signInPage(page));
+      html(ctx, 200, keysPage(page, await listJson(dossier), dossier.options.clock.now()));
+    }),
+  );
 
   router.post('/admin/sign-in', async (ctx) => {
     const page = pageContext(ctx);
@@ -71,20 +75,36 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
     ctx.redirect(page.base);
   });
 
-  router.get('/admin/keys/:id', async (ctx) => {
-    const page = pageContext(ctx);
-    if (!access.hasSession(ctx)) {
-      ctx.status = 303;
-      return ctx.redirect(page.base);
-    }
+  router.get(
+    '/admin/keys/:id',
+    whileStoreAnswers(async (ctx) => {
+      const page = pageContext(ctx);
+      if (!access.hasSession(ctx)) {
+        ctx.status = 303;
+        return ctx.redirect(page.base);
+      }
+      try {
+        const key = await dossier.keys.get(String(ctx.params.id ?? ''));
+        html(ctx, 200, keyPage(page, await keyJson(dossier, key), await dossier.quotas.history(key.id, 30)));
+      } catch (error) {
+        if (!isDossierError(error, 'ERR_KEY_NOT_FOUND')) throw error;
+        html(ctx, 404, missingKeyPage(page));
+      }
+    }),
+  );
+}
+
+/** A page handler whose store outage is answered with an HTML page (503), not the API's JSON. */
+function whileStoreAnswers(handler: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
     try {
-      const key = await dossier.keys.get(String(ctx.params.id ?? ''));
-      html(ctx, 200, keyPage(page, await keyJson(dossier, key), await dossier.quotas.history(key.id, 30)));
+      await handler(ctx);
     } catch (error) {
-      if (!isDossierError(error, 'ERR_KEY_NOT_FOUND')) throw error;
-      html(ctx, 404, missingKeyPage(page));
+      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
+      ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      html(ctx, 503, unavailablePage(pageContext(ctx)));
     }
-  });
+  };
 }
 
 function addAssets(router: Router): void {

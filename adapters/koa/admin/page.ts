@@ -293,3 +293,13 @@ export function missingKeyPage(page: PageContext): string {
     true,
   );
 }
+
+/** What the panel shows while the store that holds the keys does not answer. */
+export function unavailablePage(page: PageContext): string {
+  return layout(
+    page,
+    'Store unavailable',
+    `<section class="card narrow"><h1>The key store is not answering</h1><p role="alert">Dossier cannot reach the store that holds the keys right now. Nothing was changed. <a href="${page.base}">Try again</a> in a few seconds.</p></section>`,
+    true,
+  );
+}
