@@ -228,6 +228,7 @@ input[aria-invalid="true"] { border-color: var(--danger); }
 .alert { padding: 10px 12px; border-radius: 6px; margin: 12px 0 0; }
 .alert.error { background: var(--bad-bg); color: var(--bad); }
 .stack .alert, .card > .alert:first-child { margin-top: 0; }
+.card.narrow > .alert { margin: 0 0 12px; }
 
 .button { display: inline-flex; align-items: center; justify-content: center; gap: 6px; min-height: 38px; padding: 8px 14px; font: inherit; font-weight: 600; font-size: 0.875rem; border-radius: 6px; border: 1px solid #c5cbd3; background: #fff; color: var(--text); cursor: pointer; white-space: nowrap; }
 .button:hover { background: #f3f4f6; }
