@@ -418,6 +418,12 @@ describe('the admin session (CONTRACT.md §5)', () => {
     expect((await signIn(TOKEN)).status).to.equal(303);
   });
 
+  it('refuses a sign-in posted from another site', async () => {
+    const response = await signIn(TOKEN, { Origin: 'https://evil.example' });
+    expect(response.status).to.equal(403);
+    expect(response.headers.get('Set-Cookie')).to.equal(null);
+  });
+
   it('counts only the wrong tries of the last minute', async () => {
     for (let i = 0; i < 4; i++) expect((await signIn('wrong')).status).to.equal(401);
     now += 60_001;

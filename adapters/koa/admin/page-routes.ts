@@ -16,6 +16,9 @@ export const ADMIN_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/** Days of usage a key's page shows (CONTRACT.md §5: the last 30 days). */
+const DETAIL_DAYS = 30;
+
 /** The largest sign-in form read, in bytes. */
 const MAX_SIGN_IN_BYTES = 4096;
 
@@ -85,7 +88,7 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
       }
       try {
         const key = await dossier.keys.get(String(ctx.params.id ?? ''));
-        html(ctx, 200, keyPage(page, await keyJson(dossier, key), await dossier.quotas.history(key.id, 30)));
+        html(ctx, 200, keyPage(page, await keyJson(dossier, key), await dossier.quotas.history(key.id, DETAIL_DAYS)));
       } catch (error) {
         if (!isDossierError(error, 'ERR_KEY_NOT_FOUND')) throw error;
         html(ctx, 404, missingKeyPage(page));
