@@ -90,6 +90,15 @@ describe('the admin panel in Chromium', function () {
     return (await row.getByRole('cell').nth(HEADERS.indexOf(header)).innerText()).trim();
   }
 
+  /** How far the page, or any table inside its scrolling frame, is wider than the screen (≤ 0: not at all). */
+  const overflow = (page: Page): Promise<number> =>
+    page.evaluate(() =>
+      Math.max(
+        document.documentElement.scrollWidth - window.innerWidth,
+        ...[...document.querySelectorAll('.table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
+      ),
+    );
+
   const lookup = (secret: string): Promise<Response> => server.get('/api/dns?domain=example.test', secret);
 
   it('signs in only with the right token, saying so on the page when it is wrong', async () => {
@@ -166,6 +175,7 @@ describe('the admin panel in Chromium', function () {
       expect(await cell(page, 'ci-pipeline', 'Used today')).to.equal('2');
       expect(await page.getByTestId('new-key').innerText()).to.equal('');
       expect(await page.content()).to.not.include(secret);
+      expect(await overflow(page)).to.be.at.most(0);
       await screenshots(page, 'keys');
 
       // The detail view: the chart states the total; the table has the same figures by kind.
@@ -226,19 +236,11 @@ describe('the admin panel in Chromium', function () {
     const { context, page, problems } = await open(PHONE);
     try {
       await signIn(page);
-      // Neither the page nor any table inside its scrolling frame is wider than the screen.
-      const overflow = (): Promise<number> =>
-        page.evaluate(() =>
-          Math.max(
-            document.documentElement.scrollWidth - window.innerWidth,
-            ...[...document.querySelectorAll('.table-wrap')].map((wrap) => wrap.scrollWidth - wrap.clientWidth),
-          ),
-        );
-      expect(await overflow()).to.be.at.most(0);
+      expect(await overflow(page)).to.be.at.most(0);
       await screenshots(page, 'phone-keys', false);
       await page.getByRole('link', { name: 'a-rather-long-key-name-for-a-phone' }).click();
       await page.getByRole('img', { name: /total/ }).waitFor();
-      expect(await overflow()).to.be.at.most(0);
+      expect(await overflow(page)).to.be.at.most(0);
       await screenshots(page, 'phone-detail', false);
       expect(problems).to.deep.equal([]);
     } finally {

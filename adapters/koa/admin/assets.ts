@@ -293,7 +293,7 @@ tbody tr:hover { background: #fafbfc; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; }
 .usage tfoot th, .usage tfoot td { border-top: 2px solid var(--line); font-weight: 600; }
 .usage tbody th { font-weight: normal; white-space: nowrap; }
-.keys td[data-label="Created"], .keys td[data-label="Scopes"] { white-space: nowrap; }
+.keys td[data-label="Created"] { white-space: nowrap; }
 
 dialog { border: 1px solid var(--line); border-radius: var(--radius); padding: 20px; max-width: min(440px, calc(100vw - 32px)); box-shadow: 0 20px 50px rgba(0, 0, 0, 0.25); }
 dialog::backdrop { background: rgba(17, 24, 39, 0.45); }
