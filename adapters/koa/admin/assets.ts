@@ -254,7 +254,8 @@ fieldset.scopes legend { padding: 0; margin-bottom: 4px; }
 .table-wrap { overflow-x: auto; }
 table { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
 th, td { text-align: left; padding: 10px 12px; border-bottom: 1px solid var(--line); vertical-align: top; }
-thead th, thead td { font-size: 0.75rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); background: #f9fafb; font-weight: 600; white-space: nowrap; }
+/* No text-transform: the headers' text is what scripts and screen readers read, as written. */
+thead th, thead td { font-size: 0.8rem; color: var(--muted); background: #f9fafb; font-weight: 600; white-space: nowrap; }
 .keys th:first-child, .keys td:first-child { padding-left: 20px; }
 .keys td.actions { text-align: right; padding-right: 20px; width: 1%; white-space: nowrap; }
 tbody tr:last-child td, tbody tr:last-child th { border-bottom: 0; }
@@ -325,7 +326,6 @@ dialog form { margin: 0; }
   .inline-form.end { margin-left: 0; }
   .card.flush { padding: 0; }
   .usage th, .usage td { padding: 6px 4px; font-size: 0.8rem; }
-  .usage thead th { letter-spacing: 0; text-transform: none; font-size: 0.75rem; }
   .chart text { font-size: 20px; }
   .facts { grid-template-columns: 1fr 1fr; }
   .inline-form { width: 100%; }
