@@ -58,11 +58,21 @@ export const ADMIN_JS = String.raw`'use strict';
     }
   }
 
+  // The served page holds no key element at all: the script makes it when a key has just been created
+  // or rolled, so that after a reload there is nothing to find.
   function showNewKey(secret) {
     var panel = document.querySelector('[data-new-key-panel]');
-    panel.querySelector('[data-testid="new-key"]').textContent = secret;
-    var copy = panel.querySelector('[data-action="copy"]');
+    var row = panel.querySelector('.copy-row');
+    row.textContent = '';
+    var code = document.createElement('code');
+    code.setAttribute('data-testid', 'new-key');
+    code.textContent = secret;
+    var copy = document.createElement('button');
+    copy.type = 'button';
+    copy.className = 'button';
+    copy.setAttribute('data-action', 'copy');
     copy.textContent = 'Copy';
+    row.append(code, copy);
     panel.hidden = false;
     panel.scrollIntoView({ block: 'nearest' });
   }

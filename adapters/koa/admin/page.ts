@@ -153,12 +153,12 @@ function keyRow(page: PageContext, key: KeyJson): string {
 </tr>`;
 }
 
-/** Where the script shows a new plaintext key, once; always empty when served. */
+/** Where the script shows a new plaintext key and its Copy button, once; always empty when served. */
 function newKeyPanel(): string {
   return `<section class="card new-key" data-new-key-panel hidden aria-live="polite">
 <h2>Copy the new key now</h2>
 <p>This is the only time it is shown. Store it where the program that uses it can read it.</p>
-<div class="copy-row"><code data-testid="new-key"></code><button type="button" class="button" data-action="copy">Copy</button></div>
+<div class="copy-row"></div>
 </section>`;
 }
 
