@@ -1,13 +1,14 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
+import { addAdminRoutes } from './admin/index.js';
 import { addBatchRoutes } from './batch-routes.js';
 import { addDocumentRoutes } from './document-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
 
 /**
- * A router with every route of both interfaces, for mounting in an existing Koa app. Mount it after
+ * A router with every route of both interfaces and the administration panel (on only with `adminToken`), for mounting in an existing Koa app. Mount it after
  * {@link errorMiddleware} (or your own) so that failures get Dossier's JSON error bodies.
  */
 export function createDossierRouter(dossier: Dossier): Router {
@@ -15,6 +16,7 @@ export function createDossierRouter(dossier: Dossier): Router {
   addLookupRoutes(router, dossier);
   addBatchRoutes(router, dossier);
   addDocumentRoutes(router, dossier);
+  addAdminRoutes(router, dossier);
   return router;
 }
 

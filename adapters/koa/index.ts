@@ -1,3 +1,4 @@
+export { createAdminRouter } from './admin/index.js';
 export { createDossierRouter, createKoaApp } from './app.js';
 export { authenticate, bearerSecret } from './auth.js';
 export { answerClientErrorsWithJson } from './client-errors.js';

@@ -92,7 +92,18 @@ describe('the dossier command', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
-      const described = ['id', 'name', 'owner', 'scopes', 'daily_limit', 'created_at', 'revoked_at'];
+      const described = [
+        'id',
+        'name',
+        'owner',
+        'scopes',
+        'daily_limit',
+        'created_at',
+        'revoked_at',
+        'expires_at',
+        'used_today',
+        'status',
+      ];
       const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
       const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
       expect(Object.keys(entry!)).to.deep.equal(described);
