@@ -36,4 +36,4 @@ export {
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore } from './ports/quota-store.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
-export { isPublicAddress } from './lookup/target-guard.js';
+export { isPublicAddress } from './lookup/net/target-guard.js';

@@ -9,7 +9,7 @@ import type { QuotaStore } from './ports/quota-store.js';
 import type { TextGenerator } from './ports/text-generator.js';
 import type { Backend } from './stores/backend.js';
 import type { KvStore } from './stores/kv-store.js';
-import type { TargetGuard } from './lookup/target-guard.js';
+import type { TargetGuard } from './lookup/net/target-guard.js';
 
 /** Typed DI tokens of the composition root. */
 export const TOKENS = {

@@ -5,7 +5,7 @@ import { createKoaApp } from '../koa/app.js';
 import { answerClientErrorsWithJson } from '../koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
-import { checkGeoipFile } from '../../lib/lookup/geoip.js';
+import { checkGeoipFile } from '../../lib/lookup/ip/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
 import type { Logger } from '../../lib/ports/logger.js';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { DossierError } from '../../lib/errors.js';
-import type { LookupContext } from '../../lib/lookup/lookup-context.js';
+import type { LookupContext } from '../../lib/lookup/net/lookup-context.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
-import { systemDnsResolverFactory } from '../../lib/lookup/system-dns-resolver.js';
-import { TargetGuard } from '../../lib/lookup/target-guard.js';
-import { WhoisLookup, type WhoisLookupSettings } from '../../lib/lookup/whois.js';
+import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
+import { TargetGuard } from '../../lib/lookup/net/target-guard.js';
+import { WhoisLookup, type WhoisLookupSettings } from '../../lib/lookup/whois/whois-lookup.js';
 import type { Peer } from '../../lib/lookup/whois/peer.js';
 import { TLD_SERVER_CACHE, TldWhoisServers } from '../../lib/lookup/whois/tld-servers.js';
 import type { Reach } from '../../lib/lookup/whois/upstream.js';

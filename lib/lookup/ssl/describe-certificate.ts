@@ -1,6 +1,6 @@
 import type { X509Certificate } from 'node:crypto';
 import type { ChainCertificate, DistinguishedName, SslData } from '../../ports/lookup-service.js';
-import { canonicalIpText } from '../ip-address.js';
+import { canonicalIpText } from '../net/ip-address.js';
 import { signatureAlgorithmOf } from './signature-algorithm.js';
 
 /** Public-key type names, by `KeyObject.asymmetricKeyType`. */

@@ -1,6 +1,6 @@
 import { DossierError, isDossierError } from '../../errors.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
-import { TargetGuard } from '../target-guard.js';
+import { TargetGuard } from '../net/target-guard.js';
 
 /** What a connection of the whois lookup needs to find its peer's address. */
 export interface Reach {

@@ -1,10 +1,10 @@
 import ipaddr from 'ipaddr.js';
-import { DossierError } from '../errors.js';
-import type { IpData, Lookup } from '../ports/lookup-service.js';
+import { DossierError } from '../../errors.js';
+import type { IpData, Lookup } from '../../ports/lookup-service.js';
 import { GeoipDatabase, type GeoipMatch, type GeoipReader } from './geoip.js';
-import { parseIpAddress, type ParsedIpAddress } from './ip-address.js';
-import type { LookupContext } from './lookup-context.js';
-import { specialRangeOf, type SpecialRange } from './special-range.js';
+import { parseIpAddress, type ParsedIpAddress } from '../net/ip-address.js';
+import type { LookupContext } from '../net/lookup-context.js';
+import { specialRangeOf, type SpecialRange } from '../net/special-range.js';
 
 /** How long IP answers are cached: a full answer, and one whose reverse DNS failed (to ask again soon). */
 export const IP_CACHE_SECONDS = { answer: 3600, dnsFailed: 60 } as const;

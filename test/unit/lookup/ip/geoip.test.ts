@@ -4,15 +4,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { isDossierError } from '../../../lib/errors.js';
-import { GEOIP_RETRY_AFTER_MS, GeoipDatabase, openGeoipReader } from '../../../lib/lookup/geoip.js';
-import { IpLookup } from '../../../lib/lookup/ip.js';
-import { TargetGuard } from '../../../lib/lookup/target-guard.js';
-import { resolveOptions } from '../../../lib/options.js';
-import { verifyMmdb } from '../../../lib/lookup/mmdb-verifier.js';
-import type { Logger } from '../../../lib/ports/logger.js';
-import { GEOIP_FIXTURES, MmdbTyped, writeMmdb, type MmdbNetwork } from '../../support/mmdb-writer.js';
-import { SHARED_MAXMIND } from '../../support/paths.js';
+import { isDossierError } from '../../../../lib/errors.js';
+import { GEOIP_RETRY_AFTER_MS, GeoipDatabase, openGeoipReader } from '../../../../lib/lookup/ip/geoip.js';
+import { IpLookup } from '../../../../lib/lookup/ip/ip-lookup.js';
+import { TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
+import { resolveOptions } from '../../../../lib/options.js';
+import { verifyMmdb } from '../../../../lib/lookup/ip/mmdb-verifier.js';
+import type { Logger } from '../../../../lib/ports/logger.js';
+import { GEOIP_FIXTURES, MmdbTyped, writeMmdb, type MmdbNetwork } from '../../../support/mmdb-writer.js';
+import { SHARED_MAXMIND } from '../../../support/paths.js';
 
 const layoutOf = (db: Buffer): { nodeCount: number; recordSize: number } => {
   const { nodeCount, recordSize } = new Reader(db).metadata;

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP, isIPv4, isIPv6 } from 'node:net';
-import { DossierError } from '../errors.js';
+import { DossierError } from '../../errors.js';
 
 /** An IP address as the IP lookup works with it. */
 export interface ParsedIpAddress {

@@ -1,8 +1,8 @@
-import { DossierError } from '../errors.js';
-import type { DnsResolver } from '../ports/dns-resolver.js';
-import type { DnsData, Lookup } from '../ports/lookup-service.js';
-import { parseDomainName } from './domain-name.js';
-import { canonicalIpText } from './ip-address.js';
+import { DossierError } from '../../errors.js';
+import type { DnsResolver } from '../../ports/dns-resolver.js';
+import type { DnsData, Lookup } from '../../ports/lookup-service.js';
+import { parseDomainName } from '../net/domain-name.js';
+import { canonicalIpText } from '../net/ip-address.js';
 
 /** How long DNS answers are cached: the records' smallest TTL, within these bounds. */
 export const DNS_CACHE_BOUNDS = { minSeconds: 60, maxSeconds: 3600 } as const;

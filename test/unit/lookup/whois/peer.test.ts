@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isHttpPort, isWhoisPort, parsePeer } from '../../../lib/lookup/whois/peer.js';
+import { isHttpPort, isWhoisPort, parsePeer } from '../../../../lib/lookup/whois/peer.js';
 
 describe('servers named by the network', () => {
   describe('parsePeer', () => {

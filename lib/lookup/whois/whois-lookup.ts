@@ -1,19 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import { getDomain } from 'tldts';
-import { DossierError, isDossierError } from '../errors.js';
-import { parseHostPort } from '../options.js';
-import type { Lookup, WhoisData } from '../ports/lookup-service.js';
-import { parseDomainName } from './domain-name.js';
-import type { LookupContext } from './lookup-context.js';
-import { httpGet } from './whois/http-client.js';
-import { queryPort43 } from './whois/port43.js';
-import { parseRdapAnswer } from './whois/rdap.js';
-import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './whois/rdap-bootstrap.js';
-import { completeFacts, emptyFacts, hasFacts, type WhoisFacts } from './whois/record.js';
-import { IANA_WHOIS_SERVER, TldWhoisServers } from './whois/tld-servers.js';
-import { isWhoisPort, parsePeer, type Peer } from './whois/peer.js';
-import { abortError, resolvePeer, withOwnResolver, withTimeout, type Reach } from './whois/upstream.js';
-import { parseWhoisText } from './whois/whois-text.js';
+import { DossierError, isDossierError } from '../../errors.js';
+import { parseHostPort } from '../../options.js';
+import type { Lookup, WhoisData } from '../../ports/lookup-service.js';
+import { parseDomainName } from '../net/domain-name.js';
+import type { LookupContext } from '../net/lookup-context.js';
+import { httpGet } from './http-client.js';
+import { queryPort43 } from './port43.js';
+import { parseRdapAnswer } from './rdap.js';
+import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './rdap-bootstrap.js';
+import { completeFacts, emptyFacts, hasFacts, type WhoisFacts } from './record.js';
+import { IANA_WHOIS_SERVER, TldWhoisServers } from './tld-servers.js';
+import { isWhoisPort, parsePeer, type Peer } from './peer.js';
+import { abortError, resolvePeer, withOwnResolver, withTimeout, type Reach } from './upstream.js';
+import { parseWhoisText } from './whois-text.js';
 
 /** Where the whois lookup finds its directories; tests point them at loopback servers. */
 export interface WhoisLookupSettings {

@@ -1,19 +1,19 @@
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
-import { isDossierError } from '../../../lib/errors.js';
-import { describeSession, SSL_CACHE_SECONDS, SslLookup } from '../../../lib/lookup/ssl.js';
+import { isDossierError } from '../../../../lib/errors.js';
+import { describeSession, SSL_CACHE_SECONDS, SslLookup } from '../../../../lib/lookup/ssl/ssl-lookup.js';
 import {
   describeCertificate,
   distinguishedName,
   parseCertificateDate,
   subjectAltNames,
-} from '../../../lib/lookup/ssl/describe-certificate.js';
-import { signatureAlgorithmOf } from '../../../lib/lookup/ssl/signature-algorithm.js';
-import type { TlsHandshake } from '../../../lib/lookup/ssl/tls-handshake.js';
-import { TargetGuard } from '../../../lib/lookup/target-guard.js';
-import { resolveOptions, type DossierOptions } from '../../../lib/options.js';
-import type { DnsResolver } from '../../../lib/ports/dns-resolver.js';
-import { createSelfSigned, createTestPki, type TestCertificate } from '../../support/certificates.js';
+} from '../../../../lib/lookup/ssl/describe-certificate.js';
+import { signatureAlgorithmOf } from '../../../../lib/lookup/ssl/signature-algorithm.js';
+import type { TlsHandshake } from '../../../../lib/lookup/ssl/tls-handshake.js';
+import { TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
+import { resolveOptions, type DossierOptions } from '../../../../lib/options.js';
+import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
+import { createSelfSigned, createTestPki, type TestCertificate } from '../../../support/certificates.js';
 
 const DAY_MS = 86_400_000;
 

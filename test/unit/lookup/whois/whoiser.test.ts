@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
-import { DossierError } from '../../../lib/errors.js';
-import { WHOISER_PARSERS_MODULE, loadWhoiserParser, whoiserVersion } from '../../../lib/lookup/whois/whois-text.js';
-import { verisignWhois } from '../../support/whois-server.js';
+import { DossierError } from '../../../../lib/errors.js';
+import { WHOISER_PARSERS_MODULE, loadWhoiserParser, whoiserVersion } from '../../../../lib/lookup/whois/whois-text.js';
+import { verisignWhois } from '../../../support/whois-server.js';
 
 const installed = (createRequire(import.meta.url)('whoiser/package.json') as { version: string }).version;
 

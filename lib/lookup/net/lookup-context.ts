@@ -1,5 +1,5 @@
-import type { ResolvedOptions } from '../options.js';
-import type { DnsResolver } from '../ports/dns-resolver.js';
+import type { ResolvedOptions } from '../../options.js';
+import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { TargetGuard } from './target-guard.js';
 
 /** What every lookup may need: the settings, a DNS client per lookup, and the target rules. */

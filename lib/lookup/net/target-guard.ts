@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { DossierError } from '../errors.js';
-import type { DnsResolver } from '../ports/dns-resolver.js';
+import { DossierError } from '../../errors.js';
+import type { DnsResolver } from '../../ports/dns-resolver.js';
 import { canonicalIpText } from './ip-address.js';
 import { isPublicAddress } from './special-range.js';
 

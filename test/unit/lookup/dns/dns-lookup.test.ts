@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DnsLookup, DNS_CACHE_BOUNDS } from '../../../lib/lookup/dns.js';
-import type { DnsResolver } from '../../../lib/ports/dns-resolver.js';
+import { DnsLookup, DNS_CACHE_BOUNDS } from '../../../../lib/lookup/dns/dns-lookup.js';
+import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
 
 /** A resolver answering A records with the given TTLs and nothing else. */
 function resolverWith(ttls: number[], soaMinTtl?: number): DnsResolver {

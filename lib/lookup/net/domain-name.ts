@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { DossierError } from '../errors.js';
+import { DossierError } from '../../errors.js';
 
 /** How strict {@link parseDomainName} is. */
 export interface DomainNameRules {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { parseBootstrap } from '../../../lib/lookup/whois/rdap-bootstrap.js';
-import { parseRdapAnswer } from '../../../lib/lookup/whois/rdap.js';
-import { parseWhoisText, tldWhoisServer } from '../../../lib/lookup/whois/whois-text.js';
-import { rdapDomain } from '../../support/rdap-server.js';
-import { registrarWhois, verisignNoMatch, verisignWhois } from '../../support/whois-server.js';
+import { parseBootstrap } from '../../../../lib/lookup/whois/rdap-bootstrap.js';
+import { parseRdapAnswer } from '../../../../lib/lookup/whois/rdap.js';
+import { parseWhoisText, tldWhoisServer } from '../../../../lib/lookup/whois/whois-text.js';
+import { rdapDomain } from '../../../support/rdap-server.js';
+import { registrarWhois, verisignNoMatch, verisignWhois } from '../../../support/whois-server.js';
 
 const URL_ = 'https://rdap.example/domain/example.com';
 

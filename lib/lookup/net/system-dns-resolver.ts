@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { Resolver } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
-import { parseHostPort } from '../options.js';
-import type { DnsResolver } from '../ports/dns-resolver.js';
+import { parseHostPort } from '../../options.js';
+import type { DnsResolver } from '../../ports/dns-resolver.js';
 
 /**
  * Makes `node:dns` resolvers that ask `servers` (`host[:port]`, the system's resolvers when empty),

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseDomainName } from '../../../lib/lookup/domain-name.js';
+import { parseDomainName } from '../../../../lib/lookup/net/domain-name.js';
 
 describe('parseDomainName', () => {
   it('lower-cases and strips one trailing dot', () => {

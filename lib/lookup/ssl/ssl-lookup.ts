@@ -1,11 +1,11 @@
 import { X509Certificate } from 'node:crypto';
 import { checkServerIdentity, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { DossierError } from '../errors.js';
-import type { Lookup, SslData } from '../ports/lookup-service.js';
-import { parseDomainName } from './domain-name.js';
-import type { LookupContext } from './lookup-context.js';
-import { describeCertificate, describeChainCertificate, validityOf } from './ssl/describe-certificate.js';
-import { tlsHandshake, type TlsHandshake } from './ssl/tls-handshake.js';
+import { DossierError } from '../../errors.js';
+import type { Lookup, SslData } from '../../ports/lookup-service.js';
+import { parseDomainName } from '../net/domain-name.js';
+import type { LookupContext } from '../net/lookup-context.js';
+import { describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
+import { tlsHandshake, type TlsHandshake } from './tls-handshake.js';
 
 /** How long an SSL answer is cached at most; never past the leaf's expiry (nor its start, when still ahead). */
 export const SSL_CACHE_SECONDS = 3600;

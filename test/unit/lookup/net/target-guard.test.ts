@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import ipaddr from 'ipaddr.js';
 import type { RecordWithTtl } from 'node:dns';
 import { isIP } from 'node:net';
-import { isDossierError } from '../../../lib/errors.js';
-import { isPublicAddress, TargetGuard } from '../../../lib/lookup/target-guard.js';
-import type { DnsResolver } from '../../../lib/ports/dns-resolver.js';
+import { isDossierError } from '../../../../lib/errors.js';
+import { isPublicAddress, TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
+import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
 
 /** Every spelling issue 3 names, and the verdict: may a lookup connect to it? */
 const VERDICTS: [address: string, isPublic: boolean, what: string][] = [

@@ -1,8 +1,8 @@
 import { Reader, type Response } from 'maxmind';
 import { readFile } from 'node:fs/promises';
-import { DossierError } from '../errors.js';
-import type { Clock } from '../ports/clock.js';
-import type { Logger } from '../ports/logger.js';
+import { DossierError } from '../../errors.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
 import { verifyMmdb } from './mmdb-verifier.js';
 
 /** How long a database that failed to open is not tried again (a fixed file is picked up after this). */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { isDossierError } from '../../../lib/errors.js';
-import { parseIpAddress } from '../../../lib/lookup/ip-address.js';
-import { specialRangeOf } from '../../../lib/lookup/special-range.js';
+import { isDossierError } from '../../../../lib/errors.js';
+import { parseIpAddress } from '../../../../lib/lookup/net/ip-address.js';
+import { specialRangeOf } from '../../../../lib/lookup/net/special-range.js';
 
 /** Bad values of the ip parameter; each must be refused with ERR_LOOKUP_INVALID_IP. */
 const BAD_IPS: [string, unknown][] = [
