@@ -4,6 +4,7 @@ import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
 import { CachingLookupService } from './lookup/caching-lookup-service.js';
+import { createDnsMessageClient } from './lookup/dns/dns-message-client.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
@@ -73,8 +74,10 @@ export function createContainer(options: ResolvedOptions): Composition {
       createResolver: c.resolve(TOKENS.dnsResolverFactory),
       guard: c.resolve(TOKENS.targetGuard),
     };
+    const messageClient =
+      options.dnsMessageClient ?? createDnsMessageClient({ servers: options.dnsServers, timeoutMs: options.lookupTimeoutMs });
     return new CachingLookupService({
-      lookups: [new DnsLookup(context.createResolver), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
+      lookups: [new DnsLookup(context.createResolver, messageClient), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
       cache: c.resolve(TOKENS.cacheBackend).kv,
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,

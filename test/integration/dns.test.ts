@@ -71,6 +71,10 @@ describe('GET /api/dns against a DNS server on loopback', () => {
         TXT: ['v=spf1 -all', 'long chunked'],
         CNAME: [],
         SOA,
+        CAA: [],
+        // This server holds no DNSKEY, DS or root zone, and never sets AD.
+        dnssec: { signed: false, validated: null },
+        mail: { spf: 'v=spf1 -all', dmarc: null },
       },
     });
   });
@@ -106,6 +110,9 @@ describe('GET /api/dns against a DNS server on loopback', () => {
       TXT: [],
       CNAME: [],
       SOA: null,
+      CAA: [],
+      dnssec: { signed: false, validated: null },
+      mail: { spf: null, dmarc: null },
     });
   });
 
@@ -123,7 +130,8 @@ describe('GET /api/dns against a DNS server on loopback', () => {
       Array.from({ length: 20 }, () => server.get('/api/dns?domain=example.test', key).then((r) => r.json())),
     );
     expect(bodies.every((body) => body.status === 'success')).to.equal(true);
-    expect(dns.questions).to.equal(7);
+    // A, AAAA, MX, NS, TXT, CNAME, SOA; then CAA, SOA (DO), DNSKEY, DS, the root's SOA and _dmarc TXT.
+    expect(dns.questions).to.equal(13);
   });
 
   it('asks a DNS server given by name (localhost:PORT)', async () => {

@@ -14,7 +14,7 @@ function countingLookup(ttlSeconds: number): Lookup<'dns'> & { runs: number } {
     parse: (input: unknown) => String(input).toLowerCase(),
     async run(target: string) {
       lookup.runs += 1;
-      const data = { domain: target, exists: true, A: [], AAAA: [], MX: [], NS: [], TXT: [], CNAME: [], SOA: null };
+      const data = { domain: target, exists: true, A: [], AAAA: [], MX: [], NS: [], TXT: [], CNAME: [], SOA: null, CAA: [], dnssec: { signed: false, validated: null }, mail: { spf: null, dmarc: null } };
       return { data: data as LookupDataByKind['dns'], ttlSeconds };
     },
   };
