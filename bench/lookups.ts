@@ -15,10 +15,13 @@ export async function dnsAnswer(): Promise<unknown> {
 
 /** `GET /api/dns` with a valid key, answered from the cache, on the memory and the SQLite store. */
 export function lookupScenarios(): Promise<BenchResult[]> {
-  return onEachStore({ createDnsResolver: stubResolver, dnsMessageClient: stubMessageClient }, async ({ label, dossier, url }) => {
-    const { secret } = await dossier.keys.create({ name: 'bench', dailyLimit: 1_000_000_000 });
-    const request = { url: `${url}/api/dns?domain=example.com`, headers: { Authorization: `Bearer ${secret}` } };
-    await fetch(request.url, { headers: request.headers }); // warms the cache
-    return [await measure(`GET /api/dns, cache hit (store ${label})`, request)];
-  });
+  return onEachStore(
+    { createDnsResolver: stubResolver, dnsMessageClient: stubMessageClient },
+    async ({ label, dossier, url }) => {
+      const { secret } = await dossier.keys.create({ name: 'bench', dailyLimit: 1_000_000_000 });
+      const request = { url: `${url}/api/dns?domain=example.com`, headers: { Authorization: `Bearer ${secret}` } };
+      await fetch(request.url, { headers: request.headers }); // warms the cache
+      return [await measure(`GET /api/dns, cache hit (store ${label})`, request)];
+    },
+  );
 }

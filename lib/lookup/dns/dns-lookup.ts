@@ -64,7 +64,14 @@ export class DnsLookup implements Lookup<'dns'> {
         ask(resolver.resolveSoa(domain), null),
         caaRecords(domain, this.messageClient, questions),
         dnssecStatus(domain, this.messageClient, questions),
-        txtQuery.then((records) => mailPolicy(domain, records.map((chunks) => chunks.join('')), this.messageClient, questions)),
+        txtQuery.then((records) =>
+          mailPolicy(
+            domain,
+            records.map((chunks) => chunks.join('')),
+            this.messageClient,
+            questions,
+          ),
+        ),
       ]);
       const data: DnsData = {
         domain,

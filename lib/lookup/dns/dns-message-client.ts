@@ -46,7 +46,9 @@ export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMes
       parsed.map(async ({ host, port }) => ({ host: isIP(host) !== 0 ? host : await addressOf(host), port })),
     ).catch((error: unknown) => {
       resolved = undefined; // a name that failed is asked again next time
-      throw new DossierError('ERR_UPSTREAM_FAILED', `A DNS server's name could not be resolved: ${String(error)}`, { cause: error });
+      throw new DossierError('ERR_UPSTREAM_FAILED', `A DNS server's name could not be resolved: ${String(error)}`, {
+        cause: error,
+      });
     });
     return resolved;
   };
@@ -80,7 +82,13 @@ async function addressOf(host: string): Promise<string> {
 }
 
 /** One question to one server: UDP, then TCP when the answer is truncated, within `attemptMs` together. */
-async function ask(server: ServerAddress, name: string, type: DnsMessageType, signal: AbortSignal, attemptMs: number): Promise<DecodedPacket> {
+async function ask(
+  server: ServerAddress,
+  name: string,
+  type: DnsMessageType,
+  signal: AbortSignal,
+  attemptMs: number,
+): Promise<DecodedPacket> {
   const timeout = AbortSignal.timeout(attemptMs);
   const both = AbortSignal.any([signal, timeout]);
   const id = randomInt(0, 65536);
@@ -89,7 +97,18 @@ async function ask(server: ServerAddress, name: string, type: DnsMessageType, si
     id,
     flags: dnsPacket.RECURSION_DESIRED | dnsPacket.AUTHENTIC_DATA,
     questions: [{ type, name: name === '' ? '.' : name, class: 'IN' }],
-    additionals: [{ type: 'OPT', name: '.', udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE, extendedRcode: 0, ednsVersion: 0, flags: dnsPacket.DNSSEC_OK, flag_do: true, options: [] }],
+    additionals: [
+      {
+        type: 'OPT',
+        name: '.',
+        udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE,
+        extendedRcode: 0,
+        ednsVersion: 0,
+        flags: dnsPacket.DNSSEC_OK,
+        flag_do: true,
+        options: [],
+      },
+    ],
   };
   const matches = (packet: DecodedPacket): boolean => {
     const asked = packet.questions?.[0];
@@ -110,16 +129,25 @@ async function ask(server: ServerAddress, name: string, type: DnsMessageType, si
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (timeout.aborted) {
-      throw new DossierError('ERR_UPSTREAM_TIMEOUT', `The DNS server did not answer ${type} ${displayName(name)} in time.`, { cause: error });
+      throw new DossierError('ERR_UPSTREAM_TIMEOUT', `The DNS server did not answer ${type} ${displayName(name)} in time.`, {
+        cause: error,
+      });
     }
     if (error instanceof DossierError) throw error;
     const code = (error as { code?: string }).code ?? String(error);
-    throw new DossierError('ERR_UPSTREAM_FAILED', `The DNS server failed to answer ${type} ${displayName(name)} (${code}).`, { cause: error });
+    throw new DossierError('ERR_UPSTREAM_FAILED', `The DNS server failed to answer ${type} ${displayName(name)} (${code}).`, {
+      cause: error,
+    });
   }
 }
 
 /** Sends one datagram on a connected socket (so only the server's datagrams arrive) and waits for the matching answer. */
-function overUdp(server: ServerAddress, message: Buffer, matches: (packet: DecodedPacket) => boolean, signal: AbortSignal): Promise<DecodedPacket> {
+function overUdp(
+  server: ServerAddress,
+  message: Buffer,
+  matches: (packet: DecodedPacket) => boolean,
+  signal: AbortSignal,
+): Promise<DecodedPacket> {
   return new Promise((resolve, reject) => {
     const socket = createSocket(isIPv6(server.host) ? 'udp6' : 'udp4');
     let settled = false;
@@ -165,7 +193,9 @@ function overTcp(server: ServerAddress, message: Buffer, signal: AbortSignal): P
     socket.setNoDelay(true);
     socket.on('connect', () => socket.write(message));
     socket.on('error', (error) => done(() => reject(error)));
-    socket.on('close', () => done(() => reject(Object.assign(new Error('The connection closed before the answer.'), { code: 'ECONNRESET' }))));
+    socket.on('close', () =>
+      done(() => reject(Object.assign(new Error('The connection closed before the answer.'), { code: 'ECONNRESET' }))),
+    );
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       length += chunk.length;
@@ -203,14 +233,21 @@ function toRecord(answer: Answer): DnsMessageRecord | undefined {
     case 'DNSKEY':
       return { name, ttl, type: 'DNSKEY', data: { flags: answer.data.flags, algorithm: answer.data.algorithm } };
     case 'DS':
-      return { name, ttl, type: 'DS', data: { keyTag: answer.data.keyTag, algorithm: answer.data.algorithm, digestType: answer.data.digestType } };
+      return {
+        name,
+        ttl,
+        type: 'DS',
+        data: { keyTag: answer.data.keyTag, algorithm: answer.data.algorithm, digestType: answer.data.digestType },
+      };
     case 'CAA': {
       const critical = answer.data.issuerCritical === true || ((answer.data.flags ?? 0) & 128) !== 0;
       return { name, ttl, type: 'CAA', data: { critical, tag: answer.data.tag, value: answer.data.value } };
     }
     case 'TXT': {
       const data = answer.data;
-      const strings = (Array.isArray(data) ? data : [data]).map((part) => (typeof part === 'string' ? part : part.toString('utf8')));
+      const strings = (Array.isArray(data) ? data : [data]).map((part) =>
+        typeof part === 'string' ? part : part.toString('utf8'),
+      );
       return { name, ttl, type: 'TXT', data: strings };
     }
     case 'CNAME':

@@ -51,7 +51,9 @@ describe('DnsLookup cache time', () => {
       ['ETIMEOUT', 'ERR_UPSTREAM_TIMEOUT'],
     ]) {
       const failing = { ...resolverWith([300]), resolveMx: async () => Promise.reject(Object.assign(new Error(code), { code })) };
-      const error = await new DnsLookup(() => failing, emptyMessages).run('example.com', new AbortController().signal).catch((e: unknown) => e);
+      const error = await new DnsLookup(() => failing, emptyMessages)
+        .run('example.com', new AbortController().signal)
+        .catch((e: unknown) => e);
       expect((error as { code?: string }).code).to.equal(expected);
     }
   });
