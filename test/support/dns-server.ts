@@ -1,6 +1,6 @@
-import dns2 from 'dns2';
-
-const { Packet } = dns2;
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server, type Socket } from 'node:net';
+import dnsPacket, { type Answer, type DecodedPacket, type Packet, type RrsigData } from 'dns-packet';
 
 /** The records of one name in a {@link DnsZone}. */
 export interface DnsRecords {
@@ -11,29 +11,63 @@ export interface DnsRecords {
   /** Each TXT record as its character-strings. */
   TXT?: string[][];
   CNAME?: string;
+  /** A name with an SOA is a zone's apex; the zone of a name is the closest such name above it. */
   SOA?: { nsname: string; hostmaster: string; serial: number; refresh: number; retry: number; expire: number; minttl: number };
   /** For reverse names (`4.3.2.1.in-addr.arpa`). */
   PTR?: string[];
+  CAA?: { flags: number; tag: string; value: string }[];
+  DNSKEY?: { flags: number; algorithm: number; key: Buffer }[];
+  /** The DS records of a child zone, as its parent serves them. */
+  DS?: { keyTag: number; algorithm: number; digestType: number; digest: Buffer }[];
+  /** Signatures; those covering the asked type go with the answer when the question has the DO bit. */
+  RRSIG?: RrsigData[];
 }
 
-/** Names (lower case, no trailing dot) and their records; a name not listed is NXDOMAIN. */
+/** Names (lower case, no trailing dot, the root being `''`) and their records; a name not listed is NXDOMAIN. */
 export type DnsZone = Record<string, DnsRecords>;
+
+/** One question the server received. */
+export interface ReceivedQuestion {
+  name: string;
+  type: string;
+  transport: 'udp' | 'tcp';
+  /** The EDNS DO bit. */
+  dnssecOk: boolean;
+  /** The AD bit of the question (RFC 6840 §5.7). */
+  authenticData: boolean;
+}
+
+/** How the server behaves. */
+export interface DnsServerOptions {
+  /**
+   * Behave as a validating resolver: set AD (to a question with DO or AD) when every zone the answer
+   * comes from is secure, that is signed (DNSKEY) and, unless it is the root (the trust anchor),
+   * vouched for by a DS in its secure parent. It checks that chain's records, not their signatures.
+   * @default false: never sets AD, as a resolver that does not validate
+   */
+  validating?: boolean;
+  /** The most a UDP answer may carry, past which it is sent truncated (TC). @default the question's EDNS size, else 512 */
+  maxUdpSize?: number;
+}
 
 /** A DNS server on loopback, for tests. */
 export interface TestDnsServer {
   /** `127.0.0.1:PORT`, the form `DOSSIER_DNS_SERVERS` takes. */
   address: string;
+  /** The port, the same for UDP and TCP. */
   port: number;
-  /** How many questions it has received. */
+  /** How many questions it has received (over UDP and TCP). */
   questions: number;
+  /** Every question it has received, in order. */
+  received: ReceivedQuestion[];
   /** Replaces the zone it answers from. */
   zone: DnsZone;
   /** When true, it receives questions and never answers. */
   silent: boolean;
+  /** See {@link DnsServerOptions.validating}. */
+  validating: boolean;
   close(): Promise<void>;
 }
-
-const TYPE_NAMES = new Map<number, string>(Object.entries(Packet.TYPE).map(([name, code]) => [code as number, name]));
 
 /** The reverse-DNS name of an IPv4 or IPv6 address, as PTR questions ask it. */
 export function reverseName(ip: string): string {
@@ -48,25 +82,109 @@ export function reverseName(ip: string): string {
 }
 
 /**
- * Starts a real DNS server (dns2, UDP) on 127.0.0.1 and a free port. It answers from `zone`: a listed
- * name with no record of the asked type gets an empty NOERROR answer, an unlisted name NXDOMAIN, and
- * a CNAME is followed within the zone, as a recursive resolver would.
+ * Starts a real DNS server (dns-packet, UDP and TCP on one port) on 127.0.0.1 and a free port. It
+ * answers from `zone` as a recursive resolver would: a listed name with no record of the asked type
+ * gets an empty NOERROR answer, an unlisted name NXDOMAIN (both with their zone's SOA in the authority
+ * section), and a CNAME is followed within the zone. With EDNS DO it adds the signatures; a UDP
+ * answer too long for the question's EDNS size (or 512 bytes) is sent truncated, to be asked over TCP.
  */
-export async function startDnsServer(zone: DnsZone = {}): Promise<TestDnsServer> {
-  const state = { zone, silent: false, questions: 0 };
-  const server = dns2.createServer({
-    udp: true,
-    handle: (request, send) => {
-      state.questions += 1;
-      if (state.silent) return;
-      const response = Packet.createResponseFromRequest(request);
-      const question = request.questions[0];
-      if (question) answer(state.zone, question.name.toLowerCase().replace(/\.$/, ''), question.type, question.name, response);
-      void send(response);
-    },
+export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptions = {}): Promise<TestDnsServer> {
+  const state = {
+    zone,
+    silent: false,
+    questions: 0,
+    validating: options.validating ?? false,
+    received: [] as ReceivedQuestion[],
+  };
+  const respond = (message: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined => {
+    let request: DecodedPacket;
+    try {
+      request = dnsPacket.decode(message);
+    } catch {
+      return undefined;
+    }
+    state.questions += 1;
+    const question = request.questions?.[0];
+    const opt = request.additionals?.find((record) => record.type === 'OPT');
+    const dnssecOk = opt !== undefined && 'flag_do' in opt && opt.flag_do;
+    if (question) {
+      state.received.push({
+        name: bare(question.name),
+        type: question.type,
+        transport,
+        dnssecOk,
+        authenticData: request.flag_ad,
+      });
+    }
+    if (state.silent || !question) return undefined;
+    const reply = answer(state.zone, question.name, question.type, dnssecOk);
+    const authenticated = state.validating && (dnssecOk || request.flag_ad) && reply.zones.every((z) => isSecure(state.zone, z));
+    const response: Packet = {
+      type: 'response',
+      id: request.id,
+      flags:
+        dnsPacket.RECURSION_AVAILABLE |
+        (request.flag_rd ? dnsPacket.RECURSION_DESIRED : 0) |
+        (request.flag_cd ? dnsPacket.CHECKING_DISABLED : 0) |
+        (authenticated ? dnsPacket.AUTHENTIC_DATA : 0) |
+        reply.rcode,
+      questions: [question],
+      answers: reply.answers,
+      authorities: reply.authorities,
+      additionals: opt
+        ? [
+            {
+              type: 'OPT',
+              name: '.',
+              udpPayloadSize: 1232,
+              extendedRcode: 0,
+              ednsVersion: 0,
+              flags: dnssecOk ? dnsPacket.DNSSEC_OK : 0,
+              flag_do: dnssecOk,
+              options: [],
+            },
+          ]
+        : [],
+    };
+    const encoded = dnsPacket.encode(response);
+    if (transport === 'tcp') return encoded;
+    const limit = Math.min(
+      options.maxUdpSize ?? Infinity,
+      opt && 'udpPayloadSize' in opt ? Math.max(512, opt.udpPayloadSize) : 512,
+    );
+    if (encoded.length <= limit) return encoded;
+    return dnsPacket.encode({
+      ...response,
+      flags: (response.flags ?? 0) | dnsPacket.TRUNCATED_RESPONSE,
+      answers: [],
+      authorities: [],
+    });
+  };
+  const { udp, tcp, port } = await listenOnOnePort();
+  udp.on('message', (message, peer) => {
+    const reply = respond(message, 'udp');
+    if (reply) udp.send(reply, peer.port, peer.address);
   });
-  const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  const port = addresses.udp?.port ?? 0;
+  const connections = new Set<Socket>();
+  tcp.on('connection', (socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let pending = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
+        const size = pending.readUInt16BE(0);
+        const reply = respond(pending.subarray(2, 2 + size), 'tcp');
+        pending = pending.subarray(2 + size);
+        if (reply) {
+          const length = Buffer.alloc(2);
+          length.writeUInt16BE(reply.length);
+          socket.write(Buffer.concat([length, reply]));
+        }
+      }
+    });
+  });
   return Object.assign(state, {
     address: `127.0.0.1:${port}`,
     port,
@@ -76,52 +194,157 @@ export async function startDnsServer(zone: DnsZone = {}): Promise<TestDnsServer>
     set zone(next: DnsZone) {
       state.zone = next;
     },
-    close: () => server.close(),
+    get validating() {
+      return state.validating;
+    },
+    set validating(next: boolean) {
+      state.validating = next;
+    },
+    close: async () => {
+      for (const socket of connections) socket.destroy();
+      await Promise.all([
+        new Promise<void>((resolve) => udp.close(() => resolve())),
+        new Promise<void>((resolve) => tcp.close(() => resolve())),
+      ]);
+    },
   });
 }
 
-function answer(zone: DnsZone, name: string, type: number, asked: string, response: InstanceType<typeof Packet>): void {
-  const records = zone[name];
-  if (records === undefined) {
-    response.header.rcode = 3; // NXDOMAIN
-    return;
+/** A UDP socket on a free port of 127.0.0.1 and a TCP server on the same port (tried again if TCP finds it taken). */
+async function listenOnOnePort(): Promise<{ udp: UdpSocket; tcp: Server; port: number }> {
+  for (let attempt = 0; ; attempt += 1) {
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve, reject) => {
+      udp.once('error', reject);
+      udp.bind(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = udp.address();
+    const tcp = createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, '127.0.0.1', () => resolve());
+      });
+      return { udp, tcp, port };
+    } catch (error) {
+      udp.close();
+      if (attempt >= 20) throw error;
+    }
   }
-  const typeName = TYPE_NAMES.get(type);
-  // dns2's types want encoded resources; its encoder takes these plain records.
-  const push = (record: Record<string, unknown>): number => (response.answers as unknown[]).push(record);
-  const base = { name: asked, class: Packet.CLASS.IN, ttl: 300 };
-  if (records.CNAME !== undefined && typeName !== 'CNAME') {
-    push({ ...base, type: Packet.TYPE.CNAME, domain: records.CNAME });
-    answer(zone, records.CNAME, type, records.CNAME, response);
-    return;
+}
+
+/** What the zone answers to one question, and the zones the answer comes from. */
+interface Reply {
+  rcode: number;
+  answers: Answer[];
+  authorities: Answer[];
+  zones: (string | undefined)[];
+}
+
+function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): Reply {
+  const reply: Reply = { rcode: 0, answers: [], authorities: [], zones: [] };
+  const signatures = (name: string, covered: string): Answer[] =>
+    dnssecOk
+      ? (zone[name]?.RRSIG ?? [])
+          .filter((sig) => sig.typeCovered === covered)
+          .map((data) => ({ name: wire(name), type: 'RRSIG', ttl: 300, data }))
+      : [];
+  const negative = (name: string): void => {
+    const apex = zoneOf(zone, name);
+    reply.zones.push(apex);
+    const soa = apex === undefined ? undefined : zone[apex]?.SOA;
+    if (apex !== undefined && soa) reply.authorities.push(soaRecord(apex, soa), ...signatures(apex, 'SOA'));
+  };
+  let name = bare(asked);
+  for (let hops = 0; hops < 8; hops += 1) {
+    const records = zone[name];
+    if (records === undefined) {
+      reply.rcode = 3; // NXDOMAIN
+      negative(name);
+      return reply;
+    }
+    if (records.CNAME !== undefined && type !== 'CNAME') {
+      reply.zones.push(zoneOf(zone, name));
+      reply.answers.push({ name: wire(name), type: 'CNAME', ttl: 300, data: records.CNAME }, ...signatures(name, 'CNAME'));
+      name = bare(records.CNAME);
+      continue;
+    }
+    const found = recordsOf(name, records, type);
+    if (found.length === 0) {
+      // A DS belongs to the parent's side of the cut: its negative answer carries the parent's SOA.
+      negative(type === 'DS' && records.SOA ? parentOf(name) : name);
+      return reply;
+    }
+    reply.zones.push(type === 'DS' && records.SOA ? zoneOf(zone, parentOf(name)) : zoneOf(zone, name));
+    reply.answers.push(...found, ...signatures(name, type));
+    return reply;
   }
-  switch (typeName) {
+  return reply;
+}
+
+function recordsOf(name: string, records: DnsRecords, type: string): Answer[] {
+  const base = { name: wire(name), ttl: 300 };
+  switch (type) {
     case 'A':
     case 'AAAA':
-      for (const { address, ttl } of records[typeName] ?? []) push({ ...base, type, address, ttl: ttl ?? 300 });
-      break;
+      return (records[type] ?? []).map(({ address, ttl }) => ({ ...base, type, ttl: ttl ?? 300, data: address }));
     case 'MX':
-      for (const { exchange, priority } of records.MX ?? []) push({ ...base, type, exchange, priority });
-      break;
+      return (records.MX ?? []).map(({ exchange, priority }) => ({ ...base, type, data: { exchange, preference: priority } }));
     case 'NS':
-      for (const ns of records.NS ?? []) push({ ...base, type, ns });
-      break;
+      return (records.NS ?? []).map((ns) => ({ ...base, type, data: ns }));
     case 'TXT':
-      for (const data of records.TXT ?? []) push({ ...base, type, data });
-      break;
+      return (records.TXT ?? []).map((data) => ({ ...base, type, data }));
     case 'CNAME':
-      if (records.CNAME !== undefined) push({ ...base, type, domain: records.CNAME });
-      break;
+      return records.CNAME === undefined ? [] : [{ ...base, type, data: records.CNAME }];
     case 'PTR':
-      for (const domain of records.PTR ?? []) push({ ...base, type, domain });
-      break;
+      return (records.PTR ?? []).map((data) => ({ ...base, type, data }));
     case 'SOA':
-      if (records.SOA) {
-        const { nsname, hostmaster, serial, refresh, retry, expire, minttl } = records.SOA;
-        push({ ...base, type, primary: nsname, admin: hostmaster, serial, refresh, retry, expiration: expire, minimum: minttl });
-      }
-      break;
+      return records.SOA ? [soaRecord(name, records.SOA)] : [];
+    case 'CAA':
+      // dns-packet's types know three tags; the wire carries any, as a real zone may.
+      return (records.CAA ?? []).map((data) => ({ ...base, type, data: { ...data, tag: data.tag as 'issue' } }));
+    case 'DNSKEY':
+      return (records.DNSKEY ?? []).map((data) => ({ ...base, type, data }));
+    case 'DS':
+      return (records.DS ?? []).map((data) => ({ ...base, type, data }));
     default:
-      break;
+      return [];
   }
+}
+
+function soaRecord(name: string, soa: NonNullable<DnsRecords['SOA']>): Answer {
+  const { nsname, hostmaster, serial, refresh, retry, expire, minttl } = soa;
+  return {
+    name: wire(name),
+    type: 'SOA',
+    ttl: 300,
+    data: { mname: nsname, rname: hostmaster, serial, refresh, retry, expire, minimum: minttl },
+  };
+}
+
+/** The closest name at or above `name` that has an SOA: its zone's apex. */
+export function zoneOf(zone: DnsZone, name: string): string | undefined {
+  for (let at = name; ; at = parentOf(at)) {
+    if (zone[at]?.SOA) return at;
+    if (at === '') return undefined;
+  }
+}
+
+/** Secure as a validating resolver sees it: signed, and vouched for up to the root, the trust anchor. */
+function isSecure(zone: DnsZone, apex: string | undefined): boolean {
+  if (apex === undefined || (zone[apex]?.DNSKEY ?? []).length === 0) return false;
+  if (apex === '') return true;
+  return (zone[apex]?.DS ?? []).length > 0 && isSecure(zone, zoneOf(zone, parentOf(apex)));
+}
+
+function parentOf(name: string): string {
+  return name.includes('.') ? name.slice(name.indexOf('.') + 1) : '';
+}
+
+function bare(name: string): string {
+  return name === '.' ? '' : name.toLowerCase().replace(/\.$/, '');
+}
+
+function wire(name: string): string {
+  return name === '' ? '.' : name;
 }
