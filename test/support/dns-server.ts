@@ -21,6 +21,8 @@ export interface DnsRecords {
   DS?: { keyTag: number; algorithm: number; digestType: number; digest: Buffer }[];
   /** Signatures; those covering the asked type go with the answer when the question has the DO bit. */
   RRSIG?: RrsigData[];
+  /** Answers every question about this name with this response code instead (2 SERVFAIL, 5 REFUSED). */
+  RCODE?: number;
 }
 
 /** Names (lower case, no trailing dot, the root being `''`) and their records; a name not listed is NXDOMAIN. */
@@ -64,6 +66,8 @@ export interface TestDnsServer {
   zone: DnsZone;
   /** When true, it receives questions and never answers. */
   silent: boolean;
+  /** When true, it answers over UDP but never over TCP (a truncated answer then has no follow-up). */
+  silentOverTcp: boolean;
   /** See {@link DnsServerOptions.validating}. */
   validating: boolean;
   close(): Promise<void>;
@@ -92,6 +96,7 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
   const state = {
     zone,
     silent: false,
+    silentOverTcp: false,
     questions: 0,
     validating: options.validating ?? false,
     received: [] as ReceivedQuestion[],
@@ -116,7 +121,7 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
         authenticData: request.flag_ad,
       });
     }
-    if (state.silent || !question) return undefined;
+    if (state.silent || (transport === 'tcp' && state.silentOverTcp) || !question) return undefined;
     const reply = answer(state.zone, question.name, question.type, dnssecOk);
     const authenticated = state.validating && (dnssecOk || request.flag_ad) && reply.zones.every((z) => isSecure(state.zone, z));
     const response: Packet = {
@@ -258,6 +263,10 @@ function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): 
   let name = bare(asked);
   for (let hops = 0; hops < 8; hops += 1) {
     const records = zone[name];
+    if (records?.RCODE !== undefined) {
+      reply.rcode = records.RCODE;
+      return reply;
+    }
     if (records === undefined) {
       reply.rcode = 3; // NXDOMAIN
       negative(name);
