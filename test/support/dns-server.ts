@@ -37,6 +37,8 @@ export interface ReceivedQuestion {
   dnssecOk: boolean;
   /** The AD bit of the question (RFC 6840 §5.7). */
   authenticData: boolean;
+  /** The RD bit. */
+  recursionDesired: boolean;
 }
 
 /** How the server behaves. */
@@ -119,6 +121,7 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
         transport,
         dnssecOk,
         authenticData: request.flag_ad,
+        recursionDesired: request.flag_rd,
       });
     }
     if (state.silent || (transport === 'tcp' && state.silentOverTcp) || !question) return undefined;
