@@ -20,12 +20,17 @@ export {
 export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
+export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from './ports/dns-message-client.js';
 export type { Document, DocumentPage, DocumentService, Template } from './ports/document-service.js';
 export type { ApiKey, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES } from './keys/keyv-key-store.js';
 export type { Logger } from './ports/logger.js';
 export {
+  type CaaRecord,
+  type DmarcPolicy,
   type DnsData,
+  type DnssecStatus,
+  type MailPolicy,
   type IpData,
   type Lookup,
   type LookupKind,
