@@ -235,19 +235,14 @@ describe('GET /api/dns: CAA, mail and the message client, against a DNS server o
     expect((await response.json()).code).to.equal('upstream_timeout');
   });
 
-  it('tells a resolver that does not validate from one that does by its AD flag on the root, and takes a failing root question as not validating', async () => {
+  it('takes a resolver that fails the question about the root as one that does not validate: validated null', async () => {
+    // The validated: false case needs a signed root: test/integration/dnssec.test.ts.
     const validating = await startDnsServer({ 'example.test': { SOA }, '': { RCODE: 2 } }, { validating: true });
     const other = await startTestServer({ dnsServers: [validating.address], lookupTimeoutMs: 1000 });
     try {
-      const otherKey = await other.key();
-      const dnssec = async (domain: string): Promise<unknown> =>
-        (await (await other.get(`/api/dns?domain=${domain}`, otherKey)).json()).data.dnssec;
-      expect(await dnssec('a.example.test')).to.deep.equal({ signed: false, validated: null });
-      // A root with a DNSKEY: this resolver holds it as its trust anchor and sets AD on the root's answers.
-      validating.zone[''] = { SOA, DNSKEY: [{ flags: 257, algorithm: 13, key: Buffer.alloc(64, 1) }] };
-      expect(await dnssec('b.example.test')).to.deep.equal({ signed: false, validated: false });
-      validating.validating = false;
-      expect(await dnssec('c.example.test')).to.deep.equal({ signed: false, validated: null });
+      const response = await other.get('/api/dns?domain=example.test', await other.key());
+      expect((await response.json()).data.dnssec).to.deep.equal({ signed: false, validated: null });
+      expect(validating.received.some((q) => q.name === '' && q.type === 'SOA')).to.equal(true);
     } finally {
       await other.close();
       await validating.close();

@@ -127,6 +127,13 @@ describe('GET /api/dns: DNSSEC, against a resolver on loopback serving zones sig
     expect(data.mail).to.deep.equal({ spf: 'v=spf1 -all', dmarc: { policy: 'quarantine', record: 'v=DMARC1; p=quarantine' } });
   });
 
+  it('answers 502 upstream_error when the validating resolver finds a record that no longer matches its signature', async () => {
+    dns.zone = { ...zone, 'signed.test': { ...zone['signed.test'], A: [{ address: '192.0.2.99' }] } };
+    const response = await server.get('/api/dns?domain=signed.test', key);
+    expect(response.status).to.equal(502);
+    expect((await response.json()).code).to.equal('upstream_error');
+  });
+
   it('answers validated: null from a resolver that does not validate, signed as it is', async () => {
     const plain = await startDnsServer(zone, { validating: false });
     const other = await startTestServer({ dnsServers: [plain.address], lookupTimeoutMs: 2000 });

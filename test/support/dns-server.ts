@@ -1,6 +1,7 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
-import dnsPacket, { type Answer, type DecodedPacket, type Packet, type RrsigData } from 'dns-packet';
+import dnsPacket, { type Answer, type DecodedPacket, type DnskeyData, type Packet, type RrsigData } from 'dns-packet';
+import { dsMatches, verifyRrset } from './dnssec-validator.js';
 
 /** The records of one name in a {@link DnsZone}. */
 export interface DnsRecords {
@@ -44,9 +45,12 @@ export interface ReceivedQuestion {
 /** How the server behaves. */
 export interface DnsServerOptions {
   /**
-   * Behave as a validating resolver: set AD (to a question with DO or AD) when every zone the answer
-   * comes from is secure, that is signed (DNSKEY) and, unless it is the root (the trust anchor),
-   * vouched for by a DS in its secure parent. It checks that chain's records, not their signatures.
+   * Behave as a validating resolver, with the root's DNSKEYs as its trust anchor: an answer is secure
+   * when each of its RRsets has a valid signature (ECDSA P-256, checked with node:crypto) by its zone's
+   * keys, and that zone's DNSKEYs are vouched for by a signed DS in its secure parent, up to the root;
+   * it then gets AD (when the question has DO or AD). A zone without a DS is insecure (no AD); a broken
+   * chain or signature is bogus: SERVFAIL, unless the question has CD. Simplified: the proof of
+   * non-existence (NSEC) is not checked, a negative answer is secure when its zone's signed SOA is.
    * @default false: never sets AD, as a resolver that does not validate
    */
   validating?: boolean;
@@ -126,7 +130,9 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
     }
     if (state.silent || (transport === 'tcp' && state.silentOverTcp) || !question) return undefined;
     const reply = answer(state.zone, question.name, question.type, dnssecOk);
-    const authenticated = state.validating && (dnssecOk || request.flag_ad) && reply.zones.every((z) => isSecure(state.zone, z));
+    const security = state.validating ? securityOf(state.zone, reply.rrsets) : 'insecure';
+    if (security === 'bogus' && !request.flag_cd) Object.assign(reply, { rcode: 2, answers: [], authorities: [] });
+    const authenticated = security === 'secure' && (dnssecOk || request.flag_ad);
     const response: Packet = {
       type: 'response',
       id: request.id,
@@ -241,16 +247,23 @@ async function listenOnOnePort(): Promise<{ udp: UdpSocket; tcp: Server; port: n
   }
 }
 
-/** What the zone answers to one question, and the zones the answer comes from. */
+/** One RRset of an answer, and the zone whose keys sign it. */
+interface RRsetRef {
+  owner: string;
+  type: string;
+  apex: string | undefined;
+}
+
+/** What the zone answers to one question, and the RRsets a validator must check. */
 interface Reply {
   rcode: number;
   answers: Answer[];
   authorities: Answer[];
-  zones: (string | undefined)[];
+  rrsets: RRsetRef[];
 }
 
 function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): Reply {
-  const reply: Reply = { rcode: 0, answers: [], authorities: [], zones: [] };
+  const reply: Reply = { rcode: 0, answers: [], authorities: [], rrsets: [] };
   const signatures = (name: string, covered: string): Answer[] =>
     dnssecOk
       ? (zone[name]?.RRSIG ?? [])
@@ -259,7 +272,7 @@ function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): 
       : [];
   const negative = (name: string): void => {
     const apex = zoneOf(zone, name);
-    reply.zones.push(apex);
+    reply.rrsets.push({ owner: apex ?? '', type: 'SOA', apex });
     const soa = apex === undefined ? undefined : zone[apex]?.SOA;
     if (apex !== undefined && soa) reply.authorities.push(soaRecord(apex, soa), ...signatures(apex, 'SOA'));
   };
@@ -276,7 +289,7 @@ function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): 
       return reply;
     }
     if (records.CNAME !== undefined && type !== 'CNAME') {
-      reply.zones.push(zoneOf(zone, name));
+      reply.rrsets.push({ owner: name, type: 'CNAME', apex: zoneOf(zone, name) });
       reply.answers.push({ name: wire(name), type: 'CNAME', ttl: 300, data: records.CNAME }, ...signatures(name, 'CNAME'));
       name = bare(records.CNAME);
       continue;
@@ -287,7 +300,11 @@ function answer(zone: DnsZone, asked: string, type: string, dnssecOk: boolean): 
       negative(type === 'DS' && records.SOA ? parentOf(name) : name);
       return reply;
     }
-    reply.zones.push(type === 'DS' && records.SOA ? zoneOf(zone, parentOf(name)) : zoneOf(zone, name));
+    reply.rrsets.push({
+      owner: name,
+      type,
+      apex: type === 'DS' && records.SOA ? zoneOf(zone, parentOf(name)) : zoneOf(zone, name),
+    });
     reply.answers.push(...found, ...signatures(name, type));
     return reply;
   }
@@ -342,11 +359,50 @@ export function zoneOf(zone: DnsZone, name: string): string | undefined {
   }
 }
 
-/** Secure as a validating resolver sees it: signed, and vouched for up to the root, the trust anchor. */
-function isSecure(zone: DnsZone, apex: string | undefined): boolean {
-  if (apex === undefined || (zone[apex]?.DNSKEY ?? []).length === 0) return false;
-  if (apex === '') return true;
-  return (zone[apex]?.DS ?? []).length > 0 && isSecure(zone, zoneOf(zone, parentOf(apex)));
+type Security = 'secure' | 'insecure' | 'bogus';
+
+/** How a validating resolver sees an answer: secure if every RRset is, bogus if any is (see {@link DnsServerOptions.validating}). */
+function securityOf(zone: DnsZone, rrsets: readonly RRsetRef[]): Security {
+  if (rrsets.length === 0) return 'insecure';
+  const zones = new Map<string, { status: Security; keys: DnskeyData[] }>();
+  const signedBy = (owner: string, type: string, signer: string, keys: readonly DnskeyData[]): boolean => {
+    const records = zone[owner] ? recordsOf(owner, zone[owner], type) : [];
+    return (zone[owner]?.RRSIG ?? []).some(
+      (sig) => sig.typeCovered === type && bare(sig.signersName) === signer && verifyRrset(records, sig, keys),
+    );
+  };
+  const statusOf = (apex: string | undefined): { status: Security; keys: DnskeyData[] } => {
+    if (apex === undefined) return { status: 'insecure', keys: [] };
+    const known = zones.get(apex);
+    if (known) return known;
+    const keys = zone[apex]?.DNSKEY ?? [];
+    let status: Security;
+    if (apex === '') {
+      status = keys.length === 0 ? 'insecure' : signedBy('', 'DNSKEY', '', keys) ? 'secure' : 'bogus';
+    } else {
+      const parentApex = zoneOf(zone, parentOf(apex));
+      const parent = statusOf(parentApex);
+      const ds = zone[apex]?.DS ?? [];
+      if (parent.status !== 'secure') status = parent.status;
+      else if (ds.length === 0) status = 'insecure';
+      else if (!signedBy(apex, 'DS', parentApex ?? '', parent.keys)) status = 'bogus';
+      else {
+        const trusted = keys.filter((key) => ds.some((record) => dsMatches(apex, record, key)));
+        status = trusted.length > 0 && signedBy(apex, 'DNSKEY', apex, trusted) ? 'secure' : 'bogus';
+      }
+    }
+    const result = { status, keys };
+    zones.set(apex, result);
+    return result;
+  };
+  let security: Security = 'secure';
+  for (const { owner, type, apex } of rrsets) {
+    const { status, keys } = statusOf(apex);
+    if (status === 'bogus') return 'bogus';
+    if (status === 'insecure') security = 'insecure';
+    else if (!signedBy(owner, type, apex!, keys)) return 'bogus';
+  }
+  return security;
 }
 
 function parentOf(name: string): string {
