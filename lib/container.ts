@@ -12,7 +12,7 @@ import { SslLookup } from './lookup/ssl/ssl-lookup.js';
 import { systemDnsResolverFactory } from './lookup/net/system-dns-resolver.js';
 import { TargetGuard } from './lookup/net/target-guard.js';
 import { WhoisLookup } from './lookup/whois/whois-lookup.js';
-import type { ResolvedOptions } from './options.js';
+import { parseHostPort, type ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
 import { TOKENS } from './tokens.js';
@@ -64,23 +64,42 @@ export function createContainer(options: ResolvedOptions): Composition {
     once(() => open(options.cache, { namespace: 'dossier-cache', clock: options.clock, memoryLimit: MEMORY_CACHE_ENTRIES })),
   );
   container.register(TOKENS.dnsResolverFactory, {
-    useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs),
+    useValue:
+      options.createDnsResolver ??
+      systemDnsResolverFactory(
+        options.dnsServers.map((server) => parseHostPort('dnsServers', server, 53)),
+        options.lookupTimeoutMs,
+      ),
   });
   container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
 
   provide(TOKENS.lookupService, options.lookups, (c) => {
     const context: LookupContext = {
-      options,
       createResolver: c.resolve(TOKENS.dnsResolverFactory),
       guard: c.resolve(TOKENS.targetGuard),
+      clock: options.clock,
+      logger: options.logger,
     };
+    const timeoutMs = options.lookupTimeoutMs;
     const messageClient =
-      options.dnsMessageClient ?? createDnsMessageClient({ servers: options.dnsServers, timeoutMs: options.lookupTimeoutMs });
+      options.dnsMessageClient ??
+      createDnsMessageClient({ servers: options.dnsServers.map((server) => parseHostPort('dnsServers', server, 53)), timeoutMs });
+    const { whoisServer, rdapUrl, geoipCity, geoipAsn } = options;
     return new CachingLookupService({
-      lookups: [new DnsLookup(context.createResolver, messageClient), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
+      lookups: [
+        new DnsLookup(context.createResolver, messageClient),
+        new WhoisLookup(context, {
+          timeoutMs,
+          whoisServer: whoisServer === undefined ? undefined : parseHostPort('whoisServer', whoisServer, 43),
+          rdapUrl,
+        }),
+        new IpLookup(context, { timeoutMs, geoipCity, geoipAsn }),
+        new SslLookup(context, { port: options.sslPort, caCertificates: options.sslCaCertificates }),
+      ],
       cache: c.resolve(TOKENS.cacheBackend).kv,
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,
+      clock: options.clock,
     });
   });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));

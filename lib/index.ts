@@ -34,6 +34,7 @@ export {
   type IpData,
   type Lookup,
   type LookupKind,
+  type LookupOptions,
   type LookupResult,
   type LookupService,
   type SslData,

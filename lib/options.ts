@@ -3,6 +3,7 @@ import { accessSync, constants, readFileSync, statSync, type Stats } from 'node:
 import { dirname } from 'node:path';
 import { isIP } from 'node:net';
 import { DossierError } from './errors.js';
+import { parseHostPort as parseHostAndPort, type HostPort } from './lookup/net/host-port.js';
 import type { Clock } from './ports/clock.js';
 import type { DnsMessageClient } from './ports/dns-message-client.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
@@ -329,19 +330,13 @@ export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Serv
 }
 
 /**
- * Splits `host[:port]` (IPv6 in brackets) into its parts.
+ * Splits `host[:port]` (IPv6 in brackets) into its parts, with the lookups' own parser.
  * @throws DossierError `ERR_CONFIG_INVALID` naming `option` when the value is malformed.
  */
-export function parseHostPort(option: string, value: string, defaultPort: number): { host: string; port: number } {
-  // A bare IPv6 address: its colons are not a port.
-  if (isIP(value.trim()) === 6) return { host: value.trim(), port: defaultPort };
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(value.trim());
-  const port = match?.[3] === undefined ? defaultPort : Number(match[3]);
-  const host = match?.[1] ?? match?.[2];
-  if (host === undefined || port < 1 || port > 65535) {
-    throw configError(option, `must be host[:port], not "${value}"`);
-  }
-  return { host, port };
+export function parseHostPort(option: string, value: string, defaultPort: number): HostPort {
+  const parsed = parseHostAndPort(value, defaultPort);
+  if (parsed === null) throw configError(option, `must be host[:port], not "${value}"`);
+  return parsed;
 }
 
 function checkStoreUrl(option: string, value: string): void {

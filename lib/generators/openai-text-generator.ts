@@ -1,4 +1,5 @@
 import { DossierError } from '../errors.js';
+import { readCapped as readCappedBody } from '../lookup/net/capped-read.js';
 import type { OpenAiOptions } from '../options.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
 
@@ -87,24 +88,10 @@ function contentOf(json: unknown): string | undefined {
 
 /** The body as text, refusing one over {@link MAX_RESPONSE_BYTES} without reading it all. */
 async function readCapped(response: Response): Promise<string> {
-  const declared = Number(response.headers.get('Content-Length'));
-  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
-    await response.body?.cancel().catch(() => {});
-    throw failed('The text generator answered with more than 2 MiB.');
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw failed('The text generator answered with more than 2 MiB.');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const body = await readCappedBody(response.body, {
+    maxBytes: MAX_RESPONSE_BYTES,
+    declaredBytes: Number(response.headers.get('Content-Length') ?? undefined),
+    tooLong: () => failed('The text generator answered with more than 2 MiB.'),
+  });
+  return body.toString('utf8');
 }

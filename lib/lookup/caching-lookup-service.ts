@@ -1,7 +1,15 @@
 import QuickLRU from 'quick-lru';
 import { DossierError } from '../errors.js';
+import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
-import type { Lookup, LookupDataByKind, LookupKind, LookupResult, LookupService } from '../ports/lookup-service.js';
+import type {
+  Lookup,
+  LookupDataByKind,
+  LookupKind,
+  LookupOptions,
+  LookupResult,
+  LookupService,
+} from '../ports/lookup-service.js';
 import type { KvStore } from '../stores/kv-store.js';
 
 const PARSED_MEMO_SIZE = 1000;
@@ -19,10 +27,13 @@ export interface CachingLookupServiceOptions {
   timeoutMs: number;
   /** Where cache failures are reported. */
   logger: Logger;
+  /** Where the time comes from: when a cached answer expires. */
+  clock: Clock;
 }
 
 /**
- * The lookup service: checks the query, answers from the cache when it can, shares one upstream call
+ * The lookup service: checks the query, answers from the cache when it can (unless asked for a fresh
+ * answer, which is still written to the cache), shares one upstream call
  * among identical concurrent lookups, and holds every upstream call to its deadline (aborting it, so
  * its sockets close). A cache that fails is reported and bypassed: it is an optimization, not a truth.
  */
@@ -53,29 +64,28 @@ export class CachingLookupService implements LookupService {
     return target;
   }
 
-  async lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>> {
+  async lookup<K extends LookupKind>(
+    kind: K,
+    input: unknown,
+    options: LookupOptions = {},
+  ): Promise<LookupResult<LookupDataByKind[K]>> {
     const lookup = this.lookupFor(kind);
     const target = this.parse(kind, input);
     const cacheKey = `${kind}:${target}`;
-    const recent = this.recent.get(cacheKey);
-    if (recent !== undefined && recent.expiresAt > Date.now()) return { data: recent.data as LookupDataByKind[K], cached: true };
-    const hit = await this.options.cache.getEntry<LookupDataByKind[K]>(cacheKey).catch((error: unknown) => {
-      this.options.logger.warn('lookup cache read failed', { error: String(error) });
-      return undefined;
-    });
-    if (hit !== undefined) {
-      this.recent.set(cacheKey, { data: hit.value, expiresAt: hit.expiresAt ?? Date.now() + RECENT_FALLBACK_MS });
-      return { data: hit.value, cached: true };
+    if (options.fresh !== true) {
+      const hit = await this.cached<LookupDataByKind[K]>(cacheKey);
+      if (hit !== undefined) return { data: hit, cached: true };
     }
 
     let pending = this.inflight.get(cacheKey);
     if (pending === undefined) {
       pending = this.runWithDeadline(lookup, target).finally(() => this.inflight.delete(cacheKey));
       this.inflight.set(cacheKey, pending);
+      // Only an answer is written: a failure is never cached, so the next lookup asks again.
       pending.then(
         ({ data, ttlSeconds }) => {
           if (ttlSeconds <= 0) return;
-          this.recent.set(cacheKey, { data, expiresAt: Date.now() + ttlSeconds * 1000 });
+          this.recent.set(cacheKey, { data, expiresAt: this.options.clock.now() + ttlSeconds * 1000 });
           this.options.cache.set(cacheKey, data, ttlSeconds * 1000).catch((error: unknown) => {
             this.options.logger.warn('lookup cache write failed', { error: String(error) });
           });
@@ -85,6 +95,20 @@ export class CachingLookupService implements LookupService {
     }
     const { data } = await pending;
     return { data: data as LookupDataByKind[K], cached: false };
+  }
+
+  /** The answer cached under `cacheKey` and not yet expired: this process's own first, then the shared cache's. */
+  private async cached<T>(cacheKey: string): Promise<T | undefined> {
+    const now = this.options.clock.now();
+    const recent = this.recent.get(cacheKey);
+    if (recent !== undefined && recent.expiresAt > now) return recent.data as T;
+    const hit = await this.options.cache.getEntry<T>(cacheKey).catch((error: unknown) => {
+      this.options.logger.warn('lookup cache read failed', { error: String(error) });
+      return undefined;
+    });
+    if (hit === undefined) return undefined;
+    this.recent.set(cacheKey, { data: hit.value, expiresAt: hit.expiresAt ?? now + RECENT_FALLBACK_MS });
+    return hit.value;
   }
 
   private lookupFor(kind: LookupKind): Lookup {

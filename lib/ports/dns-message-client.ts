@@ -30,8 +30,8 @@ export interface DnsMessageClient {
   /**
    * Asks one question of the configured DNS servers, trying the next one when a server fails.
    * @throws DossierError `ERR_UPSTREAM_TIMEOUT` when no server answered in time, `ERR_UPSTREAM_FAILED`
-   *   when they answered with an error code (SERVFAIL, REFUSED, …) or not at all; the signal's reason
-   *   when it is aborted.
+   *   when they answered with an error code (SERVFAIL, REFUSED, …) or not at all; when `signal` aborts,
+   *   its reason if that is a `DossierError`, else `ERR_UPSTREAM_TIMEOUT`.
    */
   query(name: string, type: DnsMessageType, signal: AbortSignal): Promise<DnsMessageAnswer>;
 }

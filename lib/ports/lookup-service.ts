@@ -118,6 +118,15 @@ export interface ChainCertificate {
   valid_from: string;
   valid_to: string;
   fingerprint_sha256: string;
+  /** Whole days until `valid_to`, negative once it has passed. */
+  days_remaining: number;
+}
+
+/** The certificate of the chain that expires first (CONTRACT.md §8). */
+export interface ExpiresFirst {
+  subject: DistinguishedName;
+  valid_to: string;
+  days_remaining: number;
 }
 
 /** `GET /api/ssl` data. */
@@ -139,6 +148,8 @@ export interface SslData {
   protocol: string | null;
   cipher: string | null;
   chain: ChainCertificate[];
+  /** The certificate of `chain` whose `valid_to` comes first (the nearest to the leaf on a tie). */
+  expires_first: ExpiresFirst;
 }
 
 /** The data of each lookup kind. */
@@ -169,6 +180,15 @@ export interface Lookup<K extends LookupKind = LookupKind> {
   run(target: string, signal: AbortSignal): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
 }
 
+/** How one lookup is asked. */
+export interface LookupOptions {
+  /**
+   * Skip the cache for this lookup: upstream is asked even when an answer is cached, and its answer
+   * replaces the cached one (`fresh=1`, CONTRACT.md §8). @default false
+   */
+  fresh?: boolean;
+}
+
 /** Interface A: the four lookups, with cache and deadline. */
 export interface LookupService {
   /**
@@ -178,9 +198,14 @@ export interface LookupService {
    */
   parse(kind: LookupKind, input: unknown): string;
   /**
-   * Answers a lookup, from the cache when it can.
+   * Answers a lookup, from the cache when it can and `options.fresh` is not set. An answer upstream
+   * gives is cached for the time its lookup says; a failure is never cached.
    * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
    *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
    */
-  lookup<K extends LookupKind>(kind: K, input: unknown): Promise<LookupResult<LookupDataByKind[K]>>;
+  lookup<K extends LookupKind>(
+    kind: K,
+    input: unknown,
+    options?: LookupOptions,
+  ): Promise<LookupResult<LookupDataByKind[K]>>;
 }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { DossierError } from '../../lib/errors.js';
 import { createDnsMessageClient } from '../../lib/lookup/dns/dns-message-client.js';
+import type { HostPort } from '../../lib/lookup/net/host-port.js';
 import { startDnsServer, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
 
 const ZONE: DnsZone = {
@@ -14,6 +16,8 @@ const failing = (rcode: number): DnsZone => ({ 'example.test': { RCODE: rcode },
 
 describe('createDnsMessageClient against DNS servers on loopback', () => {
   const servers: TestDnsServer[] = [];
+  /** The servers as the composition root passes them, parsed. */
+  const at = (...list: TestDnsServer[]): HostPort[] => list.map(({ port }) => ({ host: '127.0.0.1', port }));
   const start = async (zone: DnsZone): Promise<TestDnsServer> => {
     const server = await startDnsServer(zone);
     servers.push(server);
@@ -26,7 +30,7 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
 
   it('asks with the RD, AD and DO bits and reads the answer, its AD flag and its authority section', async () => {
     const dns = await start(ZONE);
-    const client = createDnsMessageClient({ servers: [dns.address], timeoutMs: 1000 });
+    const client = createDnsMessageClient({ servers: at(dns), timeoutMs: 1000 });
     const answer = await client.query('example.test', 'TXT', AbortSignal.timeout(5000));
     expect(answer).to.deep.equal({
       rcode: 'NOERROR',
@@ -51,7 +55,7 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
     const servfail = await start(failing(2));
     const refused = await start(failing(5));
     const good = await start(ZONE);
-    const client = createDnsMessageClient({ servers: [servfail.address, refused.address, good.address], timeoutMs: 1000 });
+    const client = createDnsMessageClient({ servers: at(servfail, refused, good), timeoutMs: 1000 });
     const answer = await client.query('example.test', 'TXT', AbortSignal.timeout(5000));
     expect(answer.answers).to.have.length(1);
     expect([servfail.questions, refused.questions, good.questions]).to.deep.equal([1, 1, 1]);
@@ -61,7 +65,7 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
     const silent = await start(ZONE);
     silent.silent = true;
     const good = await start(ZONE);
-    const client = createDnsMessageClient({ servers: [silent.address, good.address], timeoutMs: 800 });
+    const client = createDnsMessageClient({ servers: at(silent, good), timeoutMs: 800 });
     // The lookup's own deadline: had the silent server kept all 800 ms, the second would come too late.
     const answer = await client.query('example.test', 'TXT', AbortSignal.timeout(1200));
     expect(answer.answers).to.have.length(1);
@@ -71,24 +75,24 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
   it('fails with ERR_UPSTREAM_TIMEOUT when no server answers, ERR_UPSTREAM_FAILED when all refuse', async () => {
     const silent = await start(ZONE);
     silent.silent = true;
-    const timedOut = await createDnsMessageClient({ servers: [silent.address], timeoutMs: 200 })
+    const timedOut = await createDnsMessageClient({ servers: at(silent), timeoutMs: 200 })
       .query('example.test', 'TXT', AbortSignal.timeout(5000))
       .catch((error: unknown) => error);
     expect(timedOut).to.include({ code: 'ERR_UPSTREAM_TIMEOUT' });
     const refused = await start(failing(5));
-    const failed = await createDnsMessageClient({ servers: [refused.address], timeoutMs: 1000 })
+    const failed = await createDnsMessageClient({ servers: at(refused), timeoutMs: 1000 })
       .query('example.test', 'TXT', AbortSignal.timeout(5000))
       .catch((error: unknown) => error);
     expect(failed).to.include({ code: 'ERR_UPSTREAM_FAILED' });
     expect((failed as Error).message).to.contain('REFUSED');
   });
 
-  it('stops at once with the reason of an aborted signal', async () => {
+  it("stops at once with the reason of an aborted signal: the lookup service's deadline error", async () => {
     const silent = await start(ZONE);
     silent.silent = true;
     const controller = new AbortController();
-    const reason = new Error('deadline');
-    const pending = createDnsMessageClient({ servers: [silent.address], timeoutMs: 10_000 }).query(
+    const reason = new DossierError('ERR_UPSTREAM_TIMEOUT', 'The lookup did not finish in time.');
+    const pending = createDnsMessageClient({ servers: at(silent), timeoutMs: 10_000 }).query(
       'example.test',
       'TXT',
       controller.signal,

@@ -3,11 +3,11 @@ import ipaddr from 'ipaddr.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHARED_MAXMIND } from '../support/paths.js';
+import { SHARED_MAXMIND, skipUnlessSharedMaxmind } from '../support/paths.js';
 import { reverseName, startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { IP_CACHE_SECONDS, IpLookup } from '../../lib/lookup/ip/ip-lookup.js';
+import { parseHostPort } from '../../lib/lookup/net/host-port.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
-import { TargetGuard } from '../../lib/lookup/net/target-guard.js';
 import { resolveOptions } from '../../lib/options.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -246,8 +246,8 @@ describe('IpLookup cache time', () => {
 
   const ipLookup = (): IpLookup => {
     const options = resolveOptions({ store: 'memory://', dnsServers: [dns.address], lookupTimeoutMs: 400 });
-    const createResolver = systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs);
-    return new IpLookup({ options, createResolver, guard: new TargetGuard(false) });
+    const createResolver = systemDnsResolverFactory([parseHostPort(dns.address, 53)!], options.lookupTimeoutMs);
+    return new IpLookup({ ...options, createResolver }, { timeoutMs: options.lookupTimeoutMs });
   };
 
   it(`caches an answer ${IP_CACHE_SECONDS.answer} s, or ${IP_CACHE_SECONDS.dnsFailed} s when reverse DNS failed`, async () => {
@@ -267,7 +267,7 @@ describe('IpLookup cache time', () => {
     // A deadline far beyond the test's own timeout: only the abort can end the question in time.
     this.timeout(10_000);
     const options = resolveOptions({ store: 'memory://', dnsServers: [dns.address], lookupTimeoutMs: 120_000 });
-    const system = systemDnsResolverFactory(options.dnsServers, options.lookupTimeoutMs);
+    const system = systemDnsResolverFactory([parseHostPort(dns.address, 53)!], options.lookupTimeoutMs);
     let cancelled = 0;
     const createResolver = (): DnsResolver => {
       const resolver = system();
@@ -280,7 +280,7 @@ describe('IpLookup cache time', () => {
       });
     };
     const controller = new AbortController();
-    const pending = new IpLookup({ options, createResolver, guard: new TargetGuard(false) }).run(
+    const pending = new IpLookup({ ...options, createResolver }, { timeoutMs: options.lookupTimeoutMs }).run(
       '81.2.69.142',
       controller.signal,
     );
@@ -352,7 +352,7 @@ describe('GET /api/ip with a database file that is missing or damaged', () => {
   });
 
   it("answers 502 upstream_error for MaxMind's broken test database (doubles of the wrong size)", async function () {
-    if ((await readFile(sharedBroken).catch(() => undefined)) === undefined) this.skip();
+    skipUnlessSharedMaxmind(this, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
     const server = await startTestServer({ geoipCity: sharedBroken });
     try {
       await expectUpstreamError(server);
@@ -372,11 +372,16 @@ describe("GET /api/ip against MaxMind's test databases", () => {
   let asnJson: Record<string, Record<string, unknown>>[];
 
   before(async function () {
-    const city = await readFile(join(dir, 'GeoIP2-City-Test.json'), 'utf8').catch(() => undefined);
-    const asn = await readFile(join(dir, 'GeoLite2-ASN-Test.json'), 'utf8').catch(() => undefined);
-    if (city === undefined || asn === undefined) this.skip();
-    cityJson = JSON.parse(city!) as typeof cityJson;
-    asnJson = JSON.parse(asn!) as typeof asnJson;
+    skipUnlessSharedMaxmind(
+      this,
+      'GeoIP2-City-Test.json',
+      'GeoLite2-ASN-Test.json',
+      'GeoIP2-City-Test.mmdb',
+      'GeoLite2-ASN-Test.mmdb',
+      'GeoIP2-ISP-Test.mmdb',
+    );
+    cityJson = JSON.parse(await readFile(join(dir, 'GeoIP2-City-Test.json'), 'utf8')) as typeof cityJson;
+    asnJson = JSON.parse(await readFile(join(dir, 'GeoLite2-ASN-Test.json'), 'utf8')) as typeof asnJson;
     // No address of these databases has a PTR name: a DNS server that answers NXDOMAIN to everything.
     dns = await startDnsServer({});
     server = await startTestServer({

@@ -127,6 +127,7 @@ describe('GET /api/ssl against TLS servers on loopback', function () {
       'protocol',
       'cipher',
       'chain',
+      'expires_first',
     ]);
     expect(data.domain).to.equal('good.test');
     expect(data.subject).to.deep.equal({
@@ -170,7 +171,10 @@ describe('GET /api/ssl against TLS servers on loopback', function () {
       valid_from: new Date(new X509Certificate(pki.intermediate.der).validFrom).toISOString(),
       valid_to: new Date(new X509Certificate(pki.intermediate.der).validTo).toISOString(),
       fingerprint_sha256: fingerprint(pki.intermediate),
+      days_remaining: 89,
     });
+    expect(data.chain[0].days_remaining).to.equal(30);
+    expect(data.expires_first).to.deep.equal({ subject: data.subject, valid_to: data.valid_to, days_remaining: 30 });
     expect(peer.serverNames).to.deep.equal(['good.test']);
   });
 
@@ -335,5 +339,72 @@ describe('GET /api/ssl against TLS servers on loopback', function () {
       expect(body.code, domain).to.equal('invalid_domain');
     }
     expect(peer.accepted).to.equal(0);
+  });
+});
+
+describe('GET /api/ssl: expiry across the whole chain', function () {
+  const DAY_MS = 86_400_000;
+  let pki: TestPki;
+  let leaf: TestCertificate;
+  let dns: TestDnsServer;
+  let peer: TestTlsPeer;
+  const opened: { close(): Promise<void> }[] = [];
+
+  before(async function () {
+    this.timeout(60_000);
+    // An intermediate that expires 40 days before the leaf it signed: the leaf alone would hide it.
+    pki = await createTestPki({ root: { notAfter: daysFromNow(365.5) }, intermediate: { notAfter: daysFromNow(20.5) } });
+    leaf = await pki.issue({ dnsNames: ['soon.test'], notAfter: daysFromNow(60.5) });
+    dns = await startDnsServer({ 'soon.test': { A: [{ address: '127.0.0.1' }] } });
+    peer = await startTlsServer({ key: leaf.keyPem, chain: [leaf.pem, pki.intermediate.pem] });
+  });
+
+  after(async () => {
+    await Promise.all([dns?.close(), peer?.close()]);
+  });
+
+  afterEach(async () => {
+    for (const resource of opened.splice(0)) await resource.close();
+  });
+
+  async function lookUp(options: DossierOptions = {}): Promise<Record<string, any>> {
+    const server = await startTestServer({
+      dnsServers: [dns.address],
+      sslPort: peer.port,
+      allowPrivateTargets: true,
+      sslCaCertificates: [pki.root.pem],
+      lookupTimeoutMs: 3000,
+      ...options,
+    });
+    opened.push(server);
+    const response = await server.get('/api/ssl?domain=soon.test', await server.key());
+    expect(response.status).to.equal(200);
+    return ((await response.json()) as { data: Record<string, any> }).data;
+  }
+
+  it('gives days_remaining on every certificate of the chain, and names the intermediate in expires_first', async () => {
+    const data = await lookUp();
+    expect(data.chain.map((entry: { subject: { CN: string } }) => entry.subject.CN)).to.deep.equal([
+      'soon.test',
+      'Dossier Test Intermediate',
+      'Dossier Test Root',
+    ]);
+    expect(data.chain.map((entry: { days_remaining: number }) => entry.days_remaining)).to.deep.equal([60, 20, 365]);
+    expect(data.days_remaining).to.equal(60);
+    expect(data.expires_first).to.deep.equal({
+      subject: { CN: 'Dossier Test Intermediate', O: 'Dossier Test', C: 'DE' },
+      valid_to: new Date(new X509Certificate(pki.intermediate.der).validTo).toISOString(),
+      days_remaining: 20,
+    });
+    expect(data.expires_first.valid_to).to.equal(data.chain[1].valid_to);
+    // Node trusts the chain: the intermediate's nearer end does not make it invalid today.
+    expect(data.is_valid).to.equal(true);
+  });
+
+  it("counts the days by Dossier's clock", async () => {
+    const data = await lookUp({ clock: { now: () => Date.now() + 10 * DAY_MS } });
+    expect(data.chain.map((entry: { days_remaining: number }) => entry.days_remaining)).to.deep.equal([50, 10, 355]);
+    expect(data.expires_first.days_remaining).to.equal(10);
+    expect(data.days_remaining).to.equal(50);
   });
 });

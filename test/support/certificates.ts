@@ -70,14 +70,20 @@ export function daysFromNow(days: number): Date {
   return new Date(Date.now() + days * DAY_MS);
 }
 
+/** The validity of a {@link createTestPki}'s root and intermediate; each defaults as a certificate does. */
+export interface TestPkiOptions {
+  root?: Pick<TestCertificateOptions, 'notBefore' | 'notAfter'>;
+  intermediate?: Pick<TestCertificateOptions, 'notBefore' | 'notAfter'>;
+}
+
 /**
  * Builds a private PKI: a self-signed RSA root ("Dossier Test Root"), an RSA intermediate it signed
  * ("Dossier Test Intermediate"), and {@link TestPki.issue} for leaves signed by the intermediate.
  */
-export async function createTestPki(): Promise<TestPki> {
-  const root = await createSelfSigned({ subject: 'CN=Dossier Test Root, O=Dossier Test, C=DE', ca: true });
+export async function createTestPki(options: TestPkiOptions = {}): Promise<TestPki> {
+  const root = await createSelfSigned({ subject: 'CN=Dossier Test Root, O=Dossier Test, C=DE', ca: true, ...options.root });
   const intermediate = await createCertificate(
-    { subject: 'CN=Dossier Test Intermediate, O=Dossier Test, C=DE', ca: true },
+    { subject: 'CN=Dossier Test Intermediate, O=Dossier Test, C=DE', ca: true, ...options.intermediate },
     root,
     'CN=Dossier Test Root, O=Dossier Test, C=DE',
   );

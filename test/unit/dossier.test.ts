@@ -75,7 +75,14 @@ describe('createDossier', () => {
 
   it('closes once, however often it is asked', async () => {
     const dossier = createDossier({ store: 'memory://' });
-    await Promise.all([dossier.close(), dossier.close()]);
+    await dossier.keys.create({ name: 'opens the store' });
+    const first = dossier.close();
+    expect(dossier.close()).to.equal(first);
+    await first;
+    expect(dossier.close()).to.equal(first);
     await dossier.close();
+    // Closed for real: the store refuses work instead of answering from a backend left open.
+    const error = await dossier.keys.create({ name: 'after close' }).catch((e: unknown) => e);
+    expect(error).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
   });
 });

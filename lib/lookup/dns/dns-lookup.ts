@@ -2,6 +2,7 @@ import { DossierError } from '../../errors.js';
 import type { DnsMessageClient } from '../../ports/dns-message-client.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { DnsData, Lookup } from '../../ports/lookup-service.js';
+import { onAbort } from '../net/abort.js';
 import { parseDomainName } from '../net/domain-name.js';
 import { canonicalIpText } from '../net/ip-address.js';
 import { caaRecords } from './caa.js';
@@ -36,8 +37,7 @@ export class DnsLookup implements Lookup<'dns'> {
 
   async run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
     const resolver = this.createResolver();
-    const cancel = (): void => resolver.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
+    const stopListening = onAbort(signal, () => resolver.cancel());
     // Ends the message client's questions too when one question fails and the lookup with it.
     const settled = new AbortController();
     const questions = AbortSignal.any([signal, settled.signal]);
@@ -98,7 +98,7 @@ export class DnsLookup implements Lookup<'dns'> {
       return { data, ttlSeconds: cacheSeconds(data) };
     } finally {
       settled.abort();
-      signal.removeEventListener('abort', cancel);
+      stopListening();
     }
   }
 }

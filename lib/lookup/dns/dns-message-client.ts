@@ -4,13 +4,14 @@ import { randomInt } from 'node:crypto';
 import { connect, isIP, isIPv6 } from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet } from 'dns-packet';
 import { DossierError } from '../../errors.js';
-import { parseHostPort } from '../../options.js';
+import { abortError } from '../net/abort.js';
+import { parseHostPort, type HostPort } from '../net/host-port.js';
 import type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from '../../ports/dns-message-client.js';
 
 /** Options of {@link createDnsMessageClient}. */
 export interface DnsMessageClientOptions {
-  /** DNS servers as `host[:port]` (a name is resolved once by the system). @default the system's resolvers */
-  servers: readonly string[];
+  /** The DNS servers (a name is resolved once, by the system); none means the system's resolvers. */
+  servers: readonly HostPort[];
   /** The time all servers together get for one question; each of n servers gets 1/n of it. */
   timeoutMs: number;
 }
@@ -24,12 +25,6 @@ export const EDNS_UDP_PAYLOAD_SIZE = 1232;
 /** A DNS message over TCP carries a 2-byte length, so this is the most a TCP answer may read. */
 const TCP_MESSAGE_LIMIT = 2 + 65535;
 
-/** A server to ask, once its name (if it had one) is resolved. */
-interface ServerAddress {
-  host: string;
-  port: number;
-}
-
 /**
  * A {@link DnsMessageClient} over UDP and TCP, on the `dns-packet` library: one question, with the RD
  * and AD bits and EDNS with the DO bit, to each server in turn until one answers NOERROR or NXDOMAIN.
@@ -38,10 +33,10 @@ interface ServerAddress {
  * them; what the user gives is only ever the question.
  */
 export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMessageClient {
-  const configured = options.servers.length > 0 ? options.servers : getServers();
-  const parsed = configured.map((server) => parseHostPort('dnsServers', server, 53));
-  let resolved: Promise<ServerAddress[]> | undefined;
-  const servers = (): Promise<ServerAddress[]> => {
+  // node:dns lists the system's resolvers as host[:port], the form read here.
+  const parsed = options.servers.length > 0 ? options.servers : getServers().flatMap((server) => parseHostPort(server, 53) ?? []);
+  let resolved: Promise<HostPort[]> | undefined;
+  const servers = (): Promise<HostPort[]> => {
     resolved ??= Promise.all(
       parsed.map(async ({ host, port }) => ({ host: isIP(host) !== 0 ? host : await addressOf(host), port })),
     ).catch((error: unknown) => {
@@ -66,7 +61,7 @@ export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMes
           if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return toAnswer(packet, rcode);
           failure = new DossierError('ERR_UPSTREAM_FAILED', `The DNS server answered ${rcode} to ${type} ${displayName(name)}.`);
         } catch (error) {
-          if (signal.aborted) throw signal.reason;
+          if (signal.aborted) throw abortError(signal, 'The DNS server');
           failure = error;
         }
       }
@@ -83,7 +78,7 @@ async function addressOf(host: string): Promise<string> {
 
 /** One question to one server: UDP, then TCP when the answer is truncated, within `attemptMs` together. */
 async function ask(
-  server: ServerAddress,
+  server: HostPort,
   name: string,
   type: DnsMessageType,
   signal: AbortSignal,
@@ -127,7 +122,7 @@ async function ask(
     if (!matches(tcp)) throw new DossierError('ERR_UPSTREAM_FAILED', `The DNS server answered another question over TCP.`);
     return tcp;
   } catch (error) {
-    if (signal.aborted) throw signal.reason;
+    if (signal.aborted) throw abortError(signal, 'The DNS server');
     if (timeout.aborted) {
       throw new DossierError('ERR_UPSTREAM_TIMEOUT', `The DNS server did not answer ${type} ${displayName(name)} in time.`, {
         cause: error,
@@ -143,7 +138,7 @@ async function ask(
 
 /** Sends one datagram on a connected socket (so only the server's datagrams arrive) and waits for the matching answer. */
 function overUdp(
-  server: ServerAddress,
+  server: HostPort,
   message: Buffer,
   matches: (packet: DecodedPacket) => boolean,
   signal: AbortSignal,
@@ -175,7 +170,7 @@ function overUdp(
 }
 
 /** Sends one length-prefixed message over TCP and reads one answer, at most {@link TCP_MESSAGE_LIMIT} bytes. */
-function overTcp(server: ServerAddress, message: Buffer, signal: AbortSignal): Promise<DecodedPacket> {
+function overTcp(server: HostPort, message: Buffer, signal: AbortSignal): Promise<DecodedPacket> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
     const chunks: Buffer[] = [];

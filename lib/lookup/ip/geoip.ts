@@ -1,5 +1,6 @@
 import { Reader, type Response } from 'maxmind';
 import { readFile } from 'node:fs/promises';
+import QuickLRU from 'quick-lru';
 import { DossierError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
@@ -8,7 +9,7 @@ import { verifyMmdb } from './mmdb-verifier.js';
 /** How long a database that failed to open is not tried again (a fixed file is picked up after this). */
 export const GEOIP_RETRY_AFTER_MS = 30_000;
 
-/** How many decoded records each reader keeps (records are shared by many networks). */
+/** How many decoded records each reader keeps, the least recently used dropped first (records are shared by many networks). */
 const DECODED_CACHE_SIZE = 10_000;
 
 /** One record found in a database, and the network it covers. */
@@ -104,7 +105,7 @@ export async function checkGeoipFile(path: string, label: keyof typeof DATABASE_
 export async function openGeoipReader(path: string): Promise<GeoipReader> {
   const db = await readFile(path);
   if (db[0] === 0x1f && db[1] === 0x8b) throw new Error('the file is gzip-compressed; give the .mmdb file itself');
-  const reader = new Reader<Response>(db, { cache: boundedCache(DECODED_CACHE_SIZE) });
+  const reader = new Reader<Response>(db, { cache: new QuickLRU<string | number, unknown>({ maxSize: DECODED_CACHE_SIZE }) });
   const { metadata } = reader;
   if (metadata.binaryFormatMajorVersion !== 2) throw new Error(`binary format ${metadata.binaryFormatMajorVersion} is not 2`);
   if (metadata.ipVersion !== 4 && metadata.ipVersion !== 6) throw new Error(`ip_version ${metadata.ipVersion} is not 4 or 6`);
@@ -118,18 +119,6 @@ export async function openGeoipReader(path: string): Promise<GeoipReader> {
       if (!ipv6Tree && address.includes(':')) return null;
       const [record, prefixLength] = reader.getWithPrefixLength(address);
       return record === null ? null : { record, prefixLength };
-    },
-  };
-}
-
-/** A cache of decoded records that forgets the oldest entry when full. */
-function boundedCache(max: number): { get(key: string | number): unknown; set(key: string | number, value: unknown): void } {
-  const entries = new Map<string | number, unknown>();
-  return {
-    get: (key) => entries.get(key),
-    set(key, value) {
-      if (entries.size >= max) entries.delete(entries.keys().next().value!);
-      entries.set(key, value);
     },
   };
 }

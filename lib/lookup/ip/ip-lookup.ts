@@ -3,8 +3,20 @@ import { DossierError } from '../../errors.js';
 import type { IpData, Lookup } from '../../ports/lookup-service.js';
 import { GeoipDatabase, type GeoipMatch, type GeoipReader } from './geoip.js';
 import { parseIpAddress, type ParsedIpAddress } from '../net/ip-address.js';
+import { withTimeout } from '../net/abort.js';
 import type { LookupContext } from '../net/lookup-context.js';
+import { withOwnResolver } from '../net/reach.js';
 import { specialRangeOf, type SpecialRange } from '../net/special-range.js';
+
+/** Settings of {@link IpLookup}. */
+export interface IpLookupOptions {
+  /** The lookup's deadline in milliseconds, of which the reverse-DNS question may take a share. */
+  timeoutMs: number;
+  /** Path to a MaxMind City database (`DOSSIER_GEOIP_CITY`). @default undefined */
+  geoipCity?: string;
+  /** Path to a MaxMind ASN or ISP database (`DOSSIER_GEOIP_ASN`). @default undefined */
+  geoipAsn?: string;
+}
 
 /** How long IP answers are cached: a full answer, and one whose reverse DNS failed (to ask again soon). */
 export const IP_CACHE_SECONDS = { answer: 3600, dnsFailed: 60 } as const;
@@ -29,16 +41,16 @@ export class IpLookup implements Lookup<'ip'> {
   private readonly city: GeoipDatabase | undefined;
   private readonly asn: GeoipDatabase | undefined;
 
-  constructor(private readonly context: LookupContext) {
-    const { geoipCity, geoipAsn, logger, clock } = context.options;
-    this.city =
-      geoipCity === undefined
-        ? undefined
-        : new GeoipDatabase({ path: geoipCity, label: 'City', setting: 'DOSSIER_GEOIP_CITY', logger, clock });
-    this.asn =
-      geoipAsn === undefined
-        ? undefined
-        : new GeoipDatabase({ path: geoipAsn, label: 'ASN', setting: 'DOSSIER_GEOIP_ASN', logger, clock });
+  /** @param context the resolver of the reverse-DNS question, and the logger and clock of the databases. */
+  constructor(
+    private readonly context: Pick<LookupContext, 'createResolver' | 'clock' | 'logger'>,
+    private readonly options: IpLookupOptions,
+  ) {
+    const { logger, clock } = context;
+    const open = (path: string | undefined, label: string, setting: string): GeoipDatabase | undefined =>
+      path === undefined ? undefined : new GeoipDatabase({ path, label, setting, logger, clock });
+    this.city = open(options.geoipCity, 'City', 'DOSSIER_GEOIP_CITY');
+    this.asn = open(options.geoipAsn, 'ASN', 'DOSSIER_GEOIP_ASN');
     // Open the files now, not inside the first request, so that no request waits for a whole file's check.
     this.city?.preload();
     this.asn?.preload();
@@ -73,23 +85,19 @@ export class IpLookup implements Lookup<'ip'> {
   }
 
   /** The first PTR name of `address`; `failed` when the DNS gave no answer (as opposed to no name). */
-  private async reverse(address: string, signal: AbortSignal): Promise<{ name: string | null; failed: boolean }> {
-    const resolver = this.context.createResolver();
-    const cancel = (): void => resolver.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
-    const budget = setTimeout(cancel, Math.max(1, Math.floor(this.context.options.lookupTimeoutMs * REVERSE_DNS_SHARE)));
-    try {
-      const names = await resolver.reverse(address);
-      const first = names.find((name) => typeof name === 'string' && name !== '');
-      return { name: first ?? null, failed: false };
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === 'string' && NO_NAME.has(code)) return { name: null, failed: false };
-      return { name: null, failed: true };
-    } finally {
-      clearTimeout(budget);
-      signal.removeEventListener('abort', cancel);
-    }
+  private reverse(address: string, signal: AbortSignal): Promise<{ name: string | null; failed: boolean }> {
+    const budget = withTimeout(signal, this.options.timeoutMs * REVERSE_DNS_SHARE);
+    return withOwnResolver(this.context.createResolver, budget, async (resolver) => {
+      try {
+        const names = await resolver.reverse(address);
+        const first = names.find((name) => typeof name === 'string' && name !== '');
+        return { name: first ?? null, failed: false };
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && NO_NAME.has(code)) return { name: null, failed: false };
+        return { name: null, failed: true };
+      }
+    });
   }
 }
 

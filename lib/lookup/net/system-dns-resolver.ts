@@ -1,20 +1,18 @@
 import { lookup } from 'node:dns/promises';
 import { Resolver } from 'node:dns/promises';
-import { isIP, isIPv6 } from 'node:net';
-import { parseHostPort } from '../../options.js';
+import { isIP } from 'node:net';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
+import { formatHostPort, type HostPort } from './host-port.js';
 
 /**
- * Makes `node:dns` resolvers that ask `servers` (`host[:port]`, the system's resolvers when empty),
+ * Makes `node:dns` resolvers that ask `servers` (the system's resolvers when empty),
  * trying each query once with a per-query timeout. One resolver per lookup, because
  * `Resolver.cancel()` cancels every query of its resolver, and a deadline must stop only its own.
  * A server given by name is resolved once, through the system's resolver, on first use.
  */
-export function systemDnsResolverFactory(servers: readonly string[], timeoutMs: number): () => DnsResolver {
-  const parsed = servers.map((server) => parseHostPort('dnsServers', server, 53));
-  const format = (host: string, port: number): string => (isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`);
-  if (parsed.every(({ host }) => isIP(host) !== 0)) {
-    const addresses = parsed.map(({ host, port }) => format(host, port));
+export function systemDnsResolverFactory(servers: readonly HostPort[], timeoutMs: number): () => DnsResolver {
+  if (servers.every(({ host }) => isIP(host) !== 0)) {
+    const addresses = servers.map(({ host, port }) => formatHostPort(host, port));
     return () => {
       const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
       if (addresses.length > 0) resolver.setServers(addresses);
@@ -24,7 +22,7 @@ export function systemDnsResolverFactory(servers: readonly string[], timeoutMs: 
   let named: Promise<string[]> | undefined;
   const addresses = (): Promise<string[]> => {
     named ??= Promise.all(
-      parsed.map(async ({ host, port }) => format(isIP(host) !== 0 ? host : await addressOf(host), port)),
+      servers.map(async ({ host, port }) => formatHostPort(isIP(host) !== 0 ? host : await addressOf(host), port)),
     ).catch((error: unknown) => {
       named = undefined; // a name that failed is asked again next time
       throw Object.assign(new Error(`A DNS server's name could not be resolved: ${String(error)}`), { code: 'ESERVFAIL' });

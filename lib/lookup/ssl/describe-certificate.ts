@@ -13,6 +13,8 @@ const KEY_TYPES: Readonly<Record<string, string>> = {
   ed448: 'Ed448',
 };
 
+const DAY_MS = 86_400_000;
+
 /** Key sizes of the key types whose size is fixed (OpenSSL reports these for `EVP_PKEY_bits`). */
 const FIXED_KEY_BITS: Readonly<Record<string, number>> = { ed25519: 256, ed448: 456 };
 
@@ -45,7 +47,7 @@ export interface Validity {
  */
 export function describeCertificate(certificate: X509Certificate): CertificateFields {
   return {
-    ...describeChainCertificate(certificate),
+    ...describeCore(certificate),
     subject_alt_names: subjectAltNames(certificate.subjectAltName),
     serial_number: certificate.serialNumber.toUpperCase(),
     signature_algorithm: signatureAlgorithmOf(certificate.raw),
@@ -53,8 +55,25 @@ export function describeCertificate(certificate: X509Certificate): CertificateFi
   };
 }
 
-/** One entry of `chain`: who, issued by whom, valid when, and its fingerprint. */
-export function describeChainCertificate(certificate: X509Certificate): ChainCertificate {
+/** The fields every certificate is described by: who, issued by whom, valid when, and its fingerprint. */
+type CoreFields = Omit<ChainCertificate, 'days_remaining'>;
+
+/**
+ * One entry of `chain`: who, issued by whom, valid when, its fingerprint, and how many whole days it
+ * has left as of `now` (ms since the epoch).
+ * @throws Error when a validity date cannot be read.
+ */
+export function describeChainCertificate(certificate: X509Certificate, now: number): ChainCertificate {
+  const core = describeCore(certificate);
+  return { ...core, days_remaining: daysRemaining(validityOf(certificate).notAfter, now) };
+}
+
+/** Whole days from `now` until `notAfter` (both ms since the epoch), rounded down: negative once it has passed. */
+export function daysRemaining(notAfter: number, now: number): number {
+  return Math.floor((notAfter - now) / DAY_MS);
+}
+
+function describeCore(certificate: X509Certificate): CoreFields {
   const legacy = certificate.toLegacyObject();
   const { notBefore, notAfter } = validityOf(certificate);
   return {

@@ -1,22 +1,31 @@
-import { X509Certificate } from 'node:crypto';
 import { checkServerIdentity, createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { DossierError } from '../../errors.js';
 import type { Lookup, SslData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
-import { describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
+import { withOwnResolver } from '../net/reach.js';
+import { daysRemaining, describeCertificate, describeChainCertificate, validityOf } from './describe-certificate.js';
 import { tlsHandshake, type TlsHandshake } from './tls-handshake.js';
+
+/** Settings of {@link SslLookup}. */
+export interface SslLookupOptions {
+  /** The port the handshake is made on (`DOSSIER_SSL_PORT`). @default 443 */
+  port: number;
+  /**
+   * Extra trusted CA certificates (PEM), added to Node's own trust store, for private PKIs and tests
+   * (`DOSSIER_SSL_CA_FILE`). @default []
+   */
+  caCertificates?: string[];
+}
 
 /** How long an SSL answer is cached at most; never past the leaf's expiry (nor its start, when still ahead). */
 export const SSL_CACHE_SECONDS = 3600;
-
-const DAY_MS = 86_400_000;
 
 /** Node's code for a certificate that does not name the host (what `tls.checkServerIdentity` reports). */
 const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
 
 /**
- * `GET /api/ssl`: one TLS handshake with the domain on `sslPort`, with SNI, at the address Dossier's own
+ * `GET /api/ssl`: one TLS handshake with the domain on `options.port`, with SNI, at the address Dossier's own
  * resolver gave and the target guard allowed (no second resolution, so no DNS-rebinding gap). The peer is
  * never refused for an untrusted certificate: the verdict is reported in `is_valid` and
  * `authorization_error`.
@@ -33,12 +42,12 @@ export class SslLookup implements Lookup<'ssl'> {
 
   private readonly secureContext: SecureContext;
 
-  /**
-   * @param context settings, resolver and guard. Extra trusted CA certificates (PEM) may be given as
-   *   `context.options.sslCaCertificates`, added to Node's own trust store (for private PKIs and tests).
-   */
-  constructor(readonly context: LookupContext) {
-    this.secureContext = createTrustContext(context.options.sslCaCertificates ?? []);
+  /** @param context resolver, guard and clock. */
+  constructor(
+    private readonly context: Pick<LookupContext, 'createResolver' | 'guard' | 'clock'>,
+    private readonly options: SslLookupOptions,
+  ) {
+    this.secureContext = createTrustContext(options.caCertificates ?? []);
   }
 
   parse(input: unknown): string {
@@ -46,34 +55,16 @@ export class SslLookup implements Lookup<'ssl'> {
   }
 
   async run(domain: string, signal: AbortSignal): Promise<{ data: SslData; ttlSeconds: number }> {
-    const address = await this.resolve(domain, signal);
-    const handshake = await tlsHandshake({
-      address,
-      port: this.context.options.sslPort,
-      servername: domain,
-      secureContext: this.secureContext,
-      signal,
-    });
-    return describeSession(domain, handshake, this.context.options.clock.now());
-  }
-
-  private async resolve(domain: string, signal: AbortSignal): Promise<string> {
-    if (signal.aborted) {
-      throw signal.reason instanceof DossierError
-        ? signal.reason
-        : new DossierError('ERR_UPSTREAM_TIMEOUT', `The ssl lookup of ${domain} was cancelled.`, { cause: signal.reason });
-    }
-    const resolver = this.context.createResolver();
-    const cancel = (): void => resolver.cancel();
-    signal.addEventListener('abort', cancel, { once: true });
-    try {
-      return await this.context.guard.resolve(domain, resolver);
-    } catch (error) {
-      if (signal.aborted && signal.reason instanceof DossierError) throw signal.reason;
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', cancel);
-    }
+    const { createResolver, guard, clock } = this.context;
+    const handshake = await withOwnResolver(createResolver, signal, (resolver) =>
+      tlsHandshake({
+        servername: domain,
+        port: this.options.port,
+        secureContext: this.secureContext,
+        reach: { resolver, guard, signal },
+      }),
+    );
+    return describeSession(domain, handshake, clock.now());
   }
 }
 
@@ -91,7 +82,7 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
   try {
     fields = describeCertificate(leaf);
     validity = validityOf(leaf);
-    chain = handshake.certificates.map(describeChainCertificate);
+    chain = handshake.certificates.map((certificate) => describeChainCertificate(certificate, now));
   } catch (error) {
     throw new DossierError('ERR_UPSTREAM_FAILED', `The certificate of ${domain} could not be read.`, { cause: error });
   }
@@ -104,7 +95,7 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
     issuer: fields.issuer,
     valid_from: fields.valid_from,
     valid_to: fields.valid_to,
-    days_remaining: Math.floor((validity.notAfter - now) / DAY_MS),
+    days_remaining: daysRemaining(validity.notAfter, now),
     is_valid: isValid,
     authorization_error: isValid ? null : authorizationError(handshake, hostnameMatches, now, validity.notBefore),
     hostname_matches: hostnameMatches,
@@ -116,8 +107,15 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
     protocol: handshake.protocol,
     cipher: handshake.cipher,
     chain,
+    expires_first: expiresFirst(chain),
   };
   return { data, ttlSeconds: cacheSeconds(validity, now) };
+}
+
+/** The certificate of `chain` (never empty: the leaf leads it) whose end comes first; the earlier one on a tie. */
+function expiresFirst(chain: SslData['chain']): SslData['expires_first'] {
+  const first = chain.reduce((soonest, entry) => (Date.parse(entry.valid_to) < Date.parse(soonest.valid_to) ? entry : soonest));
+  return { subject: first.subject, valid_to: first.valid_to, days_remaining: first.days_remaining };
 }
 
 /** Node's verdict; when Node saw no fault but Dossier's clock does (clock skew, a test clock), the date's. */

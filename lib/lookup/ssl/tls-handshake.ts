@@ -1,21 +1,22 @@
 import { X509Certificate } from 'node:crypto';
-import { connect, type DetailedPeerCertificate, type SecureContext } from 'node:tls';
+import { connect, type DetailedPeerCertificate, type SecureContext, type TLSSocket } from 'node:tls';
 import { DossierError } from '../../errors.js';
+import { guardedConnect } from '../net/guarded-connect.js';
+import { formatHostPort } from '../net/host-port.js';
+import type { Reach } from '../net/reach.js';
 
 /** The most chain certificates read from one peer (Node's chain walk is bounded too; this is a guard). */
 const MAX_CHAIN_LENGTH = 16;
 
 /** Where and how {@link tlsHandshake} connects. */
 export interface TlsHandshakeOptions {
-  /** The IP address to connect to, already checked: no name is resolved here. */
-  address: string;
-  port: number;
-  /** Sent as SNI and checked against the certificate. */
+  /** The domain: resolved through the guard, sent as SNI and checked against the certificate. */
   servername: string;
+  port: number;
   /** The trust store (and other client settings) shared by every handshake. */
   secureContext: SecureContext;
-  /** Aborting closes the socket at once. */
-  signal: AbortSignal;
+  /** Resolver, rules, and the signal whose abort closes the socket at once. */
+  reach: Reach;
 }
 
 /** What one handshake learned. */
@@ -33,53 +34,38 @@ export interface TlsHandshake {
 }
 
 /**
- * Makes one TLS handshake with `address:port` and closes the connection as soon as the certificates,
+ * Makes one TLS handshake with `servername` on `port`, over a guarded connection (the name resolved
+ * once and checked), and closes the connection as soon as the certificates,
  * protocol, cipher and verdict are read. The peer is not refused when it is not trusted: the verdict is
  * reported. Nothing past the handshake is read; how much of a handshake is read is bounded by OpenSSL
  * (a handshake message over its limit, more than a few empty records or warning alerts, a record that
  * is not TLS: each fails the handshake at once), and how long it may take by `signal`.
- * @throws DossierError `ERR_UPSTREAM_FAILED` when the connection is refused or reset, the peer does not
+ * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`; `ERR_UPSTREAM_FAILED` when the connection is refused or reset, the peer does not
  *   speak TLS or sends no certificate; `ERR_UPSTREAM_TIMEOUT` (or the signal's reason) when aborted.
  */
 export function tlsHandshake(options: TlsHandshakeOptions): Promise<TlsHandshake> {
-  const { address, port, servername, secureContext, signal } = options;
-  const where = `${servername} (${address.includes(':') ? `[${address}]` : address}:${port})`;
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(abortReason(signal, where));
-      return;
-    }
-    const socket = connect({ host: address, port, servername, secureContext, rejectUnauthorized: false });
-    let settled = false;
-    const finish = (outcome: () => void): void => {
-      socket.destroy();
-      if (settled) return;
-      settled = true;
-      signal.removeEventListener('abort', onAbort);
-      outcome();
-    };
-    const onAbort = (): void => finish(() => reject(abortReason(signal, where)));
-    signal.addEventListener('abort', onAbort, { once: true });
-    socket.once('secureConnect', () => {
-      let result: TlsHandshake;
-      try {
-        result = readSession(socket, where);
-      } catch (error) {
-        finish(() => reject(error));
-        return;
-      }
-      finish(() => resolve(result));
-    });
-    // `on`, not `once`: a socket may report a second error while it is torn down, and an error with
-    // no listener would crash the process.
-    socket.on('error', (error: NodeJS.ErrnoException) => finish(() => reject(handshakeError(error, where))));
-    socket.once('close', () =>
-      finish(() => reject(new DossierError('ERR_UPSTREAM_FAILED', `${where} closed the connection during the TLS handshake.`))),
-    );
-  });
+  const { port, servername, secureContext, reach } = options;
+  return guardedConnect<TLSSocket, TlsHandshake>(
+    { host: servername, port, trusted: false },
+    reach,
+    (address) => `${servername} (${formatHostPort(address, port)})`,
+    (address) => connect({ host: address, port, servername, secureContext, rejectUnauthorized: false }),
+    (socket, outcome, where) => {
+      socket.once('secureConnect', () => {
+        try {
+          outcome.resolve(readSession(socket, where));
+        } catch (error) {
+          outcome.reject(error);
+        }
+      });
+      socket.once('close', () =>
+        outcome.reject(new DossierError('ERR_UPSTREAM_FAILED', `${where} closed the connection during the TLS handshake.`)),
+      );
+    },
+  );
 }
 
-function readSession(socket: ReturnType<typeof connect>, where: string): TlsHandshake {
+function readSession(socket: TLSSocket, where: string): TlsHandshake {
   const certificates: X509Certificate[] = [];
   const seen = new Set<DetailedPeerCertificate>();
   let node: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
@@ -103,26 +89,4 @@ function readSession(socket: ReturnType<typeof connect>, where: string): TlsHand
           ? null
           : String(authorizationError),
   };
-}
-
-function handshakeError(error: NodeJS.ErrnoException, where: string): DossierError {
-  const code = error.code ?? 'error';
-  if (code === 'ETIMEDOUT') {
-    return new DossierError('ERR_UPSTREAM_TIMEOUT', `${where} did not answer in time.`, { cause: error });
-  }
-  const why =
-    code === 'ECONNREFUSED'
-      ? 'refused the connection'
-      : code === 'ECONNRESET'
-        ? 'reset the connection'
-        : code.startsWith('ERR_SSL_')
-          ? 'does not speak TLS as expected'
-          : 'could not be reached';
-  return new DossierError('ERR_UPSTREAM_FAILED', `${where} ${why} (${code}).`, { cause: error });
-}
-
-function abortReason(signal: AbortSignal, where: string): DossierError {
-  const reason: unknown = signal.reason;
-  if (reason instanceof DossierError) return reason;
-  return new DossierError('ERR_UPSTREAM_TIMEOUT', `The TLS handshake with ${where} did not finish in time.`, { cause: reason });
 }

@@ -1,9 +1,11 @@
-import http from 'node:http';
+import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { DossierError } from '../../errors.js';
 import { isHttpPort } from './peer.js';
-import { abortError, onAbort, resolvePeer, type Reach } from './upstream.js';
+import { readCapped } from '../net/capped-read.js';
+import { guardedConnect } from '../net/guarded-connect.js';
+import type { Reach } from '../net/reach.js';
 
 /** One GET of {@link httpGet}. */
 export interface HttpGetRequest {
@@ -51,8 +53,7 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpAnswer> {
     if (!trusted && !isHttpPort(port)) {
       throw new DossierError('ERR_UPSTREAM_FAILED', `${url.host}: port ${port} is not an HTTP port Dossier connects to.`);
     }
-    const address = await resolvePeer(url.hostname, request.reach, trusted);
-    const answer = await getOnce(url, address, request);
+    const answer = await getOnce(url, trusted, port, request);
     if (answer.location === undefined) return { status: answer.status, body: answer.body, url: url.href };
     if (hop >= MAX_REDIRECTS) throw new DossierError('ERR_UPSTREAM_FAILED', `${url.host} redirected too many times.`);
     try {
@@ -65,73 +66,54 @@ export async function httpGet(request: HttpGetRequest): Promise<HttpAnswer> {
 
 function getOnce(
   url: URL,
-  address: string,
+  trusted: boolean,
+  port: number,
   { reach, maxBytes, accept }: HttpGetRequest,
 ): Promise<{ status: number; body: string; location?: string }> {
-  const { signal } = reach;
-  if (signal.aborted) return Promise.reject(abortError(signal, url.host));
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
+  const client = url.protocol === 'https:' ? https : http;
+  return guardedConnect<ClientRequest, { status: number; body: string; location?: string }>(
+    { host: hostname, port, trusted },
+    reach,
+    () => url.host,
+    (address) =>
+      client.request({
+        protocol: url.protocol,
+        hostname,
+        port,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { accept, 'user-agent': 'dossier (+https://www.npmjs.com/package/dossier)' },
+        agent: false,
+        lookup: pinnedLookup(address),
+        servername: isIP(hostname) === 0 ? hostname : undefined,
+      }),
+    (req, outcome) => {
+      req.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (status >= 300 && status < 400 && location !== undefined) {
+          res.resume();
+          outcome.resolve({ status, body: '', location });
+          return;
+        }
+        const tooLong = (): DossierError =>
+          new DossierError('ERR_UPSTREAM_FAILED', `${url.host} sent more than ${maxBytes} bytes; the answer was cut off.`);
+        readCapped(res, { maxBytes, declaredBytes: Number(res.headers['content-length'] ?? 0), tooLong }).then(
+          (body) => outcome.resolve({ status, body: body.toString('utf8') }),
+          outcome.reject,
+        );
+      });
+      req.end();
+    },
+  );
+}
+
+/** A `lookup` that answers with the checked address only: Node asks it instead of resolving the name again. */
+function pinnedLookup(address: string): LookupFunction {
   const family = isIP(address);
-  // Connect to the checked address only; Node asks `lookup` instead of resolving the name again.
-  const lookup = ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
+  return ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
     if (options.all) callback(null, [{ address, family }]);
     else callback(null, address, family);
   }) as unknown as LookupFunction;
-  return new Promise((resolve, reject) => {
-    const client = url.protocol === 'https:' ? https : http;
-    const req = client.request({
-      protocol: url.protocol,
-      hostname,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: 'GET',
-      headers: { accept, 'user-agent': 'dossier (+https://www.npmjs.com/package/dossier)' },
-      agent: false,
-      lookup,
-      servername: isIP(hostname) === 0 ? hostname : undefined,
-    });
-    let settled = false;
-    const finish = (error: DossierError | null, value?: { status: number; body: string; location?: string }): void => {
-      if (settled) return;
-      settled = true;
-      stopListening();
-      if (error) {
-        req.destroy();
-        reject(error);
-      } else {
-        resolve(value!);
-      }
-    };
-    const stopListening = onAbort(signal, () => finish(abortError(signal, url.host)));
-    req.on('error', (cause: NodeJS.ErrnoException) => {
-      finish(new DossierError('ERR_UPSTREAM_FAILED', `${url.host} failed (${cause.code ?? cause.message}).`, { cause }));
-    });
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (status >= 300 && status < 400 && location !== undefined) {
-        res.resume();
-        finish(null, { status, body: '', location });
-        req.destroy();
-        return;
-      }
-      const tooLong = (): DossierError =>
-        new DossierError('ERR_UPSTREAM_FAILED', `${url.host} sent more than ${maxBytes} bytes; the answer was cut off.`);
-      if (Number(res.headers['content-length'] ?? 0) > maxBytes) {
-        finish(tooLong());
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) finish(tooLong());
-        else chunks.push(chunk);
-      });
-      res.on('end', () => finish(null, { status, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (cause) => finish(new DossierError('ERR_UPSTREAM_FAILED', `${url.host} broke off its answer.`, { cause })));
-      res.on('aborted', () => finish(new DossierError('ERR_UPSTREAM_FAILED', `${url.host} broke off its answer.`)));
-    });
-    req.end();
-  });
 }

@@ -1,29 +1,18 @@
-import { isIP } from 'node:net';
-
-/** A server to connect to: a host name or IP address, and a port. */
-export interface Peer {
-  host: string;
-  port: number;
-}
-
-const HOST_NAME = /^[a-z0-9_](?:[a-z0-9_.-]{0,251}[a-z0-9])?$/i;
+import { DossierError } from '../../errors.js';
+import { parseHostPort, type HostPort } from '../net/host-port.js';
 
 /**
- * Reads `host[:port]` (an IPv6 address in brackets) found on the network: IANA's `whois:` line, a
- * `Registrar WHOIS Server:` referral. Unlike the configuration's parser it throws nothing: data a
- * server sent is not a configuration error. Null when the value is not a host name or IP address
- * with an optional port from 1 to 65535.
+ * A whois server named by the network (IANA's `whois:` line, a `Registrar WHOIS Server:` referral).
+ * It normally names a host (port 43); `host:port` is accepted too, which also lets tests point it at a
+ * loopback server on a free port. Privileged ports other than 43 are refused ({@link isWhoisPort}).
+ * @throws DossierError `ERR_UPSTREAM_FAILED` when it is not `host[:port]` or names such a port: data
+ *   a server sent is not a configuration error.
  */
-export function parsePeer(value: string, defaultPort: number): Peer | null {
-  if (value.length > 300) return null;
-  const match = /^(?:\[([0-9a-f:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/i.exec(value.trim());
-  if (match === null) return null;
-  const [, v6, name, portText] = match;
-  const port = portText === undefined ? defaultPort : Number(portText);
-  if (port < 1 || port > 65535) return null;
-  if (v6 !== undefined) return isIP(v6) === 6 ? { host: v6, port } : null;
-  if (name === undefined || !(isIP(name) === 4 || HOST_NAME.test(name))) return null;
-  return { host: name, port };
+export function whoisPeer(named: string): HostPort {
+  const peer = parseHostPort(named, 43);
+  if (peer === null) throw new DossierError('ERR_UPSTREAM_FAILED', `"${named}" is not a whois server.`);
+  if (!isWhoisPort(peer.port)) throw new DossierError('ERR_UPSTREAM_FAILED', `Port ${peer.port} is not a whois port.`);
+  return peer;
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Clock } from '../../ports/clock.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { TargetGuard } from '../net/target-guard.js';
 import { httpGet } from './http-client.js';
-import { abortError, untilAborted, withOwnResolver } from './upstream.js';
+import { abortError, untilAborted } from '../net/abort.js';
+import { withOwnResolver } from '../net/reach.js';
 
 /** IANA's RDAP bootstrap registry for domains (RFC 9224). */
 export const IANA_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
-import type { Peer } from './peer.js';
+import type { HostPort } from '../net/host-port.js';
+import type { Reach } from '../net/reach.js';
 import { queryPort43 } from './port43.js';
-import { resolvePeer, type Reach } from './upstream.js';
 import { tldWhoisServer } from './whois-text.js';
 
 /** IANA's whois server, which names each TLD's own (`whois:` line). */
@@ -30,7 +30,7 @@ export class TldWhoisServers {
    * @param maxEntries how many TLDs are kept at most.
    */
   constructor(
-    private readonly iana: Peer,
+    private readonly iana: HostPort,
     private readonly clock: Clock,
     private readonly maxEntries: number = TLD_SERVER_CACHE.entries,
   ) {}
@@ -42,15 +42,7 @@ export class TldWhoisServers {
   async serverFor(tld: string, reach: Reach): Promise<string | null> {
     const cached = this.known.get(tld);
     if (cached !== undefined && cached.until > this.clock.now()) return cached.server;
-    const address = await resolvePeer(this.iana.host, reach, false);
-    const text = await queryPort43({
-      address,
-      port: this.iana.port,
-      server: this.iana.host,
-      query: tld,
-      maxBytes: MAX_BYTES,
-      signal: reach.signal,
-    });
+    const text = await queryPort43({ server: { ...this.iana, trusted: false }, query: tld, maxBytes: MAX_BYTES, reach });
     const server = tldWhoisServer(text);
     this.remember(tld, server);
     return server;

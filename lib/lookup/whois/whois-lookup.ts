@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { getDomain } from 'tldts';
 import { DossierError, isDossierError } from '../../errors.js';
-import { parseHostPort } from '../../options.js';
 import type { Lookup, WhoisData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
@@ -11,16 +10,24 @@ import { parseRdapAnswer } from './rdap.js';
 import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './rdap-bootstrap.js';
 import { completeFacts, emptyFacts, hasFacts, type WhoisFacts } from './record.js';
 import { IANA_WHOIS_SERVER, TldWhoisServers } from './tld-servers.js';
-import { isWhoisPort, parsePeer, type Peer } from './peer.js';
-import { abortError, resolvePeer, withOwnResolver, withTimeout, type Reach } from './upstream.js';
+import { whoisPeer } from './peer.js';
+import { abortError, withTimeout } from '../net/abort.js';
+import type { HostPort } from '../net/host-port.js';
+import { withOwnResolver, type Reach } from '../net/reach.js';
 import { parseWhoisText } from './whois-text.js';
 
-/** Where the whois lookup finds its directories; tests point them at loopback servers. */
-export interface WhoisLookupSettings {
-  /** The RDAP bootstrap registry for domains. @default 'https://data.iana.org/rdap/dns.json' */
+/** Settings of {@link WhoisLookup}. */
+export interface WhoisLookupOptions {
+  /** The lookup's deadline in milliseconds, shared among the servers asked. */
+  timeoutMs: number;
+  /** One whois server asked for every domain (`DOSSIER_WHOIS_SERVER`). @default undefined */
+  whoisServer?: HostPort;
+  /** Base URL of one RDAP server asked for every domain (`DOSSIER_RDAP_URL`). @default undefined */
+  rdapUrl?: string;
+  /** The RDAP bootstrap registry for domains; tests point it at a loopback server. @default 'https://data.iana.org/rdap/dns.json' */
   bootstrapUrl?: string;
-  /** IANA's whois server, as `host[:port]`, asked for a TLD's whois server. @default 'whois.iana.org' */
-  ianaWhoisServer?: string;
+  /** IANA's whois server, asked for a TLD's whois server; tests point it at a loopback server. @default whois.iana.org, port 43 */
+  ianaWhoisServer?: HostPort;
 }
 
 /** How long answers are cached: a registration changes rarely, a free name may be taken any minute. */
@@ -59,26 +66,19 @@ export class WhoisLookup implements Lookup<'whois'> {
   readonly kind = 'whois' as const;
   private readonly bootstrap: RdapBootstrap;
   private readonly tldServers: TldWhoisServers;
-  /** The operator's `whoisServer`, parsed once. */
-  private readonly whoisServer: Peer | undefined;
 
-  /** @throws DossierError `ERR_CONFIG_INVALID` when `whoisServer` or `settings.ianaWhoisServer` is not `host[:port]`. */
   constructor(
     private readonly context: LookupContext,
-    settings: WhoisLookupSettings = {},
+    private readonly options: WhoisLookupOptions,
   ) {
-    const { clock, lookupTimeoutMs, whoisServer } = context.options;
-    this.bootstrap = new RdapBootstrap(settings.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, {
+    const { clock, createResolver, guard } = context;
+    this.bootstrap = new RdapBootstrap(options.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, {
       clock,
-      createResolver: context.createResolver,
-      guard: context.guard,
-      timeoutMs: lookupTimeoutMs,
+      createResolver,
+      guard,
+      timeoutMs: options.timeoutMs,
     });
-    this.tldServers = new TldWhoisServers(
-      parseHostPort('ianaWhoisServer', settings.ianaWhoisServer ?? IANA_WHOIS_SERVER, 43),
-      clock,
-    );
-    this.whoisServer = whoisServer === undefined ? undefined : parseHostPort('whoisServer', whoisServer, 43);
+    this.tldServers = new TldWhoisServers(options.ianaWhoisServer ?? { host: IANA_WHOIS_SERVER, port: 43 }, clock);
   }
 
   /**
@@ -100,14 +100,14 @@ export class WhoisLookup implements Lookup<'whois'> {
   run(domain: string, signal: AbortSignal): Promise<{ data: WhoisData; ttlSeconds: number }> {
     return withOwnResolver(this.context.createResolver, signal, async (resolver) => {
       const started = performance.now();
-      const total = this.context.options.lookupTimeoutMs;
+      const total = this.options.timeoutMs;
       const step = (share: number): AbortSignal => withTimeout(signal, share * total);
       const referralSignal = (): AbortSignal | null => {
         const budget = Math.min(BUDGET.referral * total, total * (1 - BUDGET.reserve) - (performance.now() - started));
         return budget >= 1 ? withTimeout(signal, budget) : null;
       };
       const reach = (stepSignal: AbortSignal): Reach => ({ resolver, guard: this.context.guard, signal: stepSignal });
-      const askRdap = this.context.options.rdapUrl !== undefined || this.whoisServer === undefined;
+      const askRdap = this.options.rdapUrl !== undefined || this.options.whoisServer === undefined;
       const data =
         (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralSignal, reach) : null) ??
         (await this.viaWhois(domain, reach(signal), reach(step(BUDGET.tldServer)), referralSignal, reach));
@@ -124,7 +124,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     referralSignal: () => AbortSignal | null,
     reach: (signal: AbortSignal) => Reach,
   ): Promise<WhoisData | null> {
-    const { rdapUrl } = this.context.options;
+    const { rdapUrl } = this.options;
     try {
       let url: string;
       if (rdapUrl !== undefined) {
@@ -153,7 +153,7 @@ export class WhoisLookup implements Lookup<'whois'> {
       return registered(domain, 'rdap', facts, raw);
     } catch (error) {
       rethrowIfFinal(error, lookupSignal, 'The RDAP server');
-      this.context.options.logger.warn('RDAP failed, asking whois', { domain, error: String(error) });
+      this.context.logger.warn('RDAP failed, asking whois', { domain, error: String(error) });
       return null;
     }
   }
@@ -176,23 +176,21 @@ export class WhoisLookup implements Lookup<'whois'> {
     referralSignal: () => AbortSignal | null,
     reach: (signal: AbortSignal) => Reach,
   ): Promise<WhoisData> {
-    let server: Peer;
-    if (this.whoisServer !== undefined) {
-      server = this.whoisServer;
+    const configured = this.options.whoisServer;
+    let server: HostPort;
+    if (configured !== undefined) {
+      server = configured;
     } else {
       const tld = domain.slice(domain.lastIndexOf('.') + 1);
       const named = await this.tldServers.serverFor(tld, tldReach);
       if (named === null) throw new DossierError('ERR_UPSTREAM_FAILED', `No whois server is known for .${tld}.`);
       server = whoisPeer(named);
     }
-    const address = await resolvePeer(server.host, registryReach, this.whoisServer !== undefined);
     const text = await queryPort43({
-      address,
-      port: server.port,
-      server: server.host,
+      server: { ...server, trusted: configured !== undefined },
       query: whoisQuery(server.host, domain),
       maxBytes: WHOIS_MAX_BYTES.whois,
-      signal: registryReach.signal,
+      reach: registryReach,
     });
     const registry = parseWhoisText(domain, text);
     if (registry.notFound) return unregistered(domain, 'whois', server.host, text);
@@ -220,15 +218,13 @@ export class WhoisLookup implements Lookup<'whois'> {
     lookupSignal: AbortSignal,
   ): Promise<{ facts: WhoisFacts; text: string } | null> {
     try {
-      const { host, port } = whoisPeer(referral);
-      const address = await resolvePeer(host, reach, false);
+      const peer = whoisPeer(referral);
+      const { host } = peer;
       const text = await queryPort43({
-        address,
-        port,
-        server: host,
+        server: { ...peer, trusted: false },
         query: whoisQuery(host, domain),
         maxBytes: WHOIS_MAX_BYTES.whois,
-        signal: reach.signal,
+        reach,
       });
       const registrar = parseWhoisText(domain, text);
       if (registrar.notFound || !hasFacts(registrar.facts)) {
@@ -243,26 +239,13 @@ export class WhoisLookup implements Lookup<'whois'> {
   /** A failed referral is dropped (the registry's data stands), unless its address was refused or time ran out. */
   private referralFailed(domain: string, referral: string, error: unknown, lookupSignal: AbortSignal): null {
     rethrowIfFinal(error, lookupSignal, 'The registrar');
-    this.context.options.logger.warn('registrar referral failed; answering with the registry data', {
+    this.context.logger.warn('registrar referral failed; answering with the registry data', {
       domain,
       referral,
       error: String(error),
     });
     return null;
   }
-}
-
-/**
- * A whois server named by the network (IANA's `whois:` line, a `Registrar WHOIS Server:` referral).
- * It normally names a host (port 43); `host:port` is accepted too, which also lets tests point it at a
- * loopback server on a free port. Privileged ports other than 43 are refused ({@link isWhoisPort}).
- * @throws DossierError `ERR_UPSTREAM_FAILED` when it is not `host[:port]` or names such a port.
- */
-function whoisPeer(named: string): Peer {
-  const peer = parsePeer(named, 43);
-  if (peer === null) throw new DossierError('ERR_UPSTREAM_FAILED', `"${named}" is not a whois server.`);
-  if (!isWhoisPort(peer.port)) throw new DossierError('ERR_UPSTREAM_FAILED', `Port ${peer.port} is not a whois port.`);
-  return peer;
 }
 
 /**
@@ -275,7 +258,7 @@ function rethrowIfFinal(error: unknown, lookupSignal: AbortSignal, what: string)
   if (isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) throw error;
 }
 
-function isSameServer(named: string, server: Peer): boolean {
+function isSameServer(named: string, server: HostPort): boolean {
   return named === server.host.toLowerCase() || named === `${server.host.toLowerCase()}:${server.port}`;
 }
 

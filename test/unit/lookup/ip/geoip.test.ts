@@ -7,12 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { isDossierError } from '../../../../lib/errors.js';
 import { GEOIP_RETRY_AFTER_MS, GeoipDatabase, openGeoipReader } from '../../../../lib/lookup/ip/geoip.js';
 import { IpLookup } from '../../../../lib/lookup/ip/ip-lookup.js';
-import { TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
 import { resolveOptions } from '../../../../lib/options.js';
 import { verifyMmdb } from '../../../../lib/lookup/ip/mmdb-verifier.js';
 import type { Logger } from '../../../../lib/ports/logger.js';
 import { GEOIP_FIXTURES, MmdbTyped, writeMmdb, type MmdbNetwork } from '../../../support/mmdb-writer.js';
-import { SHARED_MAXMIND } from '../../../support/paths.js';
+import { SHARED_MAXMIND, skipUnlessSharedMaxmind } from '../../../support/paths.js';
 
 const layoutOf = (db: Buffer): { nodeCount: number; recordSize: number } => {
   const { nodeCount, recordSize } = new Reader(db).metadata;
@@ -186,10 +185,10 @@ describe('GeoipDatabase', () => {
 
   it("refuses MaxMind's own broken test database when /work/shared is there", async function () {
     const path = join(SHARED_MAXMIND, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
-    const bytes = await readFile(path).catch(() => undefined);
-    if (bytes === undefined) this.skip();
+    skipUnlessSharedMaxmind(this, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
+    const bytes = await readFile(path);
     const copy = join(dir, 'broken.mmdb');
-    await writeFile(copy, bytes!);
+    await writeFile(copy, bytes);
     const error = await database(copy)
       .reader()
       .catch((e: unknown) => e);
@@ -231,7 +230,7 @@ describe('IpLookup databases', () => {
       const createResolver = (): never => {
         throw new Error('a private address needs no resolver');
       };
-      const lookup = new IpLookup({ options, createResolver, guard: new TargetGuard(false) });
+      const lookup = new IpLookup({ ...options, createResolver }, { timeoutMs: options.lookupTimeoutMs, geoipCity: path });
       // No lookup has been asked for: only the constructor can have started the opening.
       await firstReport;
       expect(logged[0]).to.include({ setting: 'DOSSIER_GEOIP_CITY', path });
@@ -249,7 +248,7 @@ describe('IpLookup databases', () => {
     const path = join(dir, 'city.mmdb');
     await writeFile(path, writeMmdb(GEOIP_FIXTURES.city, { databaseType: 'GeoIP2-City' }));
     const options = resolveOptions({ store: 'memory://', geoipCity: path });
-    const lookup = new IpLookup({ options, createResolver: () => expect.fail('no resolver'), guard: new TargetGuard(false) });
+    const lookup = new IpLookup({ ...options, createResolver: () => expect.fail('no resolver') }, { timeoutMs: 1000, geoipCity: path });
     const [first, second] = await Promise.all([
       lookup.run('10.0.0.1', new AbortController().signal),
       lookup.run('192.168.1.1', new AbortController().signal),

@@ -180,6 +180,24 @@ describe('SSL lookup: the verdict and the cache time', () => {
     expect(ttlSeconds).to.equal(SSL_CACHE_SECONDS);
   });
 
+  it('gives every chain certificate its days_remaining, and expires_first the one that ends first', () => {
+    const now = notBefore + DAY_MS;
+    const { data } = describeSession('leaf.test', handshakeOf([leaf, intermediate]), now);
+    const intermediateEnd = Date.parse(data.chain[1]!.valid_to);
+    expect(data.chain.map((entry) => entry.days_remaining)).to.deep.equal([
+      58,
+      Math.floor((intermediateEnd - now) / DAY_MS),
+    ]);
+    // The default intermediate outlives this leaf: the leaf expires first.
+    expect(intermediateEnd).to.be.greaterThan(notAfter);
+    expect(data.expires_first).to.deep.equal({ subject: data.subject, valid_to: data.valid_to, days_remaining: 58 });
+  });
+
+  it('names the leaf in expires_first when a chain certificate ends at the same time', () => {
+    const { data } = describeSession('leaf.test', handshakeOf([leaf, leaf]), notBefore + DAY_MS);
+    expect(data.expires_first.subject).to.deep.equal(data.chain[0]!.subject);
+  });
+
   it('counts days_remaining in whole days, negative once expired', () => {
     const at = (now: number): number => describeSession('leaf.test', handshakeOf([leaf]), now).data.days_remaining;
     expect(at(notAfter - DAY_MS - 1)).to.equal(1);
@@ -222,10 +240,11 @@ describe('SSL lookup: the verdict and the cache time', () => {
 });
 
 describe('SslLookup', () => {
+  const SYSTEM_CLOCK = { now: (): number => Date.now() };
   const resolverOf = (): DnsResolver => ({}) as DnsResolver;
 
   it('parses the domain as every domain lookup does', () => {
-    const lookup = new SslLookup({ options: resolveOptions({}), createResolver: resolverOf, guard: new TargetGuard(false) });
+    const lookup = new SslLookup({ createResolver: resolverOf, guard: new TargetGuard(false), clock: SYSTEM_CLOCK }, { port: 443 });
     expect(lookup.parse('Example.COM.')).to.equal('example.com');
     expect(() => lookup.parse('127.0.0.1'))
       .to.throw()
@@ -247,7 +266,7 @@ describe('SslLookup', () => {
       resolve6: async () => ((asked += 1), []),
       cancel() {},
     } as unknown as DnsResolver;
-    const lookup = new SslLookup({ options: resolveOptions({}), createResolver: () => resolver, guard: new TargetGuard(true) });
+    const lookup = new SslLookup({ createResolver: () => resolver, guard: new TargetGuard(true), clock: SYSTEM_CLOCK }, { port: 443 });
     const controller = new AbortController();
     controller.abort();
     const error = await lookup.run('example.com', controller.signal).then(

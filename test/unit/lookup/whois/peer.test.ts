@@ -1,37 +1,18 @@
 import { expect } from 'chai';
-import { isHttpPort, isWhoisPort, parsePeer } from '../../../../lib/lookup/whois/peer.js';
+import { isDossierError } from '../../../../lib/errors.js';
+import { isHttpPort, isWhoisPort, whoisPeer } from '../../../../lib/lookup/whois/peer.js';
 
 describe('servers named by the network', () => {
-  describe('parsePeer', () => {
-    for (const [given, expected] of [
-      ['whois.markmonitor.com', { host: 'whois.markmonitor.com', port: 43 }],
-      ['whois.registrar.test:4343', { host: 'whois.registrar.test', port: 4343 }],
-      ['  whois.nic.io  ', { host: 'whois.nic.io', port: 43 }],
-      ['192.0.2.7:43', { host: '192.0.2.7', port: 43 }],
-      ['[2001:db8::1]:4343', { host: '2001:db8::1', port: 4343 }],
-      ['[2001:db8::1]', { host: '2001:db8::1', port: 43 }],
-    ] as const) {
-      it(`reads ${JSON.stringify(given)}`, () => expect(parsePeer(given, 43)).to.deep.equal(expected));
-    }
+  it('reads a whois server named by the network, port 43 by default', () => {
+    expect(whoisPeer('whois.markmonitor.com')).to.deep.equal({ host: 'whois.markmonitor.com', port: 43 });
+    expect(whoisPeer('whois.registrar.test:4343')).to.deep.equal({ host: 'whois.registrar.test', port: 4343 });
+  });
 
-    for (const given of [
-      '',
-      'not a host!',
-      'whois.example.com:0',
-      'whois.example.com:65536',
-      'whois.example.com:99999',
-      'whois.example.com:',
-      'whois.example.com:43:44',
-      'http://whois.example.com/',
-      'whois.example.com/path',
-      '[not-ipv6]:43',
-      '2001:db8::1',
-      '-leading.example.com',
-      `${'a'.repeat(400)}.com`,
-    ]) {
-      it(`gives null, and throws nothing, for ${JSON.stringify(given.length > 40 ? `${given.slice(0, 20)}…` : given)}`, () => {
-        expect(parsePeer(given, 43)).to.equal(null);
-      });
+  it('refuses, as an upstream failure, a value that is not a server or names a privileged port', () => {
+    for (const named of ['not a host!', 'whois.example.com:25']) {
+      expect(() => whoisPeer(named))
+        .to.throw()
+        .that.satisfies((error: unknown) => isDossierError(error, 'ERR_UPSTREAM_FAILED'));
     }
   });
 
