@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DossierError } from '../../lib/errors.js';
 import { createDnsMessageClient } from '../../lib/lookup/dns/dns-message-client.js';
 import type { HostPort } from '../../lib/lookup/net/host-port.js';
-import { startDnsServer, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
+import { startDnsServer, type DnsServerOptions, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
 
 const ZONE: DnsZone = {
   'example.test': {
@@ -18,8 +18,8 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
   const servers: TestDnsServer[] = [];
   /** The servers as the composition root passes them, parsed. */
   const at = (...list: TestDnsServer[]): HostPort[] => list.map(({ port }) => ({ host: '127.0.0.1', port }));
-  const start = async (zone: DnsZone): Promise<TestDnsServer> => {
-    const server = await startDnsServer(zone);
+  const start = async (zone: DnsZone, options: DnsServerOptions = {}): Promise<TestDnsServer> => {
+    const server = await startDnsServer(zone, options);
     servers.push(server);
     return server;
   };
@@ -49,6 +49,17 @@ describe('createDnsMessageClient against DNS servers on loopback', () => {
     const missing = await client.query('nothing.example.test', 'TXT', AbortSignal.timeout(5000));
     expect(missing.rcode).to.equal('NXDOMAIN');
     expect(missing.authorities.map((record) => [record.name, record.type])).to.deep.equal([['example.test', 'SOA']]);
+  });
+
+  it('asks again without EDNS a server that answers FORMERR to it', async () => {
+    const old = await start(ZONE, { ednsUnsupported: true });
+    const answer = await createDnsMessageClient({ servers: at(old), timeoutMs: 1000 }).query(
+      'example.test',
+      'TXT',
+      AbortSignal.timeout(5000),
+    );
+    expect(answer.answers).to.have.length(1);
+    expect(old.received.map((q) => q.dnssecOk)).to.deep.equal([true, false]);
   });
 
   it('passes the question to the next server when one answers SERVFAIL or REFUSED', async () => {

@@ -54,6 +54,8 @@ export interface DnsServerOptions {
    * @default false: never sets AD, as a resolver that does not validate
    */
   validating?: boolean;
+  /** Answer FORMERR to a question with EDNS, as a server that predates it (RFC 6891 §7). @default false */
+  ednsUnsupported?: boolean;
   /** The most a UDP answer may carry, past which it is sent truncated (TC). @default the question's EDNS size, else 512 */
   maxUdpSize?: number;
 }
@@ -129,6 +131,14 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
       });
     }
     if (state.silent || (transport === 'tcp' && state.silentOverTcp) || !question) return undefined;
+    if (options.ednsUnsupported && opt) {
+      return dnsPacket.encode({
+        type: 'response',
+        id: request.id,
+        flags: dnsPacket.RECURSION_AVAILABLE | 1,
+        questions: [question],
+      });
+    }
     const reply = answer(state.zone, question.name, question.type, dnssecOk);
     const security = state.validating ? securityOf(state.zone, reply.rrsets) : 'insecure';
     if (security === 'bogus' && !request.flag_cd) Object.assign(reply, { rcode: 2, answers: [], authorities: [] });

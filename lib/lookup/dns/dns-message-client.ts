@@ -57,7 +57,7 @@ export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMes
       for (const server of addresses) {
         try {
           const packet = await ask(server, name, type, signal, attemptMs);
-          const rcode = (packet as DecodedPacket & { rcode?: string }).rcode ?? 'NOERROR';
+          const rcode = rcodeOf(packet);
           if (rcode === 'NOERROR' || rcode === 'NXDOMAIN') return toAnswer(packet, rcode);
           failure = new DossierError('ERR_UPSTREAM_FAILED', `The DNS server answered ${rcode} to ${type} ${displayName(name)}.`);
         } catch (error) {
@@ -86,41 +86,47 @@ async function ask(
 ): Promise<DecodedPacket> {
   const timeout = AbortSignal.timeout(attemptMs);
   const both = AbortSignal.any([signal, timeout]);
-  const id = randomInt(0, 65536);
-  const question: Packet = {
+  const message = (edns: boolean): Packet => ({
     type: 'query',
-    id,
+    id: randomInt(0, 65536),
     flags: dnsPacket.RECURSION_DESIRED | dnsPacket.AUTHENTIC_DATA,
     questions: [{ type, name: name === '' ? '.' : name, class: 'IN' }],
-    additionals: [
-      {
-        type: 'OPT',
-        name: '.',
-        udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE,
-        extendedRcode: 0,
-        ednsVersion: 0,
-        flags: dnsPacket.DNSSEC_OK,
-        flag_do: true,
-        options: [],
-      },
-    ],
-  };
-  const matches = (packet: DecodedPacket): boolean => {
-    const asked = packet.questions?.[0];
-    return (
-      packet.type === 'response' &&
-      packet.id === id &&
-      asked !== undefined &&
-      asked.type === type &&
-      normalName(asked.name) === normalName(name)
-    );
-  };
-  try {
+    additionals: edns
+      ? [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: EDNS_UDP_PAYLOAD_SIZE,
+            extendedRcode: 0,
+            ednsVersion: 0,
+            flags: dnsPacket.DNSSEC_OK,
+            flag_do: true,
+            options: [],
+          },
+        ]
+      : [],
+  });
+  const exchange = async (question: Packet): Promise<DecodedPacket> => {
+    const matches = (packet: DecodedPacket): boolean => {
+      const asked = packet.questions?.[0];
+      return (
+        packet.type === 'response' &&
+        packet.id === question.id &&
+        asked !== undefined &&
+        asked.type === type &&
+        normalName(asked.name) === normalName(name)
+      );
+    };
     const udp = await overUdp(server, dnsPacket.encode(question), matches, both);
     if (!udp.flag_tc) return udp;
     const tcp = await overTcp(server, dnsPacket.streamEncode(question), both);
     if (!matches(tcp)) throw new DossierError('ERR_UPSTREAM_FAILED', `The DNS server answered another question over TCP.`);
     return tcp;
+  };
+  try {
+    const answer = await exchange(message(true));
+    // A server that does not speak EDNS answers FORMERR (RFC 6891 §7): it is asked again without it.
+    return rcodeOf(answer) === 'FORMERR' ? await exchange(message(false)) : answer;
   } catch (error) {
     if (signal.aborted) throw abortError(signal, 'The DNS server');
     if (timeout.aborted) {
@@ -250,6 +256,11 @@ function toRecord(answer: Answer): DnsMessageRecord | undefined {
     default:
       return undefined;
   }
+}
+
+function rcodeOf(packet: DecodedPacket): string {
+  // dns-packet decodes the response code, but its types do not declare it.
+  return (packet as DecodedPacket & { rcode?: string }).rcode ?? 'NOERROR';
 }
 
 /** Lower case, without the final dot; the root is the empty name. */
