@@ -177,6 +177,9 @@ describe('GET /api/dns: CAA, mail and the message client, against a DNS server o
       '_dmarc.example.test': { TXT: [['v=DMARC1; p=none; ', 'rua=mailto:d@example.test'], ['not dmarc']] },
       'alias.example.test': { CNAME: 'example.test' },
       'many.example.test': { CAA: MANY_CAA },
+      'cdn.example.test': { CNAME: 'edge.other.test' },
+      'other.test': { SOA: { ...SOA, nsname: 'ns1.other.test' } },
+      'edge.other.test': { A: [{ address: '192.0.2.80' }] },
       'broken.example.test': { A: [{ address: '192.0.2.1' }] },
       '_dmarc.broken.example.test': { RCODE: 2 },
     });
@@ -218,6 +221,14 @@ describe('GET /api/dns: CAA, mail and the message client, against a DNS server o
 
   it('answers mail: {spf: null, dmarc: null} for a domain with neither', async () => {
     expect((await data('many.example.test')).mail).to.deep.equal({ spf: null, dmarc: null });
+  });
+
+  it("finds the zone of a CNAME from its parent name, not from its target's zone; SOA null when the target has none", async () => {
+    const answer = await data('cdn.example.test');
+    expect(answer.CNAME).to.deep.equal(['edge.other.test']);
+    expect(answer.SOA).to.equal(null);
+    const dnskey = dns.received.filter((q) => q.type === 'DNSKEY').map((q) => q.name);
+    expect(dnskey).to.deep.equal(['example.test']);
   });
 
   it('asks again over TCP when the UDP answer is truncated', async () => {

@@ -42,11 +42,12 @@ export class DnsLookup implements Lookup<'dns'> {
     const settled = new AbortController();
     const questions = AbortSignal.any([signal, settled.signal]);
     let missing = false;
-    const ask = async <T>(query: Promise<T>, none: T): Promise<T> => {
+    const ask = async <T>(query: Promise<T>, none: T, alsoNone?: string): Promise<T> => {
       try {
         return await query;
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
+        if (code === alsoNone) return none;
         if (!NO_DATA.has(code)) throw upstreamError(domain, code, error);
         if (code === 'ENOTFOUND') missing = true;
         return none;
@@ -61,7 +62,8 @@ export class DnsLookup implements Lookup<'dns'> {
         ask(resolver.resolveNs(domain), []),
         txtQuery,
         ask(resolver.resolveCname(domain), []),
-        ask(resolver.resolveSoa(domain), null),
+        // c-ares calls an SOA answer with a CNAME chain but no SOA (the target has none) EBADRESP: it is no SOA.
+        ask(resolver.resolveSoa(domain), null, 'EBADRESP'),
         caaRecords(domain, this.messageClient, questions),
         dnssecStatus(domain, this.messageClient, questions),
         txtQuery.then((records) =>
