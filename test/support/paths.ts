@@ -24,6 +24,8 @@ export const SHARED_MAXMIND = join(projectRoot(), '..', 'shared', 'data', 'maxmi
 export function skipUnlessSharedMaxmind(context: Mocha.Context, ...names: string[]): void {
   const missing = names.filter((name) => !existsSync(join(SHARED_MAXMIND, name)));
   if (missing.length === 0) return;
-  console.log(`      (skipped: MaxMind's test data ${missing.join(', ')} is not in ${SHARED_MAXMIND}, the shared folder beside the project)`);
+  console.log(
+    `      (skipped: MaxMind's test data ${missing.join(', ')} is not in ${SHARED_MAXMIND}, the shared folder beside the project)`,
+  );
   context.skip();
 }

@@ -35,7 +35,8 @@ const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
  * the path. `authorization_error` is Node's code: the chain's problem (`CERT_HAS_EXPIRED`,
  * `SELF_SIGNED_CERT_IN_CHAIN`, `DEPTH_ZERO_SELF_SIGNED_CERT`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, …) when
  * it has one, else `ERR_TLS_CERT_ALTNAME_INVALID` when the certificate does not name the domain; null
- * when `is_valid`.
+ * when `is_valid`. Every certificate of `chain` has its `days_remaining` by Dossier's clock, and
+ * `expires_first` names the one that ends first (an intermediate may end before the leaf).
  */
 export class SslLookup implements Lookup<'ssl'> {
   readonly kind = 'ssl' as const;

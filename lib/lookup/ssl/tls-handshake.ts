@@ -35,13 +35,15 @@ export interface TlsHandshake {
 
 /**
  * Makes one TLS handshake with `servername` on `port`, over a guarded connection (the name resolved
- * once and checked), and closes the connection as soon as the certificates,
- * protocol, cipher and verdict are read. The peer is not refused when it is not trusted: the verdict is
- * reported. Nothing past the handshake is read; how much of a handshake is read is bounded by OpenSSL
- * (a handshake message over its limit, more than a few empty records or warning alerts, a record that
- * is not TLS: each fails the handshake at once), and how long it may take by `signal`.
- * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`; `ERR_UPSTREAM_FAILED` when the connection is refused or reset, the peer does not
- *   speak TLS or sends no certificate; `ERR_UPSTREAM_TIMEOUT` (or the signal's reason) when aborted.
+ * once and checked, then exactly that address connected to), and closes the connection as soon as
+ * the certificates, protocol, cipher and verdict are read. The peer is not refused when it is not
+ * trusted: the verdict is reported. Nothing past the handshake is read; how much of a handshake is
+ * read is bounded by OpenSSL (a handshake message over its limit, more than a few empty records or
+ * warning alerts, a record that is not TLS: each fails the handshake at once), and how long it may
+ * take by `reach.signal`.
+ * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED` for a non-public address; `ERR_UPSTREAM_FAILED`
+ *   when the name has no address, the connection is refused or reset, the peer does not speak TLS or
+ *   sends no certificate; `ERR_UPSTREAM_TIMEOUT` (or the signal's reason) when aborted.
  */
 export function tlsHandshake(options: TlsHandshakeOptions): Promise<TlsHandshake> {
   const { port, servername, secureContext, reach } = options;

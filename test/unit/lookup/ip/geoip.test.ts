@@ -248,7 +248,10 @@ describe('IpLookup databases', () => {
     const path = join(dir, 'city.mmdb');
     await writeFile(path, writeMmdb(GEOIP_FIXTURES.city, { databaseType: 'GeoIP2-City' }));
     const options = resolveOptions({ store: 'memory://', geoipCity: path });
-    const lookup = new IpLookup({ ...options, createResolver: () => expect.fail('no resolver') }, { timeoutMs: 1000, geoipCity: path });
+    const lookup = new IpLookup(
+      { ...options, createResolver: () => expect.fail('no resolver') },
+      { timeoutMs: 1000, geoipCity: path },
+    );
     const [first, second] = await Promise.all([
       lookup.run('10.0.0.1', new AbortController().signal),
       lookup.run('192.168.1.1', new AbortController().signal),

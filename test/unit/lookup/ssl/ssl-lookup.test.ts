@@ -184,10 +184,7 @@ describe('SSL lookup: the verdict and the cache time', () => {
     const now = notBefore + DAY_MS;
     const { data } = describeSession('leaf.test', handshakeOf([leaf, intermediate]), now);
     const intermediateEnd = Date.parse(data.chain[1]!.valid_to);
-    expect(data.chain.map((entry) => entry.days_remaining)).to.deep.equal([
-      58,
-      Math.floor((intermediateEnd - now) / DAY_MS),
-    ]);
+    expect(data.chain.map((entry) => entry.days_remaining)).to.deep.equal([58, Math.floor((intermediateEnd - now) / DAY_MS)]);
     // The default intermediate outlives this leaf: the leaf expires first.
     expect(intermediateEnd).to.be.greaterThan(notAfter);
     expect(data.expires_first).to.deep.equal({ subject: data.subject, valid_to: data.valid_to, days_remaining: 58 });
@@ -244,7 +241,10 @@ describe('SslLookup', () => {
   const resolverOf = (): DnsResolver => ({}) as DnsResolver;
 
   it('parses the domain as every domain lookup does', () => {
-    const lookup = new SslLookup({ createResolver: resolverOf, guard: new TargetGuard(false), clock: SYSTEM_CLOCK }, { port: 443 });
+    const lookup = new SslLookup(
+      { createResolver: resolverOf, guard: new TargetGuard(false), clock: SYSTEM_CLOCK },
+      { port: 443 },
+    );
     expect(lookup.parse('Example.COM.')).to.equal('example.com');
     expect(() => lookup.parse('127.0.0.1'))
       .to.throw()
@@ -266,7 +266,10 @@ describe('SslLookup', () => {
       resolve6: async () => ((asked += 1), []),
       cancel() {},
     } as unknown as DnsResolver;
-    const lookup = new SslLookup({ createResolver: () => resolver, guard: new TargetGuard(true), clock: SYSTEM_CLOCK }, { port: 443 });
+    const lookup = new SslLookup(
+      { createResolver: () => resolver, guard: new TargetGuard(true), clock: SYSTEM_CLOCK },
+      { port: 443 },
+    );
     const controller = new AbortController();
     controller.abort();
     const error = await lookup.run('example.com', controller.signal).then(

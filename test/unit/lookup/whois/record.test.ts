@@ -1,5 +1,11 @@
 import { expect } from 'chai';
-import { completeFacts, emptyFacts, normalizeNameServer, normalizeStatus, toIsoDate } from '../../../../lib/lookup/whois/record.js';
+import {
+  completeFacts,
+  emptyFacts,
+  normalizeNameServer,
+  normalizeStatus,
+  toIsoDate,
+} from '../../../../lib/lookup/whois/record.js';
 
 describe('whois record helpers', () => {
   describe('normalizeStatus', () => {
