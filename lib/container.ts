@@ -3,7 +3,7 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
-import { CachingLookupService } from './lookup/caching-lookup-service.js';
+import { CachingLookupService } from './cache/caching-lookup-service.js';
 import { createDnsMessageClient } from './lookup/dns/dns-message-client.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
@@ -12,7 +12,7 @@ import { SslLookup } from './lookup/ssl/ssl-lookup.js';
 import { systemDnsResolverFactory } from './lookup/net/system-dns-resolver.js';
 import { TargetGuard } from './lookup/net/target-guard.js';
 import { WhoisLookup } from './lookup/whois/whois-lookup.js';
-import { parseHostPort, type ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
 import { TOKENS } from './tokens.js';
@@ -66,10 +66,7 @@ export function createContainer(options: ResolvedOptions): Composition {
   container.register(TOKENS.dnsResolverFactory, {
     useValue:
       options.createDnsResolver ??
-      systemDnsResolverFactory(
-        options.dnsServers.map((server) => parseHostPort('dnsServers', server, 53)),
-        options.lookupTimeoutMs,
-      ),
+      systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
   });
   container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
 
@@ -82,15 +79,14 @@ export function createContainer(options: ResolvedOptions): Composition {
     };
     const timeoutMs = options.lookupTimeoutMs;
     const messageClient =
-      options.dnsMessageClient ??
-      createDnsMessageClient({ servers: options.dnsServers.map((server) => parseHostPort('dnsServers', server, 53)), timeoutMs });
-    const { whoisServer, rdapUrl, geoipCity, geoipAsn } = options;
+      options.dnsMessageClient ?? createDnsMessageClient({ servers: options.dnsServerAddresses, timeoutMs });
+    const { whoisServerAddress, rdapUrl, geoipCity, geoipAsn } = options;
     return new CachingLookupService({
       lookups: [
         new DnsLookup(context.createResolver, messageClient),
         new WhoisLookup(context, {
           timeoutMs,
-          whoisServer: whoisServer === undefined ? undefined : parseHostPort('whoisServer', whoisServer, 43),
+          whoisServer: whoisServerAddress ?? undefined,
           rdapUrl,
         }),
         new IpLookup(context, { timeoutMs, geoipCity, geoipAsn }),
@@ -102,6 +98,7 @@ export function createContainer(options: ResolvedOptions): Composition {
       clock: options.clock,
     });
   });
+  container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
   provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));
@@ -111,7 +108,8 @@ export function createContainer(options: ResolvedOptions): Composition {
       counters: c.resolve(TOKENS.storeCounters),
       generator: c.resolve(TOKENS.textGenerator),
       clock: options.clock,
-      options,
+      customTemplates: options.customTemplates,
+      generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
   return {

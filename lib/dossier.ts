@@ -1,9 +1,10 @@
 import { createContainer } from './container.js';
 import { resolveOptions, type DossierOptions, type ResolvedOptions } from './options.js';
 import type { DocumentService } from './ports/document-service.js';
-import type { ApiKey, KeyStore } from './ports/key-store.js';
+import type { KeyStore } from './ports/key-store.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
+import { Metering } from './quota/metering.js';
 import { TOKENS } from './tokens.js';
 
 /** A running Dossier: its services, and how to shut it down. */
@@ -12,14 +13,18 @@ export interface Dossier {
   readonly lookups: LookupService;
   /** Bearer keys. */
   readonly keys: KeyStore;
-  /** Daily lookup quotas. */
+  /** Daily lookup quotas and usage history. */
   readonly quotas: QuotaStore;
+  /**
+   * The quota rules of interface A, for every adapter alike: `metering.lookup(secret, kind, input)` is a
+   * lookup as `GET /api/<kind>` answers it, with the quota state; `metering.batch(secret, body)` a batch as
+   * `POST /api/batch` answers it; `metering.usage(secret)` what a key has used.
+   */
+  readonly metering: Metering;
   /** Interface B: documents. */
   readonly documents: DocumentService;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
-  /** The daily limit that applies to a key: its own, else the configured default. */
-  dailyLimitOf(key: ApiKey): number;
   /** Closes every connection Dossier opened. Idempotent. */
   close(): Promise<void>;
 }
@@ -37,9 +42,9 @@ export function createDossier(options: DossierOptions = {}): Dossier {
     lookups: container.resolve(TOKENS.lookupService),
     keys: container.resolve(TOKENS.keyStore),
     quotas: container.resolve(TOKENS.quotaStore),
+    metering: container.resolve(Metering),
     documents: container.resolve(TOKENS.documentService),
     options: resolved,
-    dailyLimitOf: (key) => key.dailyLimit ?? resolved.dailyLimit,
     close() {
       closing ??= close();
       return closing;

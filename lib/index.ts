@@ -5,6 +5,8 @@ export {
   serverOptionsFromEnv,
   type CustomTemplateOptions,
   type DossierOptions,
+  type HostPort,
+  type LogLevel,
   type OpenAiOptions,
   type ResolvedOptions,
   type ServerOptions,
@@ -21,9 +23,9 @@ export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
 export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from './ports/dns-message-client.js';
-export type { Document, DocumentPage, DocumentService, Template } from './ports/document-service.js';
-export type { ApiKey, KeyStore, NewKey, Scope } from './ports/key-store.js';
-export { SCOPES } from './keys/keyv-key-store.js';
+export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
+export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
+export { SCOPES, keyStatusAt } from './keys/key-rules.js';
 export type { Logger } from './ports/logger.js';
 export {
   type CaaRecord,
@@ -35,11 +37,15 @@ export {
   type Lookup,
   type LookupKind,
   type LookupOptions,
+  LOOKUP_KINDS,
   type LookupResult,
   type LookupService,
   type SslData,
   type WhoisData,
 } from './ports/lookup-service.js';
-export type { QuotaState, QuotaStore } from './ports/quota-store.js';
+export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
+export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
+export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';

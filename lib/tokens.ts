@@ -10,6 +10,7 @@ import type { TextGenerator } from './ports/text-generator.js';
 import type { Backend } from './stores/backend.js';
 import type { KvStore } from './stores/kv-store.js';
 import type { TargetGuard } from './lookup/net/target-guard.js';
+import type { MeteringOptions } from './quota/metering.js';
 
 /** Typed DI tokens of the composition root. */
 export const TOKENS = {
@@ -25,4 +26,5 @@ export const TOKENS = {
   quotaStore: Symbol('quotaStore') as InjectionToken<QuotaStore>,
   documentService: Symbol('documentService') as InjectionToken<DocumentService>,
   textGenerator: Symbol('textGenerator') as InjectionToken<TextGenerator>,
+  meteringOptions: Symbol('meteringOptions') as InjectionToken<MeteringOptions>,
 } as const;

@@ -1,14 +1,13 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createKoaApp } from '../koa/app.js';
-import { answerClientErrorsWithJson } from '../koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
 import { checkGeoipFile } from '../../lib/lookup/ip/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
 import type { Logger } from '../../lib/ports/logger.js';
+import { loadKoaAdapter } from './koa-adapter.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -90,10 +89,10 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       });
       if (values.json) {
         const { id, owner, scopes } = key;
-        io.out(`${JSON.stringify({ id, key: secret, owner, scopes, daily_limit: dossier.dailyLimitOf(key) })}\n`);
+        io.out(`${JSON.stringify({ id, key: secret, owner, scopes, daily_limit: dossier.metering.limitOf(key) })}\n`);
       } else {
         io.out(
-          `Created key ${key.id} for owner ${key.owner} (${key.scopes.join(', ')}, ${dossier.dailyLimitOf(key)} lookups a day).\n`,
+          `Created key ${key.id} for owner ${key.owner} (${key.scopes.join(', ')}, ${dossier.metering.limitOf(key)} lookups a day).\n`,
         );
         io.out(`Key: ${secret}\nThis is the only time the key is shown: store it now.\n`);
       }
@@ -109,7 +108,7 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
         for (const key of all) {
           const state = key.revokedAt ? `revoked ${key.revokedAt}` : 'active';
           io.out(
-            `${key.id}  ${key.name}  owner=${key.owner}  scopes=${key.scopes.join(',')}  daily_limit=${dossier.dailyLimitOf(key)}  ${state}\n`,
+            `${key.id}  ${key.name}  owner=${key.owner}  scopes=${key.scopes.join(',')}  daily_limit=${dossier.metering.limitOf(key)}  ${state}\n`,
           );
         }
       }
@@ -132,13 +131,14 @@ function describe(key: ApiKey, dossier: Dossier): Record<string, unknown> {
     name: key.name,
     owner: key.owner,
     scopes: key.scopes,
-    daily_limit: dossier.dailyLimitOf(key),
+    daily_limit: dossier.metering.limitOf(key),
     created_at: key.createdAt,
     revoked_at: key.revokedAt,
   };
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
+  const { createKoaApp, answerClientErrorsWithJson } = await loadKoaAdapter();
   const logger = jsonLogger(io);
   const server = serverOptionsFromEnv(env);
   const dossier = createDossier({ ...optionsFromEnv(env), logger });

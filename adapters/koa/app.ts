@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
+import { addBatchRoutes } from './batch-routes.js';
 import { addDocumentRoutes } from './document-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
@@ -12,6 +13,7 @@ import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
 export function createDossierRouter(dossier: Dossier): Router {
   const router = new Router();
   addLookupRoutes(router, dossier);
+  addBatchRoutes(router, dossier);
   addDocumentRoutes(router, dossier);
   return router;
 }

@@ -5,7 +5,8 @@ import type { Dossier } from '../../lib/dossier.js';
 import { DossierValidationError } from '../../lib/errors.js';
 import type { DocumentPage } from '../../lib/ports/document-service.js';
 import type { ApiKey } from '../../lib/ports/key-store.js';
-import { authenticate, requireScope } from './auth.js';
+import { authenticate } from './auth.js';
+import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
 
 /** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -35,7 +36,8 @@ const parseBody = koaBody({
  * Interface B (CONTRACT.md §3): `/api/v1/documents` and `/api/v1/templates`. Every route first checks
  * the key and its `documents` scope, then reads the body of a write (form-encoded or JSON, at most
  * {@link MAX_BODY_BYTES}), then calls the document service. These requests do not count against the
- * lookup quota.
+ * lookup quota. A create that accepts `text/event-stream` is answered as Server-Sent Events
+ * (CONTRACT.md §9, see {@link respondWithEventStream}).
  */
 export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   const documents = dossier.documents;
@@ -50,7 +52,13 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   });
   router.post(LIST_PATH, async (ctx) => {
     const who = await owner(ctx);
-    const document = await documents.create(who, await readBody(ctx));
+    const input = await readBody(ctx);
+    if (acceptsEventStream(ctx.get('Accept'))) {
+      const start = (signal: AbortSignal) => documents.createStream(who, input, signal);
+      await respondWithEventStream(ctx, start, dossier.options.logger);
+      return;
+    }
+    const document = await documents.create(who, input);
     ctx.status = 201;
     ctx.body = { data: document, status: 201 };
   });
@@ -78,10 +86,8 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
  * The request's key, which must carry the `documents` scope.
  * @throws DossierError `ERR_AUTH_MISSING_KEY`, `ERR_AUTH_INVALID_KEY`, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE`.
  */
-async function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
-  const key = await authenticate(ctx, dossier);
-  requireScope(key, 'documents');
-  return key;
+function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
+  return authenticate(ctx, dossier, 'documents');
 }
 
 /**

@@ -21,6 +21,7 @@ export const HTTP_ERRORS: Record<ErrorCode, HttpError> = {
   ERR_LOOKUP_INVALID_DOMAIN: { status: 400, code: 'invalid_domain' },
   ERR_LOOKUP_INVALID_IP: { status: 400, code: 'invalid_ip' },
   ERR_LOOKUP_TARGET_NOT_ALLOWED: { status: 400, code: 'target_not_allowed' },
+  ERR_BATCH_INVALID: { status: 400, code: 'invalid_request' },
   ERR_UPSTREAM_FAILED: { status: 502, code: 'upstream_error' },
   ERR_UPSTREAM_TIMEOUT: { status: 504, code: 'upstream_timeout' },
   ERR_STORE_UNAVAILABLE: { status: 503, code: 'service_unavailable' },

@@ -1,71 +1,62 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
-import { DossierError, DossierRetryableError, isDossierError } from '../../lib/errors.js';
-import type { LookupKind } from '../../lib/ports/lookup-service.js';
+import { LOOKUP_KINDS, type LookupKind } from '../../lib/ports/lookup-service.js';
 import type { QuotaState } from '../../lib/ports/quota-store.js';
-import { authenticate, requireScope } from './auth.js';
+import { bearerSecret } from './auth.js';
 
 /** The query parameter of each lookup. */
 const PARAMETERS: Record<LookupKind, string> = { dns: 'domain', whois: 'domain', ip: 'ip', ssl: 'domain' };
 
 /**
- * Interface A: `GET /api/dns|whois|ip|ssl`. Order matters for what counts against the quota: the key
- * is checked, then its scope, then the parameter (no I/O), and only then is a request counted. A
- * target refused after resolution is given back, since a 400 does not count.
+ * Interface A: `GET /api/dns|whois|ip|ssl` and `GET /api/usage`. The quota rules live in the core
+ * (`dossier.metering`); these handlers only map its outcome to HTTP.
  */
 export function addLookupRoutes(router: Router, dossier: Dossier): void {
   for (const [path, handler] of lookupHandlers(dossier)) router.get(path, handler);
+  router.get('/api/usage', usageHandler(dossier));
 }
 
 /** The handler of each lookup, by its path (`/api/dns`, …). */
 export function lookupHandlers(dossier: Dossier): Map<string, (ctx: Context) => Promise<void>> {
-  return new Map((Object.keys(PARAMETERS) as LookupKind[]).map((kind) => [`/api/${kind}`, lookupHandler(dossier, kind)]));
+  return new Map(LOOKUP_KINDS.map((kind) => [`/api/${kind}`, lookupHandler(dossier, kind)]));
 }
 
 function lookupHandler(dossier: Dossier, kind: LookupKind): (ctx: Context) => Promise<void> {
   return async (ctx) => {
-    const key = await authenticate(ctx, dossier);
-    const limit = dossier.dailyLimitOf(key);
-    let quota: QuotaState | undefined;
-    try {
-      requireScope(key, 'lookup');
-      const input = queryParameter(ctx, PARAMETERS[kind]);
-      const target = dossier.lookups.parse(kind, input);
-      quota = await dossier.quotas.consume(key.id, limit);
-      if (!quota.allowed) {
-        const retryAfter = Math.max(1, quota.resetAt - Math.floor(dossier.options.clock.now() / 1000));
-        throw new DossierRetryableError('ERR_QUOTA_EXCEEDED', `This key has used its ${limit} lookups for today.`, retryAfter);
-      }
-      const { data, cached } = await dossier.lookups.lookup(kind, target);
-      ctx.body = { status: 'success', data, cached };
-    } catch (error) {
-      if (quota?.allowed && isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) {
-        try {
-          await dossier.quotas.refund(key.id, quota);
-          quota = { ...quota, remaining: Math.min(limit, quota.remaining + 1) };
-        } catch (refundError) {
-          // The 400 is still the answer; the request stays counted.
-          dossier.options.logger.warn('quota refund failed', { keyId: key.id, error: String(refundError) });
-        }
-      }
-      quota ??= await peekOrNothing(dossier, key.id, limit, error);
-      throw error;
-    } finally {
-      if (quota) setQuotaHeaders(ctx, quota);
-    }
+    const fresh = isFresh(queryParameter(ctx, 'fresh'));
+    const outcome = await dossier.metering.lookup(bearerSecret(ctx), kind, queryParameter(ctx, PARAMETERS[kind]), { fresh });
+    if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, dossier.options.clock.now());
+    if (!outcome.ok) throw outcome.error;
+    ctx.body = { status: 'success', data: outcome.value.data, cached: outcome.value.cached };
   };
 }
 
-/** The quota for the headers of an error answer; none when the store that holds it is what failed. */
-async function peekOrNothing(dossier: Dossier, keyId: string, limit: number, error: unknown): Promise<QuotaState | undefined> {
-  if (isDossierError(error, 'ERR_STORE_UNAVAILABLE')) return undefined;
-  try {
-    return await dossier.quotas.peek(keyId, limit);
-  } catch (peekError) {
-    if (peekError instanceof DossierError) return undefined;
-    throw peekError;
-  }
+/** `GET /api/usage` (CONTRACT.md §6): what the key has used, without counting. */
+function usageHandler(dossier: Dossier): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
+    const outcome = await dossier.metering.usage(bearerSecret(ctx));
+    if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, dossier.options.clock.now());
+    if (!outcome.ok) throw outcome.error;
+    const usage = outcome.value;
+    ctx.body = {
+      status: 'success',
+      data: {
+        key_id: usage.keyId,
+        daily_limit: usage.dailyLimit,
+        used_today: usage.usedToday,
+        remaining: usage.remaining,
+        reset_at: new Date(usage.resetAt * 1000).toISOString(),
+        history: usage.history,
+      },
+      cached: false,
+    };
+  };
+}
+
+/** `fresh=1` (or `true`) asks past the cache (CONTRACT.md §8); anything else does not. */
+function isFresh(value: string | string[] | undefined): boolean {
+  return value === '1' || value === 'true';
 }
 
 /** One query parameter: its value, every value when repeated (which the lookups refuse), or undefined. */
@@ -75,9 +66,16 @@ function queryParameter(ctx: Context, name: string): string | string[] | undefin
   return values.length > 1 ? values : values[0];
 }
 
-function setQuotaHeaders(ctx: Context, quota: QuotaState): void {
+/**
+ * `X-RateLimit-*` (CONTRACT.md §2) and the fields of draft-ietf-httpapi-ratelimit-headers-10 (§6).
+ * @param now ms since the epoch
+ */
+export function setQuotaHeaders(ctx: Context, quota: QuotaState, now: number): void {
   // Straight to Node's response: these run on every lookup, and the values are plain integers.
+  const secondsToReset = Math.max(0, quota.resetAt - Math.floor(now / 1000));
   ctx.res.setHeader('X-RateLimit-Limit', quota.limit);
   ctx.res.setHeader('X-RateLimit-Remaining', quota.remaining);
   ctx.res.setHeader('X-RateLimit-Reset', quota.resetAt);
+  ctx.res.setHeader('RateLimit-Policy', `"daily";q=${quota.limit};w=86400`);
+  ctx.res.setHeader('RateLimit', `"daily";r=${quota.remaining};t=${secondsToReset}`);
 }

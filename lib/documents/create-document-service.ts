@@ -1,33 +1,19 @@
-import type { ResolvedOptions } from '../options.js';
-import type { Clock } from '../ports/clock.js';
-import type { CounterStore } from '../ports/counter-store.js';
 import type { DocumentService } from '../ports/document-service.js';
-import type { TextGenerator } from '../ports/text-generator.js';
-import type { KvStore } from '../stores/kv-store.js';
-import { KeyvDocumentService } from './keyv-document-service.js';
-import { buildTemplates } from './templates.js';
+import { KeyvDocumentService, type KeyvDocumentServiceOptions } from './keyv-document-service.js';
+import { buildTemplates, type CustomTemplateOptions } from './templates.js';
 
-/** What the document service is built from. */
-export interface DocumentServiceDependencies {
-  kv: KvStore;
-  counters: CounterStore;
-  generator: TextGenerator;
-  clock: Clock;
-  options: ResolvedOptions;
+/** What the document service is built from: the service's own options, with templates as configured. */
+export interface DocumentServiceDependencies extends Omit<KeyvDocumentServiceOptions, 'templates'> {
+  /** User-defined templates by id (53 to 72). */
+  customTemplates: Record<number, CustomTemplateOptions>;
 }
 
 /**
  * Builds interface B's document service on the store's Keyv values and atomic counters, with the
- * templates of the specification plus `options.customTemplates`, and `options.generatorTimeoutMs` as
- * the deadline of each generation.
+ * templates of the specification plus `customTemplates`, and `generatorTimeoutMs` as the deadline of
+ * each generation.
  */
 export function createDocumentService(dependencies: DocumentServiceDependencies): DocumentService {
-  return new KeyvDocumentService({
-    kv: dependencies.kv,
-    counters: dependencies.counters,
-    generator: dependencies.generator,
-    clock: dependencies.clock,
-    templates: buildTemplates(dependencies.options.customTemplates),
-    generatorTimeoutMs: dependencies.options.generatorTimeoutMs,
-  });
+  const { customTemplates, ...options } = dependencies;
+  return new KeyvDocumentService({ ...options, templates: buildTemplates(customTemplates) });
 }

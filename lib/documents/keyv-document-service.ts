@@ -1,13 +1,22 @@
 import { DossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { Document, DocumentPage, DocumentService, Template } from '../ports/document-service.js';
-import type { TextGenerator } from '../ports/text-generator.js';
+import type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from '../ports/document-service.js';
+import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
 import type { KvStore } from '../stores/kv-store.js';
 import { withLease } from '../stores/lease.js';
+import { GenerationRun } from './generation-run.js';
 import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
 import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';
-import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, RESULT_MAX } from './validation.js';
+import { StreamedText } from './streamed-text.js';
+import {
+  parseCreateInput,
+  parseDocumentId,
+  parseListQuery,
+  parseUpdateInput,
+  RESULT_MAX,
+  type CreateInput,
+} from './validation.js';
 import { countWords } from './word-count.js';
 
 /** What a {@link KeyvDocumentService} works with. */
@@ -64,37 +73,19 @@ export class KeyvDocumentService implements DocumentService {
   }
 
   async create(owner: string, input: Record<string, unknown>): Promise<Document> {
-    const fields = parseCreateInput(input);
-    const template = this.options.templates.get(fields.templateId);
-    if (template === undefined) throw new DossierError('ERR_DOCUMENT_INVALID', 'The template does not exist.');
+    const { fields, template } = this.parseCreate(input);
     // Generate first: a failed generation stores nothing and takes no id.
-    const result = await this.generate({
-      instruction: template.instruction,
-      templateName: template.name,
-      prompt: fields.prompt,
-      creativity: fields.creativity,
-    });
-    const id = await this.options.counters.increment(ID_COUNTER);
-    if (id === null) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store did not hand out a document id.');
-    const now = new Date(this.options.clock.now()).toISOString();
-    const doc: StoredDocument = {
-      id,
-      owner,
-      name: fields.name,
-      template_id: template.id,
-      prompt: fields.prompt,
-      creativity: fields.creativity,
-      result,
-      words: countWords(result),
-      favorite: false,
-      created_at: now,
-      updated_at: now,
-    };
-    // The document before its index entry, so that a listing that sees the id finds the document.
-    await this.options.kv.set(documentKey(id), doc);
-    await this.cache.index(owner).append(String(id));
-    await this.cache.written(owner, { put: doc });
-    return toDocument(doc, this.options.templates);
+    const result = await this.generate(generationRequest(fields, template));
+    return this.store(owner, fields, template, result);
+  }
+
+  async createStream(
+    owner: string,
+    input: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<DocumentStreamEvent>> {
+    const { fields, template } = this.parseCreate(input);
+    return this.streamDocument(owner, fields, template, signal);
   }
 
   async update(owner: string, id: string, input: Record<string, unknown>): Promise<Document> {
@@ -137,31 +128,99 @@ export class KeyvDocumentService implements DocumentService {
     return stored;
   }
 
+  /** The valid fields of a creation and their template. */
+  private parseCreate(input: Record<string, unknown>): { fields: CreateInput; template: Template } {
+    const fields = parseCreateInput(input);
+    const template = this.options.templates.get(fields.templateId);
+    if (template === undefined) throw new DossierError('ERR_DOCUMENT_INVALID', 'The template does not exist.');
+    return { fields, template };
+  }
+
+  /** Stores a new document with a fresh id and the generated `result`. */
+  private async store(owner: string, fields: CreateInput, template: Template, result: string): Promise<Document> {
+    const id = await this.options.counters.increment(ID_COUNTER);
+    if (id === null) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store did not hand out a document id.');
+    const now = new Date(this.options.clock.now()).toISOString();
+    const doc: StoredDocument = {
+      id,
+      owner,
+      name: fields.name,
+      template_id: template.id,
+      prompt: fields.prompt,
+      creativity: fields.creativity,
+      result,
+      words: countWords(result),
+      favorite: false,
+      created_at: now,
+      updated_at: now,
+    };
+    // The document before its index entry, so that a listing that sees the id finds the document.
+    await this.options.kv.set(documentKey(id), doc);
+    await this.cache.index(owner).append(String(id));
+    await this.cache.written(owner, { put: doc });
+    return toDocument(doc, this.options.templates);
+  }
+
   /** Runs the generator under the deadline: its answer, trimmed and capped, or the reason it failed. */
-  private async generate(request: Parameters<TextGenerator['generate']>[0]): Promise<string> {
-    const controller = new AbortController();
-    const seconds = this.options.generatorTimeoutMs / 1000;
-    const timeout = new DossierError('ERR_GENERATOR_TIMEOUT', `The text generator did not answer within ${seconds} seconds.`);
-    let timer: NodeJS.Timeout | undefined;
-    // The deadline holds even if a generator ignores the signal.
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(timeout);
-        reject(timeout);
-      }, this.options.generatorTimeoutMs);
-    });
+  private async generate(request: GenerationRequest): Promise<string> {
+    const run = new GenerationRun(this.options.generatorTimeoutMs);
     let text: string;
     try {
-      text = await Promise.race([this.options.generator.generate(request, controller.signal), deadline]);
-    } catch (error) {
-      if (error instanceof DossierError) throw error;
-      throw new DossierError('ERR_GENERATOR_FAILED', 'The text generator failed.', { cause: error });
+      text = await run.race(this.options.generator.generate(request, run.signal));
     } finally {
-      clearTimeout(timer);
+      run.end();
     }
     const trimmed = typeof text === 'string' ? text.trim() : '';
-    if (trimmed === '') throw new DossierError('ERR_GENERATOR_FAILED', 'The text generator returned no text.');
+    if (trimmed === '') throw noText();
     return capCharacters(trimmed, RESULT_MAX);
+  }
+
+  /**
+   * The streamed creation: each piece passed on as it comes (trimmed and capped as {@link generate}
+   * does, so that the pieces joined are the stored result), then the stored document. Generation
+   * fails, and nothing is stored, when the deadline passes, `signal` aborts or the consumer stops.
+   */
+  private async *streamDocument(
+    owner: string,
+    fields: CreateInput,
+    template: Template,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<DocumentStreamEvent> {
+    const run = new GenerationRun(this.options.generatorTimeoutMs, signal);
+    const text = new StreamedText(RESULT_MAX);
+    const pieces = this.pieces(generationRequest(fields, template), run.signal)[Symbol.asyncIterator]();
+    let finished = false;
+    try {
+      while (!text.full) {
+        const step = await run.race(pieces.next());
+        if (step.done) {
+          finished = true;
+          break;
+        }
+        if (typeof step.value !== 'string') throw noText();
+        const delta = text.push(step.value);
+        if (delta !== '') yield { type: 'delta', text: delta };
+      }
+    } finally {
+      run.end();
+      // Lets a generator stopped early (by the cap, a failure or a consumer that went away) close its I/O.
+      if (!finished)
+        void Promise.resolve()
+          .then(() => pieces.return?.())
+          .catch(() => {});
+    }
+    if (text.text === '') throw noText();
+    if (signal?.aborted) throw signal.reason;
+    yield { type: 'document', document: await this.store(owner, fields, template, text.text) };
+  }
+
+  /** The generator's pieces; a generator that cannot stream gives its whole text as one piece. */
+  private pieces(request: GenerationRequest, signal: AbortSignal): AsyncIterable<string> {
+    const generator = this.options.generator;
+    if (generator.stream !== undefined) return generator.stream(request, signal);
+    return (async function* whole(): AsyncGenerator<string> {
+      yield await generator.generate(request, signal);
+    })();
   }
 
   /**
@@ -180,6 +239,20 @@ export class KeyvDocumentService implements DocumentService {
     });
     return next;
   }
+}
+
+/** What the generator is asked for a creation. */
+function generationRequest(fields: CreateInput, template: Template): GenerationRequest {
+  return {
+    instruction: template.instruction,
+    templateName: template.name,
+    prompt: fields.prompt,
+    creativity: fields.creativity,
+  };
+}
+
+function noText(): DossierError {
+  return new DossierError('ERR_GENERATOR_FAILED', 'The text generator returned no text.');
 }
 
 /** The first `max` characters (code points) of `text`, so that every stored result can be updated as is. */

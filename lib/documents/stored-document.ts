@@ -1,18 +1,14 @@
 import type { Document, Template } from '../ports/document-service.js';
 
-/** A document as kept in the store: the API fields plus its owner, which is never returned. */
-export interface StoredDocument {
-  id: number;
+/**
+ * A document as kept in the store: the API fields (derived from the port's, so that the two cannot
+ * drift), its template by id only, and its owner, which is never returned.
+ */
+export interface StoredDocument extends Omit<Document, 'template'> {
+  /** The account whose document this is. */
   owner: string;
-  name: string;
+  /** The id of its template; the API form names the template from it. */
   template_id: number;
-  prompt: string;
-  creativity: number;
-  result: string;
-  words: number;
-  favorite: boolean;
-  created_at: string;
-  updated_at: string;
 }
 
 /** The store key of a document. */

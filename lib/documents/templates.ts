@@ -1,5 +1,12 @@
-import type { CustomTemplateOptions } from '../options.js';
 import type { Template } from '../ports/document-service.js';
+
+/** A user-defined template (ids 53 to 72). */
+export interface CustomTemplateOptions {
+  /** The name shown in lists. */
+  name: string;
+  /** What the generator is told to write. */
+  instruction: string;
+}
 
 /** The lowest and highest template ids (CONTRACT.md §4). */
 export const TEMPLATE_ID_MIN = 1;

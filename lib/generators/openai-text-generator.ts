@@ -1,10 +1,26 @@
 import { DossierError } from '../errors.js';
 import { readCapped as readCappedBody } from '../lookup/net/capped-read.js';
-import type { OpenAiOptions } from '../options.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
+import { readChatCompletionChunks } from './chat-completion-chunks.js';
+
+/** Settings of an OpenAI-compatible chat-completions server. */
+export interface OpenAiOptions {
+  /** Base URL, for example `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`. */
+  baseUrl: string;
+  /** Bearer key sent to the server; none for servers that need none. @default undefined */
+  apiKey?: string;
+  /** Model name. */
+  model: string;
+}
 
 /** The largest answer read from the server, in bytes; a longer one is refused. */
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The largest streamed answer read, in bytes: each piece comes wrapped in a JSON chunk of its own,
+ * so a stream is several times the size of its text.
+ */
+export const MAX_STREAM_BYTES = 16 * 1024 * 1024;
 
 /**
  * Writes documents with any OpenAI-compatible chat-completions server (OpenAI, Ollama, llama.cpp,
@@ -25,22 +41,14 @@ export class OpenAiTextGenerator implements TextGenerator {
    *   with a non-empty `choices[0].message.content`.
    */
   async generate(request: GenerationRequest, signal: AbortSignal): Promise<string> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
-    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
-    const body = JSON.stringify({
-      model: this.options.model,
-      messages: [
-        { role: 'system', content: request.instruction },
-        { role: 'user', content: request.prompt },
-      ],
-      temperature: request.creativity,
-    });
-    let response: Response;
-    try {
-      response = await fetch(this.endpoint, { method: 'POST', headers, body, signal, redirect: 'error' });
-    } catch (error) {
-      throw this.failure(signal, 'The text generator could not be reached.', error);
-    }
+    return this.answerText(await this.post(request, signal, false), signal);
+  }
+
+  /**
+   * The text of one complete (not streamed) answer.
+   * @throws DossierError as {@link generate} says.
+   */
+  private async answerText(response: Response, signal: AbortSignal): Promise<string> {
     let text: string;
     try {
       text = await readCapped(response);
@@ -60,6 +68,60 @@ export class OpenAiTextGenerator implements TextGenerator {
       throw failed('The text generator answered without any text (no choices[0].message.content).');
     }
     return content;
+  }
+
+  /**
+   * Asks the server for a streamed completion (`"stream": true`) and yields each piece of its server-sent
+   * events as it arrives (see {@link readChatCompletionChunks}). A server that ignores `stream` and
+   * answers one JSON completion gives its text as one piece. Stopping the iteration, or `signal`
+   * aborting, closes the request.
+   * @throws DossierError `ERR_GENERATOR_TIMEOUT` when `signal` aborts; `ERR_GENERATOR_FAILED` for a
+   *   network error, a non-2xx status, a chunk that is not JSON, a stream broken off before `[DONE]`,
+   *   more than {@link MAX_STREAM_BYTES}, or no text at all; also after some pieces were yielded.
+   */
+  async *stream(request: GenerationRequest, signal: AbortSignal): AsyncGenerator<string> {
+    const response = await this.post(request, signal, true);
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw failed(`The text generator answered with HTTP status ${response.status}.`);
+    }
+    if (!/^text\/event-stream\b/i.test(response.headers.get('Content-Type') ?? '') || response.body === null) {
+      yield await this.answerText(response, signal);
+      return;
+    }
+    try {
+      yield* readChatCompletionChunks(response.body, MAX_STREAM_BYTES);
+    } catch (error) {
+      if (error instanceof DossierError && !signal.aborted) throw error;
+      throw this.failure(signal, 'The text generator broke off its answer.', error);
+    }
+  }
+
+  /**
+   * Sends the chat-completions request; `stream` asks for server-sent events.
+   * @throws DossierError `ERR_GENERATOR_TIMEOUT` when `signal` aborts, `ERR_GENERATOR_FAILED` when the
+   *   server cannot be reached.
+   */
+  private async post(request: GenerationRequest, signal: AbortSignal, stream: boolean): Promise<Response> {
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: stream ? 'text/event-stream' : 'application/json',
+    };
+    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    const body = JSON.stringify({
+      model: this.options.model,
+      messages: [
+        { role: 'system', content: request.instruction },
+        { role: 'user', content: request.prompt },
+      ],
+      temperature: request.creativity,
+      ...(stream ? { stream: true } : {}),
+    });
+    try {
+      return await fetch(this.endpoint, { method: 'POST', headers, body, signal, redirect: 'error' });
+    } catch (error) {
+      throw this.failure(signal, 'The text generator could not be reached.', error);
+    }
   }
 
   private failure(signal: AbortSignal, message: string, cause: unknown): DossierError {

@@ -3,22 +3,41 @@ import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { ApiKey, KeyStore, NewKey, Scope } from '../ports/key-store.js';
+import type { ApiKey, KeyChanges, KeyStore, NewKey, Scope } from '../ports/key-store.js';
 import { AppendOnlyIndex } from '../stores/append-only-index.js';
 import type { KvStore } from '../stores/kv-store.js';
+import { withLease } from '../stores/lease.js';
 import { TOKENS } from '../tokens.js';
-
-/** All scopes, in the order they are listed; a new key has all of them unless told otherwise. */
-export const SCOPES: readonly Scope[] = ['lookup', 'documents'];
+import {
+  checkExpiry,
+  checkGraceSeconds,
+  checkLimit,
+  checkName,
+  checkOwner,
+  checkScopes,
+  keyStatusAt,
+  SCOPES,
+} from './key-rules.js';
 
 const SECRET_PREFIX = 'dsr_';
 /** 32 random bytes: 256 bits, base64url. */
 const SECRET_PATTERN = /^dsr_[A-Za-z0-9_-]{43}$/;
 
 /**
+ * A key as kept under `key:<digest>`. The record of the current secret lists the secrets it replaced that
+ * are still in their grace period; the record of such an old secret carries `graceUntil` (ms since the
+ * epoch) and expires with it.
+ */
+interface StoredKey extends ApiKey {
+  graceUntil?: number;
+  previous?: { digest: string; until: number }[];
+}
+
+/**
  * Keys in a Keyv store. A key's secret is random, shown once, and stored only as its SHA-256 digest,
- * which is also what finds the key: `key:<digest>` holds the record, `key-id:<id>` the digest. Revoking
- * rewrites the record, so every process sharing the store refuses the key at its next request.
+ * which is also what finds the key: `key:<digest>` holds the record, `key-id:<id>` the digest of the
+ * current secret. Every change rewrites the records of all the key's working secrets under a lease, so
+ * every process sharing the store sees it at its next request.
  */
 @injectable()
 export class KeyvKeyStore implements KeyStore {
@@ -26,23 +45,25 @@ export class KeyvKeyStore implements KeyStore {
 
   constructor(
     @inject(TOKENS.storeKv) private readonly kv: KvStore,
-    @inject(TOKENS.storeCounters) counters: CounterStore,
+    @inject(TOKENS.storeCounters) private readonly counters: CounterStore,
     @inject(TOKENS.clock) private readonly clock: Clock,
   ) {
     this.index = new AppendOnlyIndex(kv, counters, 'keys');
   }
 
   async create(input: NewKey): Promise<{ key: ApiKey; secret: string }> {
+    const now = this.clock.now();
     const key: ApiKey = {
       id: `key_${randomBytes(8).toString('hex')}`,
       name: checkName(input.name),
       owner: input.owner === undefined ? `acct_${randomBytes(8).toString('hex')}` : checkOwner(input.owner),
       scopes: checkScopes(input.scopes ?? [...SCOPES]),
       dailyLimit: checkLimit(input.dailyLimit ?? null),
-      createdAt: new Date(this.clock.now()).toISOString(),
+      createdAt: new Date(now).toISOString(),
       revokedAt: null,
+      expiresAt: checkExpiry(input.expiresAt ?? null, now),
     };
-    const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
+    const secret = newSecret();
     const digest = digestOf(secret);
     await this.kv.set(`key:${digest}`, key);
     await this.kv.set(`key-id:${key.id}`, digest);
@@ -52,56 +73,109 @@ export class KeyvKeyStore implements KeyStore {
 
   async verify(secret: string): Promise<ApiKey | null> {
     if (!SECRET_PATTERN.test(secret)) return null;
-    const key = await this.kv.get<ApiKey>(`key:${digestOf(secret)}`);
-    return key === undefined || key.revokedAt !== null ? null : key;
+    const stored = await this.kv.get<StoredKey>(`key:${digestOf(secret)}`);
+    if (stored === undefined) return null;
+    const now = this.clock.now();
+    if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;
+    const key = publicKey(stored);
+    return keyStatusAt(key, now) === 'active' ? key : null;
+  }
+
+  async get(id: string): Promise<ApiKey> {
+    return publicKey((await this.current(id)).stored);
   }
 
   async list(): Promise<ApiKey[]> {
     const digests = await this.index.values();
-    const keys = await this.kv.getMany<ApiKey>(digests.map((digest) => `key:${digest}`));
-    return keys.filter((key): key is ApiKey => key !== undefined);
+    const stored = await this.kv.getMany<StoredKey>(digests.map((digest) => `key:${digest}`));
+    // A rolled key is in the index once per secret: its old secrets' records are skipped.
+    const keys = stored.filter((key): key is StoredKey => key !== undefined && key.graceUntil === undefined).map(publicKey);
+    // Creation order; rolling appends the new secret to the index, which must not move the key.
+    return keys.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+
+  async update(id: string, changes: KeyChanges): Promise<ApiKey> {
+    const now = this.clock.now();
+    const checked: Partial<ApiKey> = {};
+    if (changes.name !== undefined) checked.name = checkName(changes.name);
+    if (changes.scopes !== undefined) checked.scopes = checkScopes(changes.scopes);
+    if (changes.dailyLimit !== undefined) checked.dailyLimit = checkLimit(changes.dailyLimit);
+    if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, now);
+    return this.change(id, (key) => ({ ...key, ...checked }));
   }
 
   async revoke(id: string): Promise<ApiKey> {
-    const digest = await this.kv.get<string>(`key-id:${id}`);
-    const key = digest === undefined ? undefined : await this.kv.get<ApiKey>(`key:${digest}`);
-    if (digest === undefined || key === undefined)
-      throw new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
-    if (key.revokedAt !== null) return key;
-    const revoked = { ...key, revokedAt: new Date(this.clock.now()).toISOString() };
-    await this.kv.set(`key:${digest}`, revoked);
-    return revoked;
+    return this.change(id, (key) =>
+      key.revokedAt !== null ? key : { ...key, revokedAt: new Date(this.clock.now()).toISOString() },
+    );
   }
+
+  async roll(id: string, graceSeconds = 0): Promise<{ key: ApiKey; secret: string }> {
+    const grace = checkGraceSeconds(graceSeconds);
+    await this.current(id); // an unknown id is refused before anything is written
+    return withLease(this.counters, `key:${id}`, async () => {
+      const { digest: oldDigest, stored } = await this.current(id);
+      const now = this.clock.now();
+      const secret = newSecret();
+      const digest = digestOf(secret);
+      const previous = (stored.previous ?? []).filter((entry) => entry.until > now);
+      if (grace > 0) previous.push({ digest: oldDigest, until: now + grace * 1000 });
+      const key = publicKey(stored);
+      await this.kv.set(`key:${digest}`, withPrevious(key, previous));
+      await this.kv.set(`key-id:${id}`, digest);
+      await this.index.append(digest);
+      if (grace > 0) await this.kv.set(`key:${oldDigest}`, { ...key, graceUntil: now + grace * 1000 }, grace * 1000);
+      else await this.kv.delete(`key:${oldDigest}`);
+      return { key, secret };
+    });
+  }
+
+  /** Rewrites the key under its lease, in the records of its current secret and of the old ones still in grace. */
+  private change(id: string, apply: (key: ApiKey) => ApiKey): Promise<ApiKey> {
+    return withLease(this.counters, `key:${id}`, async () => {
+      const { digest, stored } = await this.current(id);
+      const now = this.clock.now();
+      const before = publicKey(stored);
+      const key = apply(before);
+      if (key === before) return key;
+      const previous = (stored.previous ?? []).filter((entry) => entry.until > now);
+      await this.kv.set(`key:${digest}`, withPrevious(key, previous));
+      for (const old of previous) await this.kv.set(`key:${old.digest}`, { ...key, graceUntil: old.until }, old.until - now);
+      return key;
+    });
+  }
+
+  private async current(id: string): Promise<{ digest: string; stored: StoredKey }> {
+    const digest = await this.kv.get<string>(`key-id:${id}`);
+    const stored = digest === undefined ? undefined : await this.kv.get<StoredKey>(`key:${digest}`);
+    if (digest === undefined || stored === undefined)
+      throw new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
+    return { digest, stored };
+  }
+}
+
+function publicKey(stored: StoredKey): ApiKey {
+  return {
+    id: stored.id,
+    name: stored.name,
+    owner: stored.owner,
+    scopes: stored.scopes,
+    dailyLimit: stored.dailyLimit,
+    createdAt: stored.createdAt,
+    revokedAt: stored.revokedAt,
+    // Keys made before expiry existed have no field.
+    expiresAt: stored.expiresAt ?? null,
+  };
+}
+
+function withPrevious(key: ApiKey, previous: StoredKey['previous'] & object): StoredKey {
+  return previous.length === 0 ? key : { ...key, previous };
+}
+
+function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }
 
 function digestOf(secret: string): string {
   return hash('sha256', secret, 'hex');
-}
-
-function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 128 || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new DossierValidationError({ name: ['The name must be 1 to 128 printable characters.'] });
-  }
-  return name;
-}
-
-function checkOwner(owner: unknown): string {
-  if (typeof owner !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(owner)) {
-    throw new DossierValidationError({ owner: ['The owner must be 1 to 128 letters, digits or . _ @ -.'] });
-  }
-  return owner;
-}
-
-function checkScopes(scopes: unknown): Scope[] {
-  const valid = Array.isArray(scopes) && scopes.length > 0 && scopes.every((scope) => SCOPES.includes(scope as Scope));
-  if (!valid) throw new DossierValidationError({ scopes: [`The scopes must be one or more of ${SCOPES.join(', ')}.`] });
-  return [...new Set(scopes as Scope[])];
-}
-
-function checkLimit(limit: unknown): number | null {
-  if (limit === null) return null;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1_000_000_000) {
-    throw new DossierValidationError({ daily_limit: ['The daily limit must be a whole number from 1 to 1000000000.'] });
-  }
-  return limit;
 }

@@ -35,6 +35,13 @@ export interface DocumentPage {
   total: number;
 }
 
+/** One step of a streamed creation (CONTRACT.md §9). */
+export type DocumentStreamEvent =
+  /** The next piece of the text, as soon as the generator wrote it. */
+  | { type: 'delta'; text: string }
+  /** The stored document, last; its `result` is the pieces joined. */
+  | { type: 'document'; document: Document };
+
 /**
  * Interface B. Inputs are raw (query or body values as received) and are validated here.
  * Every method is scoped to an `owner`: another owner's document does not exist.
@@ -55,6 +62,16 @@ export interface DocumentService {
    * @throws DossierValidationError; `ERR_GENERATOR_FAILED`, `ERR_GENERATOR_TIMEOUT`, `ERR_STORE_UNAVAILABLE`.
    */
   create(owner: string, input: Record<string, unknown>): Promise<Document>;
+  /**
+   * Validates the input, then generates and stores a document step by step: the promise settles once
+   * the input is valid (before any generation), and iterating it runs the generation, yielding each
+   * `delta` as it is written and then the stored `document`. Nothing is stored when generation fails,
+   * when `signal` aborts (a client that went away: the generator's I/O stops too) or when the consumer
+   * stops iterating before the `document`. The generator deadline covers the whole generation.
+   * @throws DossierValidationError from the promise. The iteration throws `ERR_GENERATOR_FAILED`,
+   *   `ERR_GENERATOR_TIMEOUT`, `ERR_STORE_UNAVAILABLE`, or `signal.reason` once `signal` aborted.
+   */
+  createStream(owner: string, input: Record<string, unknown>, signal?: AbortSignal): Promise<AsyncIterable<DocumentStreamEvent>>;
   /**
    * Changes the fields sent.
    * @throws DossierError `ERR_DOCUMENT_NOT_FOUND`; DossierValidationError; `ERR_STORE_UNAVAILABLE`.

@@ -1,5 +1,8 @@
-/** The four lookups of interface A. */
-export type LookupKind = 'dns' | 'whois' | 'ip' | 'ssl';
+/** The four lookups of interface A, in the order they are listed (a tuple, so that the type below follows it). */
+export const LOOKUP_KINDS = ['dns', 'whois', 'ip', 'ssl'] as const;
+
+/** One of the four lookups. */
+export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /** A lookup's answer and whether it came from the cache. */
 export interface LookupResult<T = unknown> {

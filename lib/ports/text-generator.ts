@@ -17,4 +17,12 @@ export interface TextGenerator {
    * @throws DossierError `ERR_GENERATOR_FAILED` (failure or nonsense answer), `ERR_GENERATOR_TIMEOUT`.
    */
   generate(request: GenerationRequest, signal: AbortSignal): Promise<string>;
+  /**
+   * Writes a text piece by piece, each piece as soon as it is written; the pieces joined are the text.
+   * Stops its I/O when `signal` aborts or when the consumer stops iterating. Optional: a generator
+   * without it is streamed as one piece, once {@link generate} has answered.
+   * @throws DossierError `ERR_GENERATOR_FAILED` (failure, nonsense or a broken-off answer, also after
+   *   some pieces), `ERR_GENERATOR_TIMEOUT`; the iteration throws them.
+   */
+  stream?(request: GenerationRequest, signal: AbortSignal): AsyncIterable<string>;
 }

@@ -63,7 +63,7 @@ export function keyStoreContract(backend: BackendCase): void {
       const calls: [string, () => Promise<unknown>][] = [
         ['keys.verify', () => dossier.keys.verify(secret)],
         ['keys.list', () => dossier.keys.list()],
-        ['quotas.consume', () => dossier.quotas.consume(key.id, 5)],
+        ['quotas.consume', () => dossier.quotas.consume(key.id, 5, 'dns')],
         ['documents.list', () => dossier.documents.list(key.owner, {})],
       ];
       for (const [name, call] of calls) {
@@ -87,6 +87,77 @@ export function keyStoreContract(backend: BackendCase): void {
       }
       const error = await dossier.keys.create({ name: 'a', scopes: ['admin' as 'lookup'] }).catch((e: unknown) => e);
       expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+    });
+
+    describe('lifecycle', () => {
+      let now: number;
+      let timed: Dossier;
+      beforeEach(() => {
+        now = Date.UTC(2026, 10, 23, 12);
+        timed = createDossier({ store: url, clock: { now: () => now } });
+      });
+      afterEach(() => timed.close());
+
+      it('refuses a key from its expiry on, and says it expired', async () => {
+        const { key, secret } = await timed.keys.create({ name: 'temp', expiresAt: '2026-11-24' });
+        expect(key.expiresAt).to.equal('2026-11-24T00:00:00.000Z');
+        expect((await timed.keys.verify(secret))?.id).to.equal(key.id);
+        now = Date.UTC(2026, 10, 24);
+        expect(await timed.keys.verify(secret)).to.equal(null);
+        expect((await timed.metering.report(await timed.keys.get(key.id))).status).to.equal('expired');
+      });
+
+      it('refuses an expiry in the past or that is not a date, and keeps the key as it was', async () => {
+        const { key } = await timed.keys.create({ name: 'k' });
+        for (const expiresAt of ['2026-11-23T11:59:59Z', '2026-02-30', 'tomorrow', '2026-11-24T25:00:00Z']) {
+          const error = await timed.keys.create({ name: 'k', expiresAt }).catch((e: unknown) => e);
+          expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), expiresAt).to.equal(true);
+          const updateError = await timed.keys.update(key.id, { expiresAt }).catch((e: unknown) => e);
+          expect(isDossierError(updateError, 'ERR_DOCUMENT_INVALID'), expiresAt).to.equal(true);
+        }
+        expect(await timed.keys.get(key.id)).to.deep.equal(key);
+      });
+
+      it('changes name, scopes, limit and expiry, and only what is given', async () => {
+        const { key, secret } = await timed.keys.create({ name: 'before', dailyLimit: 5 });
+        const changed = await timed.keys.update(key.id, {
+          name: 'after',
+          scopes: ['lookup'],
+          expiresAt: '2027-01-01T00:00:00+01:00',
+        });
+        expect(changed).to.deep.equal({ ...key, name: 'after', scopes: ['lookup'], expiresAt: '2026-12-31T23:00:00.000Z' });
+        expect(await timed.keys.verify(secret)).to.deep.equal(changed);
+        expect(await timed.keys.update(key.id, { dailyLimit: null })).to.include({ dailyLimit: null, name: 'after' });
+        const error = await timed.keys.update('key_missing', { name: 'x' }).catch((e: unknown) => e);
+        expect(isDossierError(error, 'ERR_KEY_NOT_FOUND')).to.equal(true);
+      });
+
+      it('rolls a secret: the old one works during its grace period only, the key stays one key', async () => {
+        const { key, secret: old } = await timed.keys.create({ name: 'rolled' });
+        const { key: same, secret } = await timed.keys.roll(key.id, 60);
+        expect(same).to.deep.equal(key);
+        expect(secret).to.not.equal(old);
+        expect((await timed.keys.verify(old))?.id).to.equal(key.id);
+        expect((await timed.keys.verify(secret))?.id).to.equal(key.id);
+        expect((await timed.keys.list()).filter((k) => k.id === key.id)).to.have.length(1);
+        now += 60_000;
+        expect(await timed.keys.verify(old)).to.equal(null);
+        expect((await timed.keys.verify(secret))?.id).to.equal(key.id);
+      });
+
+      it('stops the old secret at once without a grace period, and revokes every secret of a key', async () => {
+        const { key, secret: first } = await timed.keys.create({ name: 'rolled' });
+        const { secret: second } = await timed.keys.roll(key.id);
+        expect(await timed.keys.verify(first)).to.equal(null);
+        const { secret: third } = await timed.keys.roll(key.id, 3600);
+        await timed.keys.update(key.id, { name: 'renamed' });
+        expect((await timed.keys.verify(second))?.name).to.equal('renamed');
+        await timed.keys.revoke(key.id);
+        expect(await timed.keys.verify(second)).to.equal(null);
+        expect(await timed.keys.verify(third)).to.equal(null);
+        const error = await timed.keys.roll(key.id, -1).catch((e: unknown) => e);
+        expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+      });
     });
 
     if (backend.shared) {

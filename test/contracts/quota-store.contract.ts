@@ -19,28 +19,28 @@ export function quotaStoreContract(backend: BackendCase): void {
 
     it('counts down to zero, then refuses, with the next UTC midnight as reset', async () => {
       const key = uniqueName('k');
-      const first = await dossier.quotas.consume(key, 2);
+      const first = await dossier.quotas.consume(key, 2, 'dns');
       expect(first).to.deep.equal({ allowed: true, limit: 2, remaining: 1, resetAt: Date.UTC(2026, 10, 23) / 1000 });
-      expect((await dossier.quotas.consume(key, 2)).remaining).to.equal(0);
-      expect(await dossier.quotas.consume(key, 2)).to.include({ allowed: false, remaining: 0 });
+      expect((await dossier.quotas.consume(key, 2, 'dns')).remaining).to.equal(0);
+      expect(await dossier.quotas.consume(key, 2, 'dns')).to.include({ allowed: false, remaining: 0 });
       expect(await dossier.quotas.peek(key, 2)).to.include({ remaining: 0 });
     });
 
     it('starts again at UTC midnight (injected clock)', async () => {
       const key = uniqueName('k');
-      await dossier.quotas.consume(key, 1);
-      expect((await dossier.quotas.consume(key, 1)).allowed).to.equal(false);
+      await dossier.quotas.consume(key, 1, 'dns');
+      expect((await dossier.quotas.consume(key, 1, 'dns')).allowed).to.equal(false);
       now += 1000;
-      const next = await dossier.quotas.consume(key, 1);
+      const next = await dossier.quotas.consume(key, 1, 'dns');
       expect(next).to.deep.equal({ allowed: true, limit: 1, remaining: 0, resetAt: Date.UTC(2026, 10, 24) / 1000 });
     });
 
     it('refunds the day a request was counted on, even after midnight', async () => {
       const key = uniqueName('k');
-      const counted = await dossier.quotas.consume(key, 3);
+      const counted = await dossier.quotas.consume(key, 3, 'dns');
       now += DAY;
-      await dossier.quotas.consume(key, 3);
-      await dossier.quotas.refund(key, counted);
+      await dossier.quotas.consume(key, 3, 'dns');
+      await dossier.quotas.refund(key, counted, 'dns');
       expect((await dossier.quotas.peek(key, 3)).remaining).to.equal(2);
       now -= DAY;
       expect((await dossier.quotas.peek(key, 3)).remaining).to.equal(3);
@@ -48,10 +48,42 @@ export function quotaStoreContract(backend: BackendCase): void {
 
     it('gives exactly 1000 of 1500 parallel requests against a limit of 1000', async () => {
       const key = uniqueName('k');
-      const states = await Promise.all(Array.from({ length: 1500 }, () => dossier.quotas.consume(key, 1000)));
+      const states = await Promise.all(Array.from({ length: 1500 }, () => dossier.quotas.consume(key, 1000, 'dns')));
       expect(states.filter((state) => state.allowed)).to.have.length(1000);
       expect(states.every((state) => state.remaining >= 0)).to.equal(true);
       expect((await dossier.quotas.peek(key, 1000)).remaining).to.equal(0);
+    });
+
+    it('keeps each counted lookup by day and kind, gives refunds back, and lists every day oldest first', async () => {
+      const key = uniqueName('k');
+      await dossier.quotas.consume(key, 10, 'whois');
+      now += DAY;
+      const counted = await dossier.quotas.consume(key, 10, 'ip');
+      await dossier.quotas.consume(key, 10, 'ip');
+      await dossier.quotas.consume(key, 10, 'ssl');
+      await dossier.quotas.refund(key, counted, 'ip');
+      const history = await dossier.quotas.history(key, 3);
+      expect(history).to.deep.equal([
+        { date: '2026-11-21', dns: 0, whois: 0, ip: 0, ssl: 0, total: 0 },
+        { date: '2026-11-22', dns: 0, whois: 1, ip: 0, ssl: 0, total: 1 },
+        { date: '2026-11-23', dns: 0, whois: 0, ip: 1, ssl: 1, total: 2 },
+      ]);
+    });
+
+    it('records nothing for a lookup refused past the limit', async () => {
+      const key = uniqueName('k');
+      await dossier.quotas.consume(key, 1, 'dns');
+      expect((await dossier.quotas.consume(key, 1, 'dns')).allowed).to.equal(false);
+      expect((await dossier.quotas.history(key, 1))[0]).to.include({ dns: 1, total: 1 });
+    });
+
+    it('keeps usage for 90 days', async () => {
+      const key = uniqueName('k');
+      await dossier.quotas.consume(key, 10, 'dns');
+      now += 89 * DAY;
+      const history = await dossier.quotas.history(key, 90);
+      expect(history).to.have.length(90);
+      expect(history[0]).to.include({ date: '2026-11-22', dns: 1 });
     });
 
     if (backend.shared) {
@@ -60,7 +92,7 @@ export function quotaStoreContract(backend: BackendCase): void {
         try {
           const key = uniqueName('k');
           const states = await Promise.all(
-            Array.from({ length: 1500 }, (_, i) => (i % 2 ? other : dossier).quotas.consume(key, 1000)),
+            Array.from({ length: 1500 }, (_, i) => (i % 2 ? other : dossier).quotas.consume(key, 1000, 'dns')),
           );
           expect(states.filter((state) => state.allowed)).to.have.length(1000);
         } finally {

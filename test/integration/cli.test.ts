@@ -1,11 +1,22 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
+import { projectRoot } from '../support/paths.js';
 
 // The compiled command, as `npx dossier` and `npm start` run it.
 const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
@@ -119,6 +130,14 @@ describe('the dossier command', () => {
     const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
     expect(unwritable.code).to.equal(1);
     expect(unwritable.stderr).to.include('DOSSIER_STORE');
+    const token = await dossier(['serve'], {
+      ...env,
+      DOSSIER_ADMIN_TOKEN: 'too-short-to-guard-an-admin-api',
+      DOSSIER_LOG_LEVEL: 'loud',
+    });
+    expect(token.code).to.equal(1);
+    expect(token.stderr).to.include('DOSSIER_ADMIN_TOKEN').and.include('DOSSIER_LOG_LEVEL');
+    expect(token.stderr).to.not.include('too-short-to-guard-an-admin-api');
   });
 
   it('does not start with a GeoIP file that is not a database of its kind', async () => {
@@ -191,5 +210,123 @@ describe('the dossier command', () => {
     });
     expect(run.stderr).to.not.include('EPIPE');
     expect(run.code).to.equal(0);
+  });
+});
+
+describe("the dossier command as package.json's bin (issue 12)", () => {
+  let dir: string;
+
+  /** Runs a program in the copy; resolves with its exit code and output, never rejects. */
+  function run(file: string, args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      execFile(file, args, { cwd: dir, env: process.env, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  before(function () {
+    this.timeout(20_000);
+    // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
+    const root = projectRoot();
+    dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
+    for (const entry of ['lib', 'adapters', 'bin', 'package.json'])
+      cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    tsconfig.include = ['lib', 'adapters'];
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs after build, and again after clean and rebuild as npm test does; npm pack keeps it executable', async function () {
+    this.timeout(180_000);
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    // npx runs the command through a link to the file that `bin` names, made once: so do we.
+    mkdirSync(join(dir, '.bin'));
+    const link = join(dir, '.bin', 'dossier');
+    symlinkSync(join(dir, pkg.bin.dossier!), link);
+
+    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    const first = await run(link, ['--help']);
+    expect(first.code, first.stderr).to.equal(0);
+    expect(first.stdout).to.include('dossier keys create --name NAME');
+
+    expect((await run('npm', ['run', 'clean'])).code, 'npm run clean').to.equal(0);
+    const unbuilt = await run(link, ['--help']);
+    expect(unbuilt.code).to.equal(1);
+    expect(unbuilt.stderr).to.include('npm run build');
+
+    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    const second = await run(link, ['--help']);
+    expect(second.code, second.stderr).to.equal(0);
+    expect(second.stdout).to.include('dossier keys create --name NAME');
+
+    const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts']);
+    expect(packed.code, packed.stderr).to.equal(0);
+    const [{ files }] = JSON.parse(packed.stdout) as [{ files: { path: string; mode: number }[] }];
+    const bin = files.find((file) => file.path === pkg.bin.dossier!.replace(/^\.\//, ''));
+    expect(bin, 'the bin file is in the package').to.not.equal(undefined);
+    expect(bin!.mode & 0o111, 'the bin file is executable in the package').to.equal(0o111);
+    expect(files.some((file) => file.path === 'dist/adapters/cli/main.js')).to.equal(true);
+  });
+});
+
+describe('the package without its optional Koa peers (koa, @koa/router, koa-body)', () => {
+  const KOA = ['koa', 'koa-body', '@koa/router'];
+  let dir: string;
+
+  function node(args: string[]): Promise<Run> {
+    return new Promise((resolve) => {
+      const env = { PATH: process.env.PATH, DOSSIER_STORE: 'memory://', HOST: '127.0.0.1', PORT: '0' };
+      execFile(process.execPath, args, { cwd: dir, env }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  before(() => {
+    // The compiled package beside a node_modules that has every installed package but the three.
+    const root = projectRoot();
+    dir = mkdtempSync(join(tmpdir(), 'dossier-nokoa-'));
+    for (const entry of ['dist/lib', 'dist/adapters', 'package.json']) {
+      cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    }
+    const modules = join(root, 'node_modules');
+    for (const name of readdirSync(modules)) {
+      const scoped = name.startsWith('@') ? readdirSync(join(modules, name)).map((member) => `${name}/${member}`) : [name];
+      for (const pkg of scoped.filter((entry) => !KOA.includes(entry))) {
+        mkdirSync(dirname(join(dir, 'node_modules', pkg)), { recursive: true });
+        symlinkSync(join(modules, pkg), join(dir, 'node_modules', pkg));
+      }
+    }
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('still gives the library and the keys commands; serve says what to install', async () => {
+    const library = await node([
+      '--input-type=module',
+      '-e',
+      `const { createDossier } = await import('./dist/lib/index.js');
+       const dossier = createDossier({ store: 'memory://' });
+       const { key } = await dossier.keys.create({ name: 'embedded' });
+       console.log(key.name);
+       await dossier.close();`,
+    ]);
+    expect(library.stderr).to.equal('');
+    expect(library.stdout.trim()).to.equal('embedded');
+    expect(library.code).to.equal(0);
+
+    const keys = await node(['dist/adapters/cli/main.js', 'keys', 'list']);
+    expect(keys.code, keys.stderr).to.equal(0);
+    expect(keys.stdout).to.include('No keys yet');
+
+    const served = await node(['dist/adapters/cli/main.js', 'serve']);
+    expect(served.code).to.equal(1);
+    expect(served.stderr).to.include('npm install koa @koa/router koa-body');
+    expect(served.stderr).to.not.include('    at ');
+
+    const koa = await node(['--input-type=module', '-e', "await import('./dist/adapters/koa/index.js')"]);
+    expect(koa.code, 'the check above is not vacuous: Koa is really missing here').to.not.equal(0);
   });
 });

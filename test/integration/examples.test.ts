@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createDossierRouter, errorMiddleware } from '../../adapters/koa/index.js';
 import { createDossier } from '../../lib/dossier.js';
 import { lookUp } from '../../examples/embed.js';
+import { meteredLookups } from '../../examples/metered.js';
 import { createApp } from '../../examples/mount-router.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
@@ -19,6 +20,16 @@ describe('the examples', () => {
     const { first, cached } = await lookUp('example.test', { DOSSIER_DNS_SERVERS: dns.address });
     expect(first.A).to.deep.equal([{ address: '93.184.216.34', ttl: 600 }]);
     expect(cached).to.equal(true);
+  });
+
+  it('metered: counts lookups against a key from a plain script, refuses the one past the limit, and reports usage', async () => {
+    const lines = await meteredLookups('example.test', { DOSSIER_DNS_SERVERS: dns.address });
+    expect(lines).to.deep.equal([
+      'ok (cached: false), 1 left today',
+      'ok (cached: true), 0 left today',
+      'ERR_QUOTA_EXCEEDED: This key has used its 2 lookups for today.',
+      'used today: 2 of 2',
+    ]);
   });
 
   it('mount-router: serves the host app’s own route and Dossier’s API side by side', async () => {

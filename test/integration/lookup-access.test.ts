@@ -65,6 +65,72 @@ describe('interface A over HTTP: keys, scopes, quota and errors', () => {
     }
   });
 
+  it('refuses a key from its expiry on with 401 invalid_key, like a revoked one', async () => {
+    const secret = await server.key({ expiresAt: '2026-11-23' });
+    expect((await server.get('/api/dns?domain=example.test', secret)).status).to.equal(200);
+    now = MIDNIGHT * 1000;
+    const response = await server.get('/api/dns?domain=example.test', secret);
+    expect(response.status).to.equal(401);
+    expect((await body(response)).code).to.equal('invalid_key');
+  });
+
+  it('sends the RateLimit-Policy and RateLimit fields of the IETF draft beside X-RateLimit-*', async () => {
+    const key = await server.key({ dailyLimit: 10 });
+    for (const path of ['/api/dns?domain=example.test', '/api/dns?domain=not_a_domain']) {
+      const response = await server.get(path, key);
+      expect(response.headers.get('RateLimit-Policy'), path).to.equal('"daily";q=10;w=86400');
+      expect(response.headers.get('RateLimit'), path).to.equal(`"daily";r=9;t=${MIDNIGHT - Math.floor(NOW / 1000)}`);
+    }
+  });
+
+  it('asks past the cache with fresh=1: still counted, and its answer refreshes the cache; errors are not cached', async () => {
+    const key = await server.key({ dailyLimit: 10 });
+    const a = (response: Response): Promise<unknown> => body(response).then((b) => (b.data as { A: unknown }).A);
+    await server.get('/api/dns?domain=example.test', key);
+    dns.zone = { 'example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] } };
+    try {
+      const cached = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(cached)).to.deep.equal([{ address: '93.184.216.34', ttl: 600 }]);
+      const fresh = await server.get('/api/dns?domain=example.test&fresh=1', key);
+      expect(fresh.status).to.equal(200);
+      expect(remaining(fresh)).to.equal(7);
+      const freshBody = await body(fresh);
+      expect(freshBody.cached).to.equal(false);
+      expect((freshBody.data as { A: unknown }).A).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+      const after = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(after)).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+      dns.silent = true;
+      expect((await server.get('/api/dns?domain=example.test&fresh=1', key)).status).to.equal(504);
+      dns.silent = false;
+      const stillCached = await server.get('/api/dns?domain=example.test', key);
+      expect(await a(stillCached)).to.deep.equal([{ address: '93.184.216.35', ttl: 600 }]);
+    } finally {
+      dns.zone = { 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } };
+      dns.silent = false;
+    }
+  });
+
+  it('lets a key read its own usage by day and kind, without counting it', async () => {
+    const key = await server.key({ dailyLimit: 10 });
+    await server.get('/api/dns?domain=example.test', key);
+    await server.get('/api/dns?domain=example.test', key);
+    await server.get('/api/dns?domain=not_a_domain', key);
+    const response = await server.get('/api/usage', key);
+    expect(response.status).to.equal(200);
+    const { status, data, cached } = (await body(response)) as { status: string; data: Record<string, unknown>; cached: boolean };
+    expect({ status, cached }).to.deep.equal({ status: 'success', cached: false });
+    expect(data).to.include({ daily_limit: 10, used_today: 2, remaining: 8, reset_at: new Date(MIDNIGHT * 1000).toISOString() });
+    expect(data.key_id).to.match(/^key_/);
+    const history = data.history as Record<string, unknown>[];
+    expect(history).to.have.length(30);
+    expect(history[0]).to.deep.equal({ date: '2026-10-24', dns: 0, whois: 0, ip: 0, ssl: 0, total: 0 });
+    expect(history[29]).to.deep.equal({ date: '2026-11-22', dns: 2, whois: 0, ip: 0, ssl: 0, total: 2 });
+    expect(remaining(await server.get('/api/usage', key))).to.equal(8);
+    expect((await server.get('/api/usage')).status).to.equal(401);
+    const documentsOnly = await server.get('/api/usage', await server.key({ scopes: ['documents'] }));
+    expect(documentsOnly.status).to.equal(403);
+  });
+
   it('answers 403 insufficient_scope for a documents-only key, and does not count it', async () => {
     const key = await server.key({ scopes: ['documents'], dailyLimit: 10 });
     const response = await server.get('/api/dns?domain=example.test', key);

@@ -24,7 +24,30 @@ export type CompletionBehaviour =
   /** 200 with JSON that has no usable choices. */
   | { kind: 'no-choices' }
   /** 200 with a JSON body of `bytes` bytes. */
-  | { kind: 'huge'; bytes: number };
+  | { kind: 'huge'; bytes: number }
+  /** 200 `text/event-stream` when the request asks for `"stream": true`; see {@link StreamBehaviour}. */
+  | StreamBehaviour;
+
+/**
+ * Streams `pieces` as `chat.completion.chunk` server-sent events, slowly: `delayMs` between pieces
+ * (default 10), and after the first `hold` pieces (default: none held) it waits until
+ * {@link TestOpenAiServer.release} is called. Then it ends as `end` says:
+ * - `done` (default): a chunk with `finish_reason: "stop"`, then `data: [DONE]`;
+ * - `break`: the connection is destroyed with no end (a failure mid-stream);
+ * - `not-json`: a chunk whose data is not JSON, then `[DONE]`;
+ * - `stall`: nothing more, the connection stays open.
+ * `split` writes every event in pieces of a few bytes, each flushed on its own, so that events and
+ * multi-byte characters arrive cut across network packets. A request without `"stream": true` gets
+ * the pieces joined as one ordinary completion.
+ */
+export interface StreamBehaviour {
+  kind: 'stream';
+  pieces: string[];
+  delayMs?: number;
+  hold?: number;
+  end?: 'done' | 'break' | 'not-json' | 'stall';
+  split?: boolean;
+}
 
 /** An OpenAI-compatible chat-completions server on loopback, for tests. */
 export interface TestOpenAiServer {
@@ -34,8 +57,12 @@ export interface TestOpenAiServer {
   requests: RecordedCompletionRequest[];
   /** How it answers from now on. */
   behaviour: CompletionBehaviour;
-  /** Stalled requests whose client hung up (aborted) before an answer. */
+  /** Stalled or streaming requests whose client hung up (aborted) before the answer ended. */
   abandoned: number;
+  /** Streams that reached their `hold` and wait for {@link release}. */
+  holding: number;
+  /** Lets held streams go on (and those that reach their hold later). */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -48,8 +75,21 @@ export async function startOpenAiServer(
     requests: [],
     behaviour,
     abandoned: 0,
+    holding: 0,
+    release: () => {},
     close: async () => {},
   };
+  let released = false;
+  const waiting: (() => void)[] = [];
+  state.release = () => {
+    released = true;
+    for (const resume of waiting.splice(0)) resume();
+  };
+  gates.set(state, async () => {
+    if (released) return;
+    state.holding += 1;
+    await new Promise<void>((resolve) => waiting.push(resolve));
+  });
   const server = createServer((request, response) => {
     void handle(state, request, response);
   });
@@ -62,6 +102,9 @@ export async function startOpenAiServer(
   };
   return state;
 }
+
+/** Each server's hold: resolves once the test released it. */
+const gates = new WeakMap<TestOpenAiServer, () => Promise<void>>();
 
 async function handle(state: TestOpenAiServer, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
@@ -113,6 +156,72 @@ async function handle(state: TestOpenAiServer, request: IncomingMessage, respons
     case 'huge':
       response.writeHead(200, { 'Content-Type': 'application/json' });
       response.end(JSON.stringify({ choices: [{ message: { content: 'x'.repeat(behaviour.bytes) } }] }));
+      return;
+    case 'stream':
+      if ((body as { stream?: unknown }).stream !== true) {
+        send(response, 200, { choices: [{ index: 0, message: { content: behaviour.pieces.join('') } }] });
+        return;
+      }
+      await stream(state, behaviour, response);
+      return;
+  }
+}
+
+async function stream(state: TestOpenAiServer, behaviour: StreamBehaviour, response: ServerResponse): Promise<void> {
+  let broken = false;
+  response.on('close', () => {
+    if (!response.writableEnded && !broken) state.abandoned += 1;
+  });
+  response.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  response.flushHeaders();
+  const write = async (text: string): Promise<void> => {
+    if (response.destroyed) return;
+    if (!behaviour.split) {
+      response.write(text);
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    for (let i = 0; i < bytes.length && !response.destroyed; i += 5) {
+      response.write(bytes.subarray(i, i + 5));
+      // A turn of the event loop between writes, so that each goes out in a packet of its own.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  };
+  const event = (data: unknown): string => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
+    event({
+      id: 'chatcmpl-test',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'test',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+  await write(chunk({ role: 'assistant', content: '' }));
+  for (const [index, piece] of behaviour.pieces.entries()) {
+    if (response.destroyed) return;
+    if (index === behaviour.hold) await gates.get(state)?.();
+    await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs ?? 10));
+    await write(chunk({ content: piece }));
+  }
+  if (behaviour.hold !== undefined && behaviour.hold >= behaviour.pieces.length) await gates.get(state)?.();
+  switch (behaviour.end ?? 'done') {
+    case 'done':
+      await write(chunk({}, 'stop'));
+      await write(event('[DONE]'));
+      response.end();
+      return;
+    case 'break':
+      // Time for the pieces written to be read: a destroyed connection drops what its reader has not taken.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      broken = true;
+      response.destroy();
+      return;
+    case 'not-json':
+      await write(event('{"choices": [oops'));
+      await write(event('[DONE]'));
+      response.end();
+      return;
+    case 'stall':
       return;
   }
 }

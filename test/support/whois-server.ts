@@ -11,7 +11,9 @@ export type WhoisReply =
   /** Answer without end, as fast as the client reads. */
   | { endless: true }
   /** Answer bytes that are not a whois answer, then close. */
-  | { garbage: true };
+  | { garbage: true }
+  /** Hold the query until this settles, then answer as it says (for slow servers the test releases). */
+  | { after: Promise<WhoisReply> };
 
 /** A whois server (port 43 protocol) on loopback, for tests. */
 export interface TestWhoisServer {
@@ -75,6 +77,8 @@ export async function startWhoisServer(reply: (query: string) => WhoisReply): Pr
 function answer(socket: Socket, reply: WhoisReply): void {
   if (typeof reply === 'string') {
     socket.end(reply);
+  } else if ('after' in reply) {
+    void reply.after.then((later) => answer(socket, later));
   } else if ('silent' in reply) {
     // Say nothing; the client must give up.
   } else if ('garbage' in reply) {

@@ -16,25 +16,30 @@ describe('createDossier', () => {
       dailyLimit: 7,
       createdAt: '2026-01-01T00:00:00.000Z',
       revokedAt: null,
+      expiresAt: null,
     };
     const keys: KeyStore = {
       create: async () => ({ key, secret: 's' }),
       verify: async (secret) => (secret === 'host-secret' ? key : null),
+      get: async () => key,
       list: async () => [key],
+      update: async () => key,
       revoke: async () => key,
+      roll: async () => ({ key, secret: 's2' }),
     };
     const quotas: QuotaStore = {
       consume: async (_id, limit) => ({ allowed: true, limit, remaining: 3, resetAt: 0 }),
       peek: async (_id, limit) => ({ allowed: true, limit, remaining: 3, resetAt: 0 }),
       refund: async () => {},
+      history: async () => [],
     };
     const dossier = createDossier({ store: 'memory://', keys, quotas });
     try {
       expect(dossier.keys).to.equal(keys);
       expect(dossier.quotas).to.equal(quotas);
       expect(await dossier.keys.verify('host-secret')).to.equal(key);
-      expect(dossier.dailyLimitOf(key)).to.equal(7);
-      expect(dossier.dailyLimitOf({ ...key, dailyLimit: null })).to.equal(1000);
+      expect(dossier.metering.limitOf(key)).to.equal(7);
+      expect(dossier.metering.limitOf({ ...key, dailyLimit: null })).to.equal(1000);
     } finally {
       await dossier.close();
     }
@@ -62,9 +67,17 @@ describe('createDossier', () => {
       const dossier = createDossier({
         store: `sqlite://${file}`,
         lookups: { parse: (_kind, input) => String(input), lookup: unused },
-        keys: { create: unused, verify: unused, list: unused, revoke: unused },
-        quotas: { consume: unused, peek: unused, refund: unused },
-        documents: { list: unused, get: unused, create: unused, update: unused, delete: unused, templates: () => [] },
+        keys: { create: unused, verify: unused, get: unused, list: unused, update: unused, revoke: unused, roll: unused },
+        quotas: { consume: unused, peek: unused, refund: unused, history: unused },
+        documents: {
+          list: unused,
+          get: unused,
+          create: unused,
+          createStream: unused,
+          update: unused,
+          delete: unused,
+          templates: () => [],
+        },
       });
       await dossier.close();
       expect(existsSync(file)).to.equal(false);

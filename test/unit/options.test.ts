@@ -1,11 +1,13 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { SERVER_SETTINGS, SETTINGS } from '../../lib/config/settings.js';
 import { isDossierError } from '../../lib/errors.js';
 import { optionsFromEnv, resolveOptions, serverOptionsFromEnv } from '../../lib/options.js';
+import { projectRoot } from '../support/paths.js';
 
 // Any readable file passes the start-up check of the GeoIP paths; their content is read on first use.
 const THIS_FILE = fileURLToPath(import.meta.url);
@@ -32,13 +34,19 @@ describe('options', () => {
       generator: 'offline',
       lookupTimeoutMs: 5000,
       generatorTimeoutMs: 60000,
+      storeTimeoutMs: 2000,
+      logLevel: 'info',
+      shutdownTimeoutMs: 10000,
     });
+    expect(options.adminToken).to.equal(undefined);
     expect(options.dnsServers).to.deep.equal([]);
+    expect(options.dnsServerAddresses).to.deep.equal([]);
+    expect(options.whoisServerAddress).to.equal(null);
     expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000 });
   });
 
   it('reads every DOSSIER_* variable', () => {
-    const options = optionsFromEnv({
+    const env = {
       DOSSIER_STORE: 'redis://127.0.0.1:6379',
       DOSSIER_CACHE: 'sqlite:///tmp/cache.sqlite',
       DOSSIER_DAILY_LIMIT: '50',
@@ -56,7 +64,16 @@ describe('options', () => {
       DOSSIER_LOOKUP_TIMEOUT_MS: '2500',
       DOSSIER_GENERATOR_TIMEOUT_MS: '9000',
       DOSSIER_CUSTOM_TEMPLATES: '{"53":{"name":"Haiku","instruction":"Write a haiku."}}',
-    });
+      DOSSIER_ADMIN_TOKEN: 'a'.repeat(32),
+      DOSSIER_STORE_TIMEOUT_MS: '750',
+      DOSSIER_LOG_LEVEL: 'warn',
+      DOSSIER_SHUTDOWN_TIMEOUT_MS: '3000',
+    };
+    // Every variable of the schema is read here, but the CA file, which has its own test below.
+    expect(Object.keys(env).concat('DOSSIER_SSL_CA_FILE')).to.have.members(
+      Object.values(SETTINGS).map((setting) => setting.variable),
+    );
+    const options = optionsFromEnv(env);
     expect(options).to.deep.equal({
       store: 'redis://127.0.0.1:6379',
       cache: 'sqlite:///tmp/cache.sqlite',
@@ -73,6 +90,10 @@ describe('options', () => {
       lookupTimeoutMs: 2500,
       generatorTimeoutMs: 9000,
       customTemplates: { 53: { name: 'Haiku', instruction: 'Write a haiku.' } },
+      adminToken: 'a'.repeat(32),
+      storeTimeoutMs: 750,
+      logLevel: 'warn',
+      shutdownTimeoutMs: 3000,
     });
     expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).to.deep.equal({ host: '0.0.0.0', port: 8080 });
   });
@@ -128,6 +149,14 @@ describe('options', () => {
       [{ DOSSIER_SSL_CA_FILE: '/nonexistent/ca.pem' }, 'DOSSIER_SSL_CA_FILE'],
       [{ DOSSIER_GEOIP_CITY: '/nonexistent/city.mmdb' }, 'DOSSIER_GEOIP_CITY'],
       [{ DOSSIER_GEOIP_ASN: '/tmp' }, 'DOSSIER_GEOIP_ASN'],
+      [{ DOSSIER_OPENAI_BASE_URL: 'ftp://x' }, 'DOSSIER_OPENAI_BASE_URL'],
+      [{ DOSSIER_ADMIN_TOKEN: 'a'.repeat(31) }, 'DOSSIER_ADMIN_TOKEN'],
+      [{ DOSSIER_STORE_TIMEOUT_MS: '0' }, 'DOSSIER_STORE_TIMEOUT_MS'],
+      [{ DOSSIER_STORE_TIMEOUT_MS: '2s' }, 'DOSSIER_STORE_TIMEOUT_MS'],
+      [{ DOSSIER_LOG_LEVEL: 'verbose' }, 'DOSSIER_LOG_LEVEL'],
+      [{ DOSSIER_LOG_LEVEL: 'INFO' }, 'DOSSIER_LOG_LEVEL'],
+      [{ DOSSIER_SHUTDOWN_TIMEOUT_MS: '-1' }, 'DOSSIER_SHUTDOWN_TIMEOUT_MS'],
+      [{ DOSSIER_SHUTDOWN_TIMEOUT_MS: '3600001' }, 'DOSSIER_SHUTDOWN_TIMEOUT_MS'],
     ];
     for (const [env, variable] of cases) {
       expect(
@@ -136,6 +165,68 @@ describe('options', () => {
       ).to.include(variable);
     }
     expect(configError(() => serverOptionsFromEnv({ PORT: 'http' }))).to.include('PORT');
+    expect(configError(() => serverOptionsFromEnv({ PORT: '65536' }))).to.include('PORT');
+  });
+
+  it('names every bad variable at once, and never repeats a secret', () => {
+    const message = configError(() =>
+      optionsFromEnv({ DOSSIER_DAILY_LIMIT: '0', DOSSIER_SSL_PORT: '0', DOSSIER_ADMIN_TOKEN: 'secret-but-short' }),
+    );
+    expect(message).to.include('DOSSIER_DAILY_LIMIT').and.include('DOSSIER_SSL_PORT').and.include('DOSSIER_ADMIN_TOKEN');
+    expect(message).to.include('at least 32 characters');
+    expect(message).to.not.include('secret-but-short');
+  });
+
+  it('treats a blank variable as unset, so that its default applies', () => {
+    expect(optionsFromEnv({ DOSSIER_STORE: '  ', DOSSIER_LOG_LEVEL: '', DOSSIER_ADMIN_TOKEN: ' ' })).to.deep.equal({});
+    expect(serverOptionsFromEnv({ HOST: ' ', PORT: '' })).to.deep.equal({ host: '127.0.0.1', port: 3000 });
+  });
+
+  it('hands components parsed host:port values', () => {
+    const options = resolveOptions({
+      dnsServers: ['192.0.2.1:5353', '[::1]:53', '::2', 'ns.example.net'],
+      whoisServer: '[::1]:4343',
+    });
+    expect(options.dnsServerAddresses).to.deep.equal([
+      { host: '192.0.2.1', port: 5353 },
+      { host: '::1', port: 53 },
+      { host: '::2', port: 53 },
+      { host: 'ns.example.net', port: 53 },
+    ]);
+    expect(options.whoisServerAddress).to.deep.equal({ host: '::1', port: 4343 });
+    expect(resolveOptions({ whoisServer: 'whois.example.net' }).whoisServerAddress).to.deep.equal({
+      host: 'whois.example.net',
+      port: 43,
+    });
+  });
+
+  it('checks a default like a given value (the default SQLite folder must be writable)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-cwd-'));
+    const cwd = process.cwd();
+    try {
+      writeFileSync(join(dir, 'data'), 'a file where the default store wants a folder');
+      process.chdir(dir);
+      expect(configError(() => resolveOptions({}))).to.match(/^store /);
+    } finally {
+      process.chdir(cwd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is what the README's configuration table says: every variable, its option and its default", () => {
+    const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration')));
+    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+    for (const [option, setting] of Object.entries({ ...SETTINGS, ...SERVER_SETTINGS })) {
+      const row = rows.find((line) => line.split('|')[1]!.includes(`\`${setting.variable}\``));
+      expect(row, setting.variable).to.be.a('string');
+      const [, names, defaults] = row!.split('|') as [string, string, string];
+      if (setting.variable.startsWith('DOSSIER_')) expect(names, setting.variable).to.include(`\`${option.split('.')[0]}\``);
+      const value = 'default' in setting ? setting.default : undefined;
+      if (typeof value === 'string' || typeof value === 'number') {
+        expect(defaults, setting.variable).to.include(`\`${value}\``);
+      }
+    }
   });
 
   it('names the option of a bad value given in code', () => {
@@ -144,5 +235,16 @@ describe('options', () => {
     expect(configError(() => resolveOptions({ customTemplates: { 53: { name: '', instruction: 'x' } } }))).to.match(
       /^customTemplates /,
     );
+    expect(configError(() => resolveOptions({ adminToken: 'short' }))).to.match(/^adminToken /);
+    expect(configError(() => resolveOptions({ logLevel: 'loud' as 'info' }))).to.match(/^logLevel /);
+    expect(configError(() => resolveOptions({ storeTimeoutMs: 0 }))).to.match(/^storeTimeoutMs /);
+    expect(configError(() => resolveOptions({ shutdownTimeoutMs: 1.5 }))).to.match(/^shutdownTimeoutMs /);
+    expect(configError(() => resolveOptions({ generator: 'openai', openai: { baseUrl: 'http://x/v1', model: '' } }))).to.match(
+      /^openai\.model /,
+    );
+    expect(configError(() => resolveOptions({ dnsServers: '192.0.2.1' as unknown as string[] }))).to.match(/^dnsServers /);
+    // A host that brings its own text generator needs no OpenAI settings.
+    const textGenerator = { generate: async () => 'text' };
+    expect(resolveOptions({ generator: 'openai', textGenerator }).textGenerator).to.equal(textGenerator);
   });
 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { NAMED_TEMPLATES } from '../../../lib/documents/templates.js';
 import { DRAFT_KINDS } from '../../../lib/generators/offline-drafts.js';
-import { OfflineTextGenerator } from '../../../lib/generators/offline-text-generator.js';
+import { OFFLINE_WORDS_PER_PIECE, OfflineTextGenerator } from '../../../lib/generators/offline-text-generator.js';
 
 const PROMPT = 'Write a blog post about the benefits of remote work for small teams. Remote teams save commuting time.';
 
@@ -111,5 +111,33 @@ describe('OfflineTextGenerator', () => {
   it('writes free prose for a custom template', async () => {
     const text = await draft('My company style', PROMPT);
     expect(text.toLowerCase()).to.include('remote work');
+  });
+
+  it('streams the same draft a few words at a time', async () => {
+    const generator = new OfflineTextGenerator();
+    for (const { name, instruction } of NAMED_TEMPLATES) {
+      const request = { templateName: name, instruction, prompt: PROMPT, creativity: 0.5 };
+      const pieces: string[] = [];
+      for await (const piece of generator.stream(request, new AbortController().signal)) pieces.push(piece);
+      expect(pieces.join(''), name).to.equal(await generator.generate(request, new AbortController().signal));
+      for (const piece of pieces) expect(piece.trim().split(/\s+/u).length, name).to.be.at.most(OFFLINE_WORDS_PER_PIECE);
+    }
+  });
+
+  it('stops streaming when its signal aborts', async () => {
+    const controller = new AbortController();
+    const request = { templateName: 'Blog article', instruction: 'Write.', prompt: PROMPT, creativity: 0.5 };
+    const pieces: string[] = [];
+    let caught: unknown;
+    try {
+      for await (const piece of new OfflineTextGenerator().stream(request, controller.signal)) {
+        pieces.push(piece);
+        if (pieces.length === 2) controller.abort(new Error('gone'));
+      }
+    } catch (error) {
+      caught = error;
+    }
+    expect(pieces).to.have.length(2);
+    expect((caught as Error).message).to.equal('gone');
   });
 });

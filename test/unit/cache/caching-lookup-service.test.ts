@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CachingLookupService, type CachingLookupServiceOptions } from '../../../lib/lookup/caching-lookup-service.js';
+import { CachingLookupService, type CachingLookupServiceOptions } from '../../../lib/cache/caching-lookup-service.js';
 import { DossierError, isDossierError } from '../../../lib/errors.js';
 import type { Lookup, LookupDataByKind } from '../../../lib/ports/lookup-service.js';
 

@@ -1,0 +1,224 @@
+import { inject, injectable } from 'tsyringe';
+import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
+import { keyStatusAt } from '../keys/key-rules.js';
+import type { Clock } from '../ports/clock.js';
+import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
+import type { Logger } from '../ports/logger.js';
+import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
+import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
+import { TOKENS } from '../tokens.js';
+import { parseBatchRequest, type BatchItemRequest } from './batch-request.js';
+import { runBatch, type BatchOptions, type BatchRules, type BatchRun } from './batch.js';
+
+/** What {@link Metering} needs besides its ports. */
+export interface MeteringOptions {
+  /** The daily limit of a key that has none of its own. */
+  defaultDailyLimit: number;
+  /** Where a failed refund is reported. */
+  logger: Logger;
+}
+
+/**
+ * The outcome of a metered call: the value or the error, and where the key stands against its quota,
+ * which every answer after authentication reports (`null` before it, or when the store that holds the
+ * quota is what failed).
+ */
+export type Metered<T> =
+  | { ok: true; value: T; key: ApiKey; quota: QuotaState }
+  | { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null };
+
+/** What a key may read about itself (CONTRACT.md §6). */
+export interface KeyUsage {
+  keyId: string;
+  dailyLimit: number;
+  usedToday: number;
+  remaining: number;
+  /** Unix seconds of the next UTC midnight. */
+  resetAt: number;
+  /** The last 30 UTC days, oldest first. */
+  history: UsageDay[];
+}
+
+/** A key with what it has used today and where it stands, as an administrator sees it. */
+export interface KeyReport extends ApiKey {
+  usedToday: number;
+  status: KeyStatus;
+}
+
+/** Days of history that {@link Metering.usage} reports. */
+export const USAGE_HISTORY_DAYS = 30;
+
+/**
+ * The quota rules of interface A (CONTRACT.md §2), in one place for every adapter: the key is checked,
+ * then its scope, then the query (no I/O), and only then is a lookup counted; a target refused after
+ * resolution is given back, since a 400 does not count; a lookup past the limit is refused with the
+ * seconds to the next UTC midnight.
+ */
+@injectable()
+export class Metering {
+  constructor(
+    @inject(TOKENS.keyStore) private readonly keys: KeyStore,
+    @inject(TOKENS.quotaStore) private readonly quotas: QuotaStore,
+    @inject(TOKENS.lookupService) private readonly lookups: LookupService,
+    @inject(TOKENS.clock) private readonly clock: Clock,
+    @inject(TOKENS.meteringOptions) private readonly options: MeteringOptions,
+  ) {}
+
+  /**
+   * The working key behind a bearer secret (`null`: none was sent), which must hold `scope` when given.
+   * @throws DossierError `ERR_AUTH_MISSING_KEY`, `ERR_AUTH_INVALID_KEY` (unknown, revoked or expired),
+   *   `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE`.
+   */
+  async authenticate(secret: string | null, scope?: Scope): Promise<ApiKey> {
+    if (secret === null) throw new DossierError('ERR_AUTH_MISSING_KEY', 'Send your key as "Authorization: Bearer <key>".');
+    const key = secret === '' ? null : await this.keys.verify(secret);
+    if (key === null) throw new DossierError('ERR_AUTH_INVALID_KEY', 'The key is unknown, expired or has been revoked.');
+    if (scope !== undefined) requireScope(key, scope);
+    return key;
+  }
+
+  /** The daily limit that applies to a key: its own, else the configured default. */
+  limitOf(key: ApiKey): number {
+    return key.dailyLimit ?? this.options.defaultDailyLimit;
+  }
+
+  /**
+   * One lookup under the quota rules. Core errors come back in the outcome with the quota state;
+   * anything else (a bug) is thrown.
+   */
+  async lookup(
+    secret: string | null,
+    kind: LookupKind,
+    input: unknown,
+    options: LookupOptions = {},
+  ): Promise<Metered<LookupResult>> {
+    let key: ApiKey;
+    try {
+      key = await this.authenticate(secret);
+    } catch (error) {
+      return failure(error, null, null);
+    }
+    const limit = this.limitOf(key);
+    let quota: QuotaState | undefined;
+    try {
+      requireScope(key, 'lookup');
+      const target = this.lookups.parse(kind, input);
+      quota = await this.quotas.consume(key.id, limit, kind);
+      if (!quota.allowed) throw this.quotaExceeded(quota);
+      return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
+    } catch (error) {
+      if (quota?.allowed && isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) quota = await this.refund(key, quota, kind);
+      return failure(error, key, quota ?? (await this.peekOrNothing(key, error)));
+    }
+  }
+
+  /**
+   * A batch of lookups under the quota rules (CONTRACT.md §8; see {@link runBatch} for how each item is
+   * counted). `input` is the request, `{"lookups":[…]}`, as JSON text or parsed; or a function that
+   * reads it, called only once the key and its scope have passed. Resolves once the quota is taken,
+   * with the state after it; the items then finish on their own (`value.done`, `options.onItem`). The
+   * whole batch is refused (`ok: false`) for the key, the scope, a body of the wrong shape
+   * (`ERR_BATCH_INVALID`, naming the item), no quota left when it arrived, or a store that is down.
+   */
+  async batch(secret: string | null, input: unknown, options: BatchOptions = {}): Promise<Metered<BatchRun>> {
+    let key: ApiKey;
+    try {
+      key = await this.authenticate(secret);
+    } catch (error) {
+      return failure(error, null, null);
+    }
+    let items: BatchItemRequest[];
+    try {
+      requireScope(key, 'lookup');
+      items = parseBatchRequest(typeof input === 'function' ? await (input as () => Promise<unknown>)() : input);
+    } catch (error) {
+      return failure(error, key, await this.peekOrNothing(key, error));
+    }
+    const rules: BatchRules = {
+      quotas: this.quotas,
+      lookups: this.lookups,
+      quotaExceeded: (quota) => this.quotaExceeded(quota),
+      refund: (refunded, quota, kind) => this.refund(refunded, quota, kind),
+      peek: (peeked) => this.peekOrNothing(peeked, null),
+    };
+    return runBatch(rules, key, this.limitOf(key), items, options);
+  }
+
+  /**
+   * What the key behind `secret` has used: today against its limit, and the last 30 days by kind. Needs
+   * the `lookup` scope; does not count.
+   * @throws DossierError as {@link authenticate}, and `ERR_STORE_UNAVAILABLE`.
+   */
+  async usage(secret: string | null): Promise<Metered<KeyUsage>> {
+    let key: ApiKey | null = null;
+    try {
+      key = await this.authenticate(secret);
+      const limit = this.limitOf(key);
+      const quota = await this.quotas.peek(key.id, limit);
+      requireScope(key, 'lookup');
+      const history = await this.quotas.history(key.id, USAGE_HISTORY_DAYS);
+      const usedToday = limit - quota.remaining;
+      const value = { keyId: key.id, dailyLimit: limit, usedToday, remaining: quota.remaining, resetAt: quota.resetAt, history };
+      return { ok: true, value, key, quota };
+    } catch (error) {
+      return failure(error, key, key === null ? null : await this.peekOrNothing(key, error));
+    }
+  }
+
+  /**
+   * A key with its status and what it has used today (counted lookups, whatever its limit).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`.
+   */
+  async report(key: ApiKey): Promise<KeyReport> {
+    const [today] = await this.quotas.history(key.id, 1);
+    return { ...key, usedToday: today?.total ?? 0, status: keyStatusAt(key, this.clock.now()) };
+  }
+
+  /** The refusal of a lookup past the limit, with the seconds to the next UTC midnight. */
+  quotaExceeded(quota: QuotaState): DossierRetryableError {
+    const retryAfter = Math.max(1, quota.resetAt - Math.floor(this.clock.now() / 1000));
+    return new DossierRetryableError('ERR_QUOTA_EXCEEDED', `This key has used its ${quota.limit} lookups for today.`, retryAfter);
+  }
+
+  /** Gives a counted lookup back; the state after it, or as it was when the refund failed. */
+  private async refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState> {
+    try {
+      await this.quotas.refund(key.id, quota, kind);
+      return { ...quota, remaining: Math.min(quota.limit, quota.remaining + 1) };
+    } catch (error) {
+      // The 400 is still the answer; the lookup stays counted.
+      this.options.logger.warn('quota refund failed', { keyId: key.id, error: String(error) });
+      return quota;
+    }
+  }
+
+  /** The quota for an error answer; none when the store that holds it is what failed. */
+  private async peekOrNothing(key: ApiKey, error: unknown): Promise<QuotaState | null> {
+    if (isDossierError(error, 'ERR_STORE_UNAVAILABLE')) return null;
+    try {
+      return await this.quotas.peek(key.id, this.limitOf(key));
+    } catch (peekError) {
+      if (peekError instanceof DossierError) return null;
+      throw peekError;
+    }
+  }
+}
+
+/**
+ * Refuses a key without `scope`.
+ * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
+ */
+export function requireScope(key: ApiKey, scope: Scope): void {
+  if (!key.scopes.includes(scope)) {
+    throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
+  }
+}
+
+function failure(
+  error: unknown,
+  key: ApiKey | null,
+  quota: QuotaState | null,
+): { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null } {
+  if (!(error instanceof DossierError)) throw error;
+  return { ok: false, error, key, quota };
+}
