@@ -1,3 +1,4 @@
+import type { DnsMessageClient } from '../lib/ports/dns-message-client.js';
 import type { DnsResolver } from '../lib/ports/dns-resolver.js';
 
 /** A resolver that answers at once from memory, so that the benchmark measures Dossier, not DNS. */
@@ -25,3 +26,8 @@ export function stubResolver(): DnsResolver {
     cancel: () => {},
   };
 }
+
+/** A message client that answers every question at once with an empty NOERROR, unsigned, not validated. */
+export const stubMessageClient: DnsMessageClient = {
+  query: async () => ({ rcode: 'NOERROR', authenticated: false, answers: [], authorities: [] }),
+};

@@ -4,6 +4,7 @@ import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
 import { CachingLookupService } from './cache/caching-lookup-service.js';
+import { createDnsMessageClient } from './lookup/dns/dns-message-client.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
@@ -77,10 +78,12 @@ export function createContainer(options: ResolvedOptions): Composition {
       logger: options.logger,
     };
     const timeoutMs = options.lookupTimeoutMs;
+    const messageClient =
+      options.dnsMessageClient ?? createDnsMessageClient({ servers: options.dnsServerAddresses, timeoutMs });
     const { whoisServerAddress, rdapUrl, geoipCity, geoipAsn } = options;
     return new CachingLookupService({
       lookups: [
-        new DnsLookup(context.createResolver),
+        new DnsLookup(context.createResolver, messageClient),
         new WhoisLookup(context, {
           timeoutMs,
           whoisServer: whoisServerAddress ?? undefined,

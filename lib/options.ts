@@ -10,6 +10,7 @@ import {
 import type { CustomTemplateOptions } from './documents/templates.js';
 import type { OpenAiOptions } from './generators/openai-text-generator.js';
 import type { Clock } from './ports/clock.js';
+import type { DnsMessageClient } from './ports/dns-message-client.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
@@ -77,6 +78,8 @@ export interface DossierOptions {
   logger?: Logger;
   /** Makes the DNS client of one lookup (benchmarks inject a stub). @default a node:dns Resolver on `dnsServers` */
   createDnsResolver?: () => DnsResolver;
+  /** Asks the DNS questions that need the whole message: CAA, DNSKEY, DS, DMARC (benchmarks inject a stub). @default dns-packet over UDP and TCP on `dnsServers` */
+  dnsMessageClient?: DnsMessageClient;
   /** Replace the lookup service. @default the built-in one */
   lookups?: LookupService;
   /** Replace the key store. @default KeyvKeyStore on `store` */
