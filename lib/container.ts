@@ -14,6 +14,14 @@ import { WhoisLookup } from './lookup/whois.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
+import {
+  TelemetryHub,
+  instrumentLookup,
+  instrumentLookupService,
+  instrumentQuotaStore,
+  instrumentTextGenerator,
+  observeStoreErrors,
+} from './telemetry/instrument.js';
 import { TOKENS } from './tokens.js';
 
 /** Lookup answers kept by a `memory://` cache at the most. */
@@ -24,6 +32,13 @@ export interface Composition {
   container: DependencyContainer;
   /** Closes the backends that were opened (none is opened only to be closed). */
   close(): Promise<void>;
+  /** Where the core's measurements go; adapters attach their observers to it. */
+  telemetry: TelemetryHub;
+  /**
+   * Waits for what must be open before serving (today: the GeoIP files of the IP lookup) and checks it.
+   * @throws DossierError `ERR_CONFIG_INVALID` naming the setting of a file that is not usable.
+   */
+  ready(): Promise<void>;
 }
 
 /**
@@ -45,6 +60,10 @@ export function createContainer(options: ResolvedOptions): Composition {
     else container.register(token, once(factory));
   };
 
+  const hub = new TelemetryHub();
+  if (options.telemetry !== undefined) hub.add(options.telemetry);
+  const readiness: (() => Promise<void>)[] = [];
+
   container.register(TOKENS.clock, { useValue: options.clock });
   container.register(
     TOKENS.storeBackend,
@@ -52,11 +71,11 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   container.register(
     TOKENS.storeKv,
-    once((c) => c.resolve(TOKENS.storeBackend).kv),
+    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub)),
   );
   container.register(
     TOKENS.storeCounters,
-    once((c) => c.resolve(TOKENS.storeBackend).counters),
+    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub)),
   );
   container.register(
     TOKENS.cacheBackend,
@@ -73,16 +92,24 @@ export function createContainer(options: ResolvedOptions): Composition {
       createResolver: c.resolve(TOKENS.dnsResolverFactory),
       guard: c.resolve(TOKENS.targetGuard),
     };
-    return new CachingLookupService({
-      lookups: [new DnsLookup(context.createResolver), new WhoisLookup(context), new IpLookup(context), new SslLookup(context)],
-      cache: c.resolve(TOKENS.cacheBackend).kv,
+    const ip = new IpLookup(context);
+    readiness.push(() => ip.ready());
+    const lookups = [new DnsLookup(context.createResolver), new WhoisLookup(context), ip, new SslLookup(context)];
+    const service = new CachingLookupService({
+      lookups: lookups.map((lookup) => instrumentLookup(lookup, hub)),
+      cache: observeStoreErrors(c.resolve(TOKENS.cacheBackend).kv, hub),
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,
     });
+    return instrumentLookupService(service, hub);
   });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
-  provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
-  provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));
+  provide(TOKENS.quotaStore, options.quotas, (c) =>
+    instrumentQuotaStore(c.resolve(CounterQuotaStore), hub),
+  );
+  provide(TOKENS.textGenerator, options.textGenerator, () =>
+    instrumentTextGenerator(createTextGenerator(options), hub),
+  );
   provide(TOKENS.documentService, options.documents, (c) =>
     createDocumentService({
       kv: c.resolve(TOKENS.storeKv),
@@ -94,6 +121,11 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   return {
     container,
+    telemetry: hub,
+    async ready() {
+      container.resolve(TOKENS.lookupService);
+      await Promise.all(readiness.map((check) => check()));
+    },
     async close() {
       await Promise.all(opened.splice(0).map((backend) => backend.close()));
       await container.dispose();

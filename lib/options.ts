@@ -10,6 +10,7 @@ import type { KeyStore } from './ports/key-store.js';
 import type { Logger } from './ports/logger.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
+import type { Telemetry } from './ports/telemetry.js';
 import type { TextGenerator } from './ports/text-generator.js';
 
 /** A user-defined template (ids 53 to 72). */
@@ -83,7 +84,21 @@ export interface DossierOptions {
   documents?: DocumentService;
   /** Replace the text generator. @default chosen by `generator` */
   textGenerator?: TextGenerator;
+  /** Turns on the admin API and `/metrics` (CONTRACT.md §5, §7); at least 32 characters. @default undefined */
+  adminToken?: string;
+  /** How much the server logs: `debug`, `info`, `warn`, `error` or `silent`. @default 'info' */
+  logLevel?: LogLevel;
+  /** How long a stopping server lets requests in flight finish, in milliseconds. @default 10000 */
+  shutdownTimeoutMs?: number;
+  /** Where the core reports what it measures (lookups, upstream and generator latency, store errors). @default nothing */
+  telemetry?: Telemetry;
 }
+
+/** The levels of `DOSSIER_LOG_LEVEL`. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** {@link DossierOptions} with every default filled in and every value checked. */
 export type ResolvedOptions = Required<
@@ -101,6 +116,8 @@ export type ResolvedOptions = Required<
     | 'customTemplates'
     | 'clock'
     | 'logger'
+    | 'logLevel'
+    | 'shutdownTimeoutMs'
   >
 > &
   DossierOptions;
@@ -136,6 +153,8 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
     customTemplates: options.customTemplates ?? {},
     clock: options.clock ?? { now: () => Date.now() },
     logger: options.logger ?? silentLogger,
+    logLevel: options.logLevel ?? 'info',
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10000,
   };
   checkStoreUrl('store', resolved.store);
   checkStoreUrl('cache', resolved.cache);
@@ -143,6 +162,13 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   checkInteger('sslPort', resolved.sslPort, 1, 65535);
   checkInteger('lookupTimeoutMs', resolved.lookupTimeoutMs, 1, 600_000);
   checkInteger('generatorTimeoutMs', resolved.generatorTimeoutMs, 1, 3_600_000);
+  checkInteger('shutdownTimeoutMs', resolved.shutdownTimeoutMs, 0, 3_600_000);
+  if (!(LOG_LEVELS as readonly string[]).includes(resolved.logLevel)) {
+    throw configError('logLevel', `must be one of ${LOG_LEVELS.join(', ')}, not "${String(resolved.logLevel)}"`);
+  }
+  if (resolved.adminToken !== undefined && (typeof resolved.adminToken !== 'string' || resolved.adminToken.length < 32)) {
+    throw configError('adminToken', 'must be at least 32 characters long');
+  }
   for (const server of resolved.dnsServers) {
     const { host } = parseHostPort('dnsServers', server, 53);
     if (
@@ -220,6 +246,9 @@ const ENV_NAMES: Record<string, string> = {
   lookupTimeoutMs: 'DOSSIER_LOOKUP_TIMEOUT_MS',
   generatorTimeoutMs: 'DOSSIER_GENERATOR_TIMEOUT_MS',
   customTemplates: 'DOSSIER_CUSTOM_TEMPLATES',
+  adminToken: 'DOSSIER_ADMIN_TOKEN',
+  logLevel: 'DOSSIER_LOG_LEVEL',
+  shutdownTimeoutMs: 'DOSSIER_SHUTDOWN_TIMEOUT_MS',
 };
 
 /**
@@ -281,6 +310,9 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   }
   options.lookupTimeoutMs = int('DOSSIER_LOOKUP_TIMEOUT_MS');
   options.generatorTimeoutMs = int('DOSSIER_GENERATOR_TIMEOUT_MS');
+  options.adminToken = text('DOSSIER_ADMIN_TOKEN');
+  options.logLevel = text('DOSSIER_LOG_LEVEL') as LogLevel | undefined;
+  options.shutdownTimeoutMs = int('DOSSIER_SHUTDOWN_TIMEOUT_MS');
   const templates = text('DOSSIER_CUSTOM_TEMPLATES');
   if (templates !== undefined) {
     try {

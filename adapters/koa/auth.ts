@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
 import { DossierError } from '../../lib/errors.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
+import { noteKeyId } from './request-context.js';
 
 /**
  * Finds the live key of the request's `Authorization: Bearer` header.
@@ -14,6 +15,7 @@ export async function authenticate(ctx: Context, dossier: Dossier): Promise<ApiK
   const token = match[1]?.trim() ?? '';
   const key = token === '' ? null : await dossier.keys.verify(token);
   if (key === null) throw new DossierError('ERR_AUTH_INVALID_KEY', 'The key is unknown or has been revoked.');
+  noteKeyId(key.id);
   return key;
 }
 
