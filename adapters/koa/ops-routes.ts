@@ -9,7 +9,7 @@ import { openApiDocument } from './schemas/openapi.js';
 import { dossierVersion } from './version.js';
 
 /** `/readyz` answers within 1 s (CONTRACT.md §7): each probe gets this much of it. */
-export const READY_PROBE_MS = 800;
+export const READY_PROBE_MS = 600;
 
 /**
  * The server's own routes (CONTRACT.md §7): `/`, `/healthz`, `/readyz`, `/metrics` (only with an admin
