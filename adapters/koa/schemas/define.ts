@@ -82,8 +82,6 @@ export interface RouteSpec {
   body?: { schema: TSchema; types: string[]; required?: boolean };
   /** Every status it answers with. */
   responses: Record<number, ResponseSpec>;
-  /** Served and labelled in metrics, but left out of the document (static assets). */
-  hidden?: boolean;
 }
 
 /** Declares a route: the one place a route of the API is described. */

@@ -74,7 +74,6 @@ function operation(route: RouteSpec): Record<string, unknown> {
 export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    if (route.hidden) continue;
     (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
   }
   return {

@@ -418,8 +418,16 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'An asset of the reference page',
     tag: 'Operations',
     auth: 'none',
-    hidden: true,
-    responses: { 200: { description: 'The asset.' }, 404: apiError('No such asset.', ['not_found']) },
+    params: Type.Object({ asset: Type.String({ description: 'swagger-ui.css, swagger-ui-bundle.js, init.js or favicon-32x32.png' }) }),
+    responses: {
+      200: {
+        description: 'The asset, from the swagger-ui-dist package (or the page\'s own init.js).',
+        contentType: 'text/javascript; charset=utf-8',
+        body: Type.String(),
+        alternatives: { 'text/css; charset=utf-8': Type.String(), 'image/png': Type.String({ contentEncoding: 'binary' }) },
+      },
+      404: apiError('No such asset.', ['not_found']),
+    },
   }),
 ];
 
