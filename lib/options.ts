@@ -180,7 +180,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   }
   if (resolved.whoisServer !== undefined) parseHostPort('whoisServer', resolved.whoisServer, 43);
   if (resolved.rdapUrl !== undefined) checkHttpUrl('rdapUrl', resolved.rdapUrl);
-  // Only presence is checked here; the content is verified in the background (and by `dossier serve` before it listens).
+  // Only presence is checked here; the content is verified in the background (and by `dossier.ready()`, which `dossier serve` awaits before it listens).
   for (const option of ['geoipCity', 'geoipAsn'] as const) {
     const path = resolved[option];
     if (path !== undefined && !statSync(path, { throwIfNoEntry: false })?.isFile()) {

@@ -85,7 +85,7 @@ export class GeoipDatabase {
 
   /**
    * Opens the file (once: the same opening as {@link reader}'s) and checks that it is a database of
-   * the kind its setting names, as start-up does.
+   * the kind its setting names. `dossier.ready()` calls it, so start-up refuses a file that is not.
    * @throws DossierError `ERR_CONFIG_INVALID`, naming the setting and the path, when it is not.
    */
   async check(): Promise<void> {
@@ -107,16 +107,6 @@ export class GeoipDatabase {
 
 /** Which databases each setting takes, by the `database_type` of their metadata. */
 const DATABASE_TYPES = { City: /City|Enterprise/i, ASN: /ASN|ISP/i } as const;
-
-/**
- * Checks a configured database file as start-up does: a well-formed MaxMind DB of the kind its setting
- * names (a City file given as the ASN database would answer every lookup without a network owner).
- * @throws Error saying what is wrong with the file.
- */
-export async function checkGeoipFile(path: string, label: keyof typeof DATABASE_TYPES): Promise<void> {
-  const { databaseType } = await openGeoipReader(path);
-  if (!DATABASE_TYPES[label].test(databaseType)) throw new Error(`it is a "${databaseType}" database, not a ${label} one`);
-}
 
 /**
  * Reads, checks and indexes a MaxMind DB file.
