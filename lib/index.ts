@@ -3,8 +3,10 @@ export {
   optionsFromEnv,
   resolveOptions,
   serverOptionsFromEnv,
+  LOG_LEVELS,
   type CustomTemplateOptions,
   type DossierOptions,
+  type LogLevel,
   type OpenAiOptions,
   type ResolvedOptions,
   type ServerOptions,
@@ -35,5 +37,6 @@ export {
   type WhoisData,
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore } from './ports/quota-store.js';
+export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { isPublicAddress } from './lookup/target-guard.js';
