@@ -104,12 +104,8 @@ export function createContainer(options: ResolvedOptions): Composition {
     return instrumentLookupService(service, hub);
   });
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
-  provide(TOKENS.quotaStore, options.quotas, (c) =>
-    instrumentQuotaStore(c.resolve(CounterQuotaStore), hub),
-  );
-  provide(TOKENS.textGenerator, options.textGenerator, () =>
-    instrumentTextGenerator(createTextGenerator(options), hub),
-  );
+  provide(TOKENS.quotaStore, options.quotas, (c) => instrumentQuotaStore(c.resolve(CounterQuotaStore), hub));
+  provide(TOKENS.textGenerator, options.textGenerator, () => instrumentTextGenerator(createTextGenerator(options), hub));
   provide(TOKENS.documentService, options.documents, (c) =>
     createDocumentService({
       kv: c.resolve(TOKENS.storeKv),

@@ -132,7 +132,8 @@ export interface ServerOptions {
 
 const STORE_SCHEMES = ['memory:', 'sqlite:', 'redis:', 'rediss:', 'postgres:', 'postgresql:'];
 
-const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+/** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
+export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
 /**
  * Fills in defaults and checks every value.
@@ -152,7 +153,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
     generatorTimeoutMs: options.generatorTimeoutMs ?? 60000,
     customTemplates: options.customTemplates ?? {},
     clock: options.clock ?? { now: () => Date.now() },
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? SILENT_LOGGER,
     logLevel: options.logLevel ?? 'info',
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10000,
   };

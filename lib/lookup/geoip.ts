@@ -94,13 +94,17 @@ export class GeoipDatabase {
     try {
       const { databaseType } = await this.reader();
       const expected = DATABASE_TYPES[label as keyof typeof DATABASE_TYPES];
-      if (expected !== undefined && !expected.test(databaseType)) problem = `it is a "${databaseType}" database, not a ${label} one`;
+      if (expected !== undefined && !expected.test(databaseType))
+        problem = `it is a "${databaseType}" database, not a ${label} one`;
     } catch (error) {
       const cause = (error as { cause?: unknown }).cause;
       problem = cause instanceof Error ? cause.message : String(cause ?? error);
     }
     if (problem !== undefined) {
-      throw new DossierError('ERR_CONFIG_INVALID', `${setting} names "${path}", which is not a usable ${label} database: ${problem}`);
+      throw new DossierError(
+        'ERR_CONFIG_INVALID',
+        `${setting} names "${path}", which is not a usable ${label} database: ${problem}`,
+      );
     }
   }
 }

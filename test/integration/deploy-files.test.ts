@@ -42,7 +42,9 @@ function npmScripts(command: string): string[] {
 
 function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: { PATH: process.env.PATH, ...env } }, (error) => resolve(error ? Number(error.code) : 0));
+    execFile(process.execPath, args, { env: { PATH: process.env.PATH, ...env } }, (error) =>
+      resolve(error ? Number(error.code) : 0),
+    );
   });
 }
 
@@ -53,7 +55,10 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
 
   it('builds in stages and runs the final one as a user that is not root', () => {
     expect(dockerfile.filter((i) => i.keyword === 'FROM').length).to.be.at.least(2);
-    const user = final.filter((i) => i.keyword === 'USER').at(-1)?.args.trim();
+    const user = final
+      .filter((i) => i.keyword === 'USER')
+      .at(-1)
+      ?.args.trim();
     expect(user).to.be.a('string');
     expect(user).to.not.match(/^(root|0)(:|$)/);
     expect(final.some((i) => i.keyword === 'RUN' && /apt-get|g\+\+/.test(i.args))).to.equal(false);
@@ -63,8 +68,12 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     const installs = dockerfile.filter((i) => i.keyword === 'RUN' && /npm ci\b/.test(i.args));
     const production = installs.filter((i) => /--omit=dev/.test(i.args));
     expect(production).to.have.length.at.least(1);
-    const stageName = dockerfile.find((i) => i.keyword === 'FROM' && i.stage === production[0]!.stage)!.args.split(/\s+AS\s+/i)[1];
-    expect(final.some((i) => i.keyword === 'COPY' && i.args.includes(`--from=${stageName}`) && i.args.includes('node_modules'))).to.equal(true);
+    const stageName = dockerfile
+      .find((i) => i.keyword === 'FROM' && i.stage === production[0]!.stage)!
+      .args.split(/\s+AS\s+/i)[1];
+    expect(
+      final.some((i) => i.keyword === 'COPY' && i.args.includes(`--from=${stageName}`) && i.args.includes('node_modules')),
+    ).to.equal(true);
   });
 
   it('runs only commands that exist: npm scripts of package.json, and the start command', () => {
@@ -97,7 +106,17 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
 
   it('compose: Redis and two Dossier replicas that share it, configured with variables Dossier knows', () => {
     const compose = parseYaml(readFileSync(join(ROOT, 'examples', 'compose.yaml'), 'utf8'), { merge: true }) as {
-      services: Record<string, { image?: string; build?: { context: string; dockerfile: string }; environment?: Record<string, string>; command?: string[]; depends_on?: Record<string, unknown>; ports?: string[] }>;
+      services: Record<
+        string,
+        {
+          image?: string;
+          build?: { context: string; dockerfile: string };
+          environment?: Record<string, string>;
+          command?: string[];
+          depends_on?: Record<string, unknown>;
+          ports?: string[];
+        }
+      >;
     };
     const services = Object.entries(compose.services);
     const redis = services.filter(([, service]) => service.image?.startsWith('redis:'));

@@ -50,7 +50,8 @@ describe('/docs, the reference page (CONTRACT.md §7)', () => {
       expect(fetched.status, url.pathname).to.equal(200);
       const text = await fetched.text();
       if (url.pathname.endsWith('.css')) {
-        for (const [, target] of text.matchAll(/url\(\s*["']?([^"')]*)/g)) expect(target, `${url.pathname} url()`).to.not.match(EXTERNAL);
+        for (const [, target] of text.matchAll(/url\(\s*["']?([^"')]*)/g))
+          expect(target, `${url.pathname} url()`).to.not.match(EXTERNAL);
         expect(text).to.not.match(/@import\s+(?:url\()?["']?(?:https?:)?\/\//);
       }
       if (url.pathname.endsWith('init.js')) {

@@ -89,7 +89,11 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
 
   it('on SIGTERM refuses new connections, stores and answers (201) the document being generated, and exits 0', async () => {
     let release!: () => void;
-    openai.behaviour = { kind: 'gated', text: 'A text written slowly.', gate: new Promise<void>((resolve) => (release = resolve)) };
+    openai.behaviour = {
+      kind: 'gated',
+      text: 'A text written slowly.',
+      gate: new Promise<void>((resolve) => (release = resolve)),
+    };
     const created = JSON.parse(await cli(['keys', 'create', '--name', 'stopper', '--owner', 'acct-stop', '--json'], env)) as {
       key: string;
     };
@@ -125,7 +129,10 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     }
 
     const stderr = server.stderr();
-    const lines = stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.find((line) => line.request_id === 'slow-create')).to.include({
       msg: 'request',
       method: 'POST',
@@ -139,7 +146,9 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
 
   it('cuts what still runs after DOSSIER_SHUTDOWN_TIMEOUT_MS, stores nothing of it, and still exits 0', async () => {
     openai.behaviour = { kind: 'stall' };
-    const created = JSON.parse(await cli(['keys', 'create', '--name', 'cut', '--owner', 'acct-cut', '--json'], env)) as { key: string };
+    const created = JSON.parse(await cli(['keys', 'create', '--name', 'cut', '--owner', 'acct-cut', '--json'], env)) as {
+      key: string;
+    };
     const server = await serve({ ...env, DOSSIER_SHUTDOWN_TIMEOUT_MS: '150' });
     child = server.child;
     const creating = fetch(`${server.url}/api/v1/documents`, {
@@ -156,7 +165,11 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     const [code] = await exited;
     expect(code).to.equal(0);
     expect(await creating).to.equal('cut');
-    const lines = server.stderr().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = server
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).to.include({ msg: 'stopped', drained: false });
     const dossier = createDossier({ store: env.DOSSIER_STORE! });
     try {

@@ -33,7 +33,9 @@ describe('request logs (CONTRACT.md §7)', () => {
     const log = capturingLogger();
     server = await startTestServer({ logger: log.logger });
     const { key, secret } = await server.dossier.keys.create({ name: 'logged' });
-    const response = await server.get('/api/v1/documents/12345?search=private-words', secret, { headers: { 'X-Request-Id': 'req-1' } });
+    const response = await server.get('/api/v1/documents/12345?search=private-words', secret, {
+      headers: { 'X-Request-Id': 'req-1' },
+    });
     expect(response.status).to.equal(404);
     await server.get('/healthz');
     const lines = log.lines().filter((line) => line.msg === 'request');
@@ -53,11 +55,14 @@ describe('request logs (CONTRACT.md §7)', () => {
     expect(lines[0]!.ms).to.be.a('number').at.least(0);
     expect(new Date(lines[0]!.time as string).toISOString()).to.equal(lines[0]!.time);
     expect(lines[1]).to.include({ route: '/healthz', status: 200, key_id: null });
-    expect(lines[1]!.request_id).to.be.a('string').that.matches(/^[A-Za-z0-9._:-]{1,128}$/).and.not.equal('req-1');
+    expect(lines[1]!.request_id)
+      .to.be.a('string')
+      .that.matches(/^[A-Za-z0-9._:-]{1,128}$/)
+      .and.not.equal('req-1');
     expect(log.text.join('')).to.not.include('private-words');
   });
 
-  it('puts the request\'s id (and key id) on every line the request causes, in the core too', async () => {
+  it("puts the request's id (and key id) on every line the request causes, in the core too", async () => {
     const log = capturingLogger();
     openai.behaviour = { kind: 'fail', status: 500 };
     server = await startTestServer({
@@ -107,17 +112,33 @@ describe('request logs (CONTRACT.md §7)', () => {
   it('follows the level: warn drops request lines but keeps warnings; silent writes nothing', async () => {
     const warn = capturingLogger('warn');
     openai.behaviour = { kind: 'fail', status: 500 };
-    server = await startTestServer({ logger: warn.logger, generator: 'openai', openai: { baseUrl: openai.baseUrl, model: 'test' } });
+    server = await startTestServer({
+      logger: warn.logger,
+      generator: 'openai',
+      openai: { baseUrl: openai.baseUrl, model: 'test' },
+    });
     const key = await server.key();
     await server.get('/healthz');
-    await server.get('/api/v1/documents', key, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"a","prompt":"b"}' });
+    await server.get('/api/v1/documents', key, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"a","prompt":"b"}',
+    });
     expect(warn.lines().map((line) => line.level)).to.deep.equal(['warn']);
     await server.close();
 
     const silent = capturingLogger('silent');
-    server = await startTestServer({ logger: silent.logger, generator: 'openai', openai: { baseUrl: openai.baseUrl, model: 'test' } });
+    server = await startTestServer({
+      logger: silent.logger,
+      generator: 'openai',
+      openai: { baseUrl: openai.baseUrl, model: 'test' },
+    });
     const other = await server.key();
-    await server.get('/api/v1/documents', other, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"a","prompt":"b"}' });
+    await server.get('/api/v1/documents', other, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"a","prompt":"b"}',
+    });
     expect(silent.text).to.deep.equal([]);
   });
 

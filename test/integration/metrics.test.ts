@@ -92,9 +92,15 @@ describe('/metrics (CONTRACT.md §7)', () => {
     const { text, samples } = await scrape();
     expect(value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/dns', status: '200' })).to.equal(2);
     expect(value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/dns', status: '429' })).to.equal(1);
-    expect(value(samples, 'dossier_http_requests_total', { method: 'POST', route: '/api/v1/documents', status: '201' })).to.equal(1);
-    expect(value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/v1/documents/:id', status: '200' })).to.equal(1);
-    expect(value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/v1/documents/:id', status: '404' })).to.equal(1);
+    expect(value(samples, 'dossier_http_requests_total', { method: 'POST', route: '/api/v1/documents', status: '201' })).to.equal(
+      1,
+    );
+    expect(
+      value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/v1/documents/:id', status: '200' }),
+    ).to.equal(1);
+    expect(
+      value(samples, 'dossier_http_requests_total', { method: 'GET', route: '/api/v1/documents/:id', status: '404' }),
+    ).to.equal(1);
     expect(value(samples, 'dossier_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).to.equal(1);
     expect(value(samples, 'dossier_http_request_duration_seconds_count', { route: '/api/dns' })).to.equal(3);
     expect(value(samples, 'dossier_lookups_total', { kind: 'dns', cached: 'false', outcome: 'success' })).to.equal(1);

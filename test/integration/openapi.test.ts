@@ -78,7 +78,9 @@ describe('the OpenAPI document', () => {
 
   it('describes every route of the contract, both interfaces and the admin API', () => {
     const { paths } = openApiDocument().document;
-    const declared = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const declared = Object.entries(paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(declared).to.include.members(CONTRACT_ROUTES);
     const dns = paths['/api/dns']!.get as { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
     expect(dns.parameters.map((p) => `${p.in}:${p.name}`)).to.include('query:domain');
@@ -114,18 +116,42 @@ describe('the OpenAPI document', () => {
     };
 
     it('accepts an answer that matches', async () => {
-      await checkAgainstDocument('GET', '/api/dns?domain=example.test', answer(200, { status: 'success', data, cached: false }, quota));
+      await checkAgainstDocument(
+        'GET',
+        '/api/dns?domain=example.test',
+        answer(200, { status: 'success', data, cached: false }, quota),
+      );
     });
 
     for (const [what, response, message] of [
-      ['a body with a field missing', answer(200, { status: 'success', data: { ...data, NS: undefined }, cached: false }, quota), /NS/],
+      [
+        'a body with a field missing',
+        answer(200, { status: 'success', data: { ...data, NS: undefined }, cached: false }, quota),
+        /NS/,
+      ],
       ['a body with a field of the wrong type', answer(200, { status: 'success', data, cached: 'no' }, quota), /cached/],
-      ['a field the document does not declare', answer(200, { status: 'success', data: { ...data, extra: 1 }, cached: false }, quota), /additional/],
+      [
+        'a field the document does not declare',
+        answer(200, { status: 'success', data: { ...data, extra: 1 }, cached: false }, quota),
+        /additional/,
+      ],
       ['a status it does not declare', answer(418, { status: 'error', code: 'teapot', message: 'x' }), /418/],
       ['a header it says is always sent, missing', answer(200, { status: 'success', data, cached: false }), /X-RateLimit-Limit/],
-      ['a declared header with a bad value', answer(200, { status: 'success', data, cached: false }, { ...quota, 'X-RateLimit-Remaining': '-1' }), /Remaining/],
-      ['a wrong error code for the status', answer(401, { status: 'error', code: 'nope', message: 'x' }, { 'WWW-Authenticate': 'Bearer realm="dossier"' }), /code/],
-      ['an answer without X-Request-Id', new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }), /X-Request-Id/],
+      [
+        'a declared header with a bad value',
+        answer(200, { status: 'success', data, cached: false }, { ...quota, 'X-RateLimit-Remaining': '-1' }),
+        /Remaining/,
+      ],
+      [
+        'a wrong error code for the status',
+        answer(401, { status: 'error', code: 'nope', message: 'x' }, { 'WWW-Authenticate': 'Bearer realm="dossier"' }),
+        /code/,
+      ],
+      [
+        'an answer without X-Request-Id',
+        new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }),
+        /X-Request-Id/,
+      ],
     ] as const) {
       it(`refuses ${what}`, async () => {
         let failure: unknown;

@@ -32,7 +32,9 @@ async function startFrozenServer(): Promise<{ url: string; close(): Promise<void
  * A server whose store or cache is frozen. Closing a Redis client whose server never answers does not
  * finish (the store layer's to fix), so its close gives up after a moment; mocha's --exit ends the rest.
  */
-async function serveWithFrozenBackend(options: DossierOptions): Promise<{ get(path: string): Promise<Response>; close(): Promise<void> }> {
+async function serveWithFrozenBackend(
+  options: DossierOptions,
+): Promise<{ get(path: string): Promise<Response>; close(): Promise<void> }> {
   const dossier = createDossier(testOptions(options));
   const http = createKoaApp(dossier).listen(0, '127.0.0.1');
   await once(http, 'listening');
@@ -61,7 +63,7 @@ async function raw(url: string, request: string): Promise<string> {
   return answer;
 }
 
-describe('the server\'s own routes (CONTRACT.md §7)', () => {
+describe("the server's own routes (CONTRACT.md §7)", () => {
   let server: TestServer;
 
   afterEach(async () => {
@@ -140,7 +142,7 @@ describe('the server\'s own routes (CONTRACT.md §7)', () => {
       await dns.close();
     });
 
-    it('answers with the request\'s own id when it is 1–128 characters of [A-Za-z0-9._:-]', async () => {
+    it("answers with the request's own id when it is 1–128 characters of [A-Za-z0-9._:-]", async () => {
       server = await startTestServer({ dnsServers: [dns.address] });
       const key = await server.key();
       for (const id of ['a', 'trace-1.2:3_x', 'x'.repeat(128)]) {

@@ -51,9 +51,11 @@ export async function checkAgainstDocument(method: string, url: string, response
   const what = `${method} ${path} → ${response.status}`;
   if (method === 'HEAD') return;
   const template = templateOf(path);
-  const operation = template === undefined ? undefined : (openApiDocument().document.paths[template]?.[method.toLowerCase()] as
-    | { responses: Record<string, OperationResponse> }
-    | undefined);
+  const operation =
+    template === undefined
+      ? undefined
+      : (openApiDocument().document.paths[template]?.[method.toLowerCase()] as
+          { responses: Record<string, OperationResponse> } | undefined);
   if (!response.headers.get('x-request-id')) throw new Error(`${what}: no X-Request-Id`);
   if (operation === undefined) {
     if (response.status < 400) throw new Error(`${what}: the document declares no ${method} ${template ?? path}`);
@@ -64,7 +66,9 @@ export async function checkAgainstDocument(method: string, url: string, response
   }
   const declared = operation.responses[String(response.status)];
   if (declared === undefined) {
-    throw new Error(`${what}: the document declares only ${Object.keys(operation.responses).join(', ')} for ${method} ${template}`);
+    throw new Error(
+      `${what}: the document declares only ${Object.keys(operation.responses).join(', ')} for ${method} ${template}`,
+    );
   }
   for (const [name, header] of Object.entries(declared.headers ?? {})) {
     const value = response.headers.get(name);
@@ -81,7 +85,8 @@ export async function checkAgainstDocument(method: string, url: string, response
   const type = response.headers.get('content-type') ?? '';
   const base = (media: string): string => media.split(';', 1)[0]!.trim().toLowerCase();
   const media = Object.keys(content).find((declaredType) => base(declaredType) === base(type));
-  if (media === undefined) throw new Error(`${what}: Content-Type ${type || '(none)'} is not one of ${Object.keys(content).join(', ')}`);
+  if (media === undefined)
+    throw new Error(`${what}: Content-Type ${type || '(none)'} is not one of ${Object.keys(content).join(', ')}`);
   if (base(media) !== 'application/json') return;
   const text = await response.clone().text();
   let body: unknown;
@@ -91,5 +96,6 @@ export async function checkAgainstDocument(method: string, url: string, response
     throw new Error(`${what}: the body is not JSON: ${text.slice(0, 200)}`);
   }
   const validate = validator(`${method} ${template} ${response.status} ${media}`, content[media]!.schema);
-  if (!validate(body)) throw new Error(`${what}: the body does not match the document: ${problems(validate)}\n${text.slice(0, 500)}`);
+  if (!validate(body))
+    throw new Error(`${what}: the body does not match the document: ${problems(validate)}\n${text.slice(0, 500)}`);
 }

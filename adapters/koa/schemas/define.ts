@@ -11,10 +11,10 @@ export interface HeaderSpec {
 /** Every response header of the API, declared once. */
 export const HEADERS = {
   'X-Request-Id': {
-    description: 'The request\'s own X-Request-Id when it sent one of 1–128 characters of [A-Za-z0-9._:-], else a new one.',
+    description: "The request's own X-Request-Id when it sent one of 1–128 characters of [A-Za-z0-9._:-], else a new one.",
     schema: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }),
   },
-  'X-RateLimit-Limit': { description: 'The key\'s daily lookup quota.', schema: Type.Integer({ minimum: 1 }) },
+  'X-RateLimit-Limit': { description: "The key's daily lookup quota.", schema: Type.Integer({ minimum: 1 }) },
   'X-RateLimit-Remaining': { description: 'Lookups left today (never negative).', schema: Type.Integer({ minimum: 0 }) },
   'X-RateLimit-Reset': { description: 'Unix seconds of the next UTC midnight.', schema: Type.Integer({ minimum: 0 }) },
   RateLimit: {

@@ -35,7 +35,11 @@ function operation(route: RouteSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const headers: Record<string, unknown> = {
-      'X-Request-Id': { description: HEADERS['X-Request-Id'].description, required: true, schema: plain(HEADERS['X-Request-Id'].schema) },
+      'X-Request-Id': {
+        description: HEADERS['X-Request-Id'].description,
+        required: true,
+        schema: plain(HEADERS['X-Request-Id'].schema),
+      },
     };
     for (const [name, required] of Object.entries(response.headers ?? {}) as [keyof typeof HEADERS, boolean][]) {
       headers[name] = { description: HEADERS[name].description, required, schema: plain(HEADERS[name].schema) };
@@ -84,13 +88,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Ope
       summary: 'Domain lookups (DNS, whois/RDAP, IP, TLS) and phpContent-compatible documents.',
       description:
         'Interface A (lookups) answers `{"status","data","cached"}` and `{"status":"error","code","message"}`; interface B ' +
-        '(documents) answers phpContent\'s Laravel-shaped bodies. Every answer carries `X-Request-Id`.',
+        "(documents) answers phpContent's Laravel-shaped bodies. Every answer carries `X-Request-Id`.",
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: [
       { name: 'Lookups', description: 'Interface A: DNS, whois/RDAP, IP and TLS lookups, behind a key with a daily quota.' },
       { name: 'Documents', description: 'Interface B: phpContent-compatible documents written by a text generator.' },
-      { name: 'Administration', description: 'Keys, with DOSSIER_ADMIN_TOKEN (or the panel\'s session cookie).' },
+      { name: 'Administration', description: "Keys, with DOSSIER_ADMIN_TOKEN (or the panel's session cookie)." },
       { name: 'Operations', description: 'Health, readiness, metrics and this reference.' },
     ],
     paths,

@@ -47,7 +47,11 @@ const QUOTA: Partial<Record<HeaderName, boolean>> = {
 /** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
 const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(Object.keys(QUOTA).map((name) => [name, false]));
 
-const apiError = (description: string, codes: [string, ...string[]], headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec => ({
+const apiError = (
+  description: string,
+  codes: [string, ...string[]],
+  headers: Partial<Record<HeaderName, boolean>> = {},
+): ResponseSpec => ({
   description,
   body: ApiErrorWith(...codes),
   headers,
@@ -64,7 +68,11 @@ const storeDown = (headers: Partial<Record<HeaderName, boolean>> = {}): Response
 function lookupResponses(data: TSchema, title: string, invalid: string): Record<number, ResponseSpec> {
   return {
     200: { description: 'The record.', body: LookupSuccess(data, title), headers: QUOTA },
-    400: apiError('The parameter is missing or malformed, or the target is not allowed.', [invalid, 'target_not_allowed'], MAYBE_QUOTA),
+    400: apiError(
+      'The parameter is missing or malformed, or the target is not allowed.',
+      [invalid, 'target_not_allowed'],
+      MAYBE_QUOTA,
+    ),
     401: unauthenticated,
     403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope'], MAYBE_QUOTA),
     429: apiError('The key has used its daily quota.', ['quota_exceeded'], { ...QUOTA, 'Retry-After': true }),
@@ -77,7 +85,9 @@ function lookupResponses(data: TSchema, title: string, invalid: string): Record<
 }
 
 const FRESH = Type.Optional(
-  Type.String({ description: 'CONTRACT.md §8: `1` skips the cache for this request (it still counts, and refreshes the cache).' }),
+  Type.String({
+    description: 'CONTRACT.md §8: `1` skips the cache for this request (it still counts, and refreshes the cache).',
+  }),
 );
 
 function lookupRoute(kind: string, parameter: 'domain' | 'ip', data: TSchema, title: string, summary: string): RouteSpec {
@@ -90,7 +100,9 @@ function lookupRoute(kind: string, parameter: 'domain' | 'ip', data: TSchema, ti
     auth: 'key',
     scope: 'lookup',
     query: Type.Object({
-      [parameter]: Type.String({ description: parameter === 'ip' ? 'an IPv4 or IPv6 address' : 'a domain name (Unicode or punycode)' }),
+      [parameter]: Type.String({
+        description: parameter === 'ip' ? 'an IPv4 or IPv6 address' : 'a domain name (Unicode or punycode)',
+      }),
       fresh: FRESH,
     }),
     responses: lookupResponses(data, title, parameter === 'ip' ? 'invalid_ip' : 'invalid_domain'),
@@ -105,7 +117,7 @@ const documentError = (description: string, headers: Partial<Record<HeaderName, 
 const DOCUMENT_ERRORS = {
   401: documentError('`Unauthenticated.`: no key, or an unknown or revoked one.', { 'WWW-Authenticate': true }),
   403: documentError('The key lacks the `documents` scope.'),
-  404: documentError('`Resource not found.`: no such document for this key\'s owner, or a bad id.'),
+  404: documentError("`Resource not found.`: no such document for this key's owner, or a bad id."),
   413: documentError('The body is larger than 64 KiB.'),
   415: documentError('The body is neither form-encoded nor JSON.'),
   422: documentError('Validation failed; `errors` names each field at fault.'),
@@ -117,12 +129,14 @@ const DOCUMENT_ERRORS = {
 const documentErrors = (...statuses: (keyof typeof DOCUMENT_ERRORS)[]): Record<number, ResponseSpec> =>
   Object.fromEntries(statuses.map((status) => [status, DOCUMENT_ERRORS[status]]));
 
-const DOCUMENT_ID = Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: 'the document\'s id' }) });
+const DOCUMENT_ID = Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) });
 const WRITE_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
 
 const adminError = (description: string, code: string): ResponseSpec => ({ description, body: ApiErrorWith(code) });
 const ADMIN_ERRORS = {
-  401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key', 'unauthorized'], { 'WWW-Authenticate': false }),
+  401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key', 'unauthorized'], {
+    'WWW-Authenticate': false,
+  }),
   403: adminError('A write with the session cookie but without a matching Origin.', 'forbidden'),
   404: apiError('No such key, or the admin API is off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
   422: { description: 'A bad body: `errors` names each field at fault.', body: ApiValidationError },
@@ -130,7 +144,7 @@ const ADMIN_ERRORS = {
 } satisfies Record<number, ResponseSpec>;
 const adminErrors = (...statuses: (keyof typeof ADMIN_ERRORS)[]): Record<number, ResponseSpec> =>
   Object.fromEntries(statuses.map((status) => [status, ADMIN_ERRORS[status]]));
-const KEY_ID = Type.Object({ id: Type.String({ description: 'the key\'s id' }) });
+const KEY_ID = Type.Object({ id: Type.String({ description: "the key's id" }) });
 
 /**
  * Every route of the API, in the order of the reference page. Adding a route is adding one
@@ -153,7 +167,7 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'key',
     scope: 'lookup',
     responses: {
-      200: { description: 'The key\'s usage.', body: LookupSuccess(UsageData, 'UsageAnswer'), headers: MAYBE_QUOTA },
+      200: { description: "The key's usage.", body: LookupSuccess(UsageData, 'UsageAnswer'), headers: MAYBE_QUOTA },
       401: unauthenticated,
       403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope']),
       503: storeDown(),
@@ -194,7 +208,7 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'get',
     path: '/api/v1/documents',
     operationId: 'listDocuments',
-    summary: 'List the owner\'s documents',
+    summary: "List the owner's documents",
     tag: 'Documents',
     auth: 'key',
     scope: 'documents',
@@ -212,7 +226,11 @@ export const ROUTES: readonly RouteSpec[] = [
     scope: 'documents',
     body: { schema: DocumentCreate, types: WRITE_TYPES, required: true },
     responses: {
-      200: { description: 'The text as it is written, then the stored document.', contentType: 'text/event-stream', body: DocumentEvents },
+      200: {
+        description: 'The text as it is written, then the stored document.',
+        contentType: 'text/event-stream',
+        body: DocumentEvents,
+      },
       201: { description: 'The stored document.', body: Envelope(Document, 201, 'DocumentCreated') },
       ...documentErrors(401, 403, 413, 415, 422, 502, 503, 504, 500),
     },
@@ -226,7 +244,10 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'key',
     scope: 'documents',
     params: DOCUMENT_ID,
-    responses: { 200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') }, ...documentErrors(401, 403, 404, 503, 500) },
+    responses: {
+      200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') },
+      ...documentErrors(401, 403, 404, 503, 500),
+    },
   }),
   ...(['put', 'patch'] as const).map((method) =>
     defineRoute({
@@ -275,7 +296,10 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'Every key, newest first',
     tag: 'Administration',
     auth: 'admin',
-    responses: { 200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') }, ...adminErrors(401, 404, 503) },
+    responses: {
+      200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') },
+      ...adminErrors(401, 404, 503),
+    },
   }),
   defineRoute({
     method: 'post',
@@ -294,12 +318,15 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'patch',
     path: '/admin/api/keys/:id',
     operationId: 'adminUpdateKey',
-    summary: 'Change a key\'s name, scopes, limit or expiry',
+    summary: "Change a key's name, scopes, limit or expiry",
     tag: 'Administration',
     auth: 'admin',
     params: KEY_ID,
     body: { schema: AdminKeyUpdate, types: ['application/json'], required: true },
-    responses: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') }, ...adminErrors(401, 403, 404, 422, 503) },
+    responses: {
+      200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
+      ...adminErrors(401, 403, 404, 422, 503),
+    },
   }),
   defineRoute({
     method: 'post',
@@ -309,7 +336,10 @@ export const ROUTES: readonly RouteSpec[] = [
     tag: 'Administration',
     auth: 'admin',
     params: KEY_ID,
-    responses: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') }, ...adminErrors(401, 403, 404, 503) },
+    responses: {
+      200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
+      ...adminErrors(401, 403, 404, 503),
+    },
   }),
   defineRoute({
     method: 'post',
@@ -329,12 +359,15 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'get',
     path: '/admin/api/keys/:id/usage',
     operationId: 'adminKeyUsage',
-    summary: 'A key\'s lookups per UTC day, oldest first, every day present',
+    summary: "A key's lookups per UTC day, oldest first, every day present",
     tag: 'Administration',
     auth: 'admin',
     params: KEY_ID,
     query: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) }),
-    responses: { 200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') }, ...adminErrors(401, 404, 422, 503) },
+    responses: {
+      200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') },
+      ...adminErrors(401, 404, 422, 503),
+    },
   }),
   defineRoute({
     method: 'get',
@@ -343,7 +376,9 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'The administration panel (HTML)',
     tag: 'Administration',
     auth: 'none',
-    responses: { 200: { description: 'The panel, or a page that says it is off.', contentType: 'text/html', body: Type.String() } },
+    responses: {
+      200: { description: 'The panel, or a page that says it is off.', contentType: 'text/html', body: Type.String() },
+    },
   }),
 
   // ---------------------------------------------------------------- the server itself (CONTRACT.md §7)
@@ -388,7 +423,11 @@ export const ROUTES: readonly RouteSpec[] = [
     tag: 'Operations',
     auth: 'admin',
     responses: {
-      200: { description: 'Prometheus text format 0.0.4.', contentType: 'text/plain; version=0.0.4; charset=utf-8', body: Type.String() },
+      200: {
+        description: 'Prometheus text format 0.0.4.',
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        body: Type.String(),
+      },
       401: apiError('No admin token, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
       404: apiError('Metrics are off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
     },
@@ -400,7 +439,9 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'This document (OpenAPI 3.1)',
     tag: 'Operations',
     auth: 'none',
-    responses: { 200: { description: 'The OpenAPI document.', body: Type.Object({ openapi: Type.String({ pattern: '^3\\.1\\.' }) }) } },
+    responses: {
+      200: { description: 'The OpenAPI document.', body: Type.Object({ openapi: Type.String({ pattern: '^3\\.1\\.' }) }) },
+    },
   }),
   defineRoute({
     method: 'get',
@@ -418,10 +459,12 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'An asset of the reference page',
     tag: 'Operations',
     auth: 'none',
-    params: Type.Object({ asset: Type.String({ description: 'swagger-ui.css, swagger-ui-bundle.js, init.js or favicon-32x32.png' }) }),
+    params: Type.Object({
+      asset: Type.String({ description: 'swagger-ui.css, swagger-ui-bundle.js, init.js or favicon-32x32.png' }),
+    }),
     responses: {
       200: {
-        description: 'The asset, from the swagger-ui-dist package (or the page\'s own init.js).',
+        description: "The asset, from the swagger-ui-dist package (or the page's own init.js).",
         contentType: 'text/javascript; charset=utf-8',
         body: Type.String(),
         alternatives: { 'text/css; charset=utf-8': Type.String(), 'image/png': Type.String({ contentEncoding: 'binary' }) },

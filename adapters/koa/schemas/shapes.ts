@@ -13,8 +13,10 @@ import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templat
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An object that has exactly these fields. */
-const Exact = <T extends Parameters<typeof Type.Object>[0]>(properties: T, options: { description?: string; title?: string } = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...options });
+const Exact = <T extends Parameters<typeof Type.Object>[0]>(
+  properties: T,
+  options: { description?: string; title?: string } = {},
+) => Type.Object(properties, { additionalProperties: false, ...options });
 
 const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a UTC day, YYYY-MM-DD' });
@@ -59,7 +61,9 @@ export const DocumentError = Exact(
   {
     message: Type.String(),
     status: Type.Integer(),
-    errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()), { description: 'field → its problems (422 only)' })),
+    errors: Type.Optional(
+      Type.Record(Type.String(), Type.Array(Type.String()), { description: 'field → its problems (422 only)' }),
+    ),
   },
   { title: 'DocumentError' },
 );
@@ -198,7 +202,10 @@ export type SslData = Static<typeof SslData>;
 
 /** A lookup's success envelope around its data. */
 export const LookupSuccess = <T extends TSchema>(data: T, title: string) =>
-  Exact({ status: Type.Literal('success'), data, cached: Type.Boolean({ description: 'true when the answer came from the cache' }) }, { title });
+  Exact(
+    { status: Type.Literal('success'), data, cached: Type.Boolean({ description: 'true when the answer came from the cache' }) },
+    { title },
+  );
 
 /** One day of a key's lookups (CONTRACT.md §5, §6). */
 export const UsageDay = Exact(
@@ -322,7 +329,15 @@ export const TemplateList = Envelope(
   'TemplateList',
 );
 
-const Flag = Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false'), Type.Boolean(), Type.Literal(1), Type.Literal(0)]);
+const Flag = Type.Union([
+  Type.Literal('1'),
+  Type.Literal('0'),
+  Type.Literal('true'),
+  Type.Literal('false'),
+  Type.Boolean(),
+  Type.Literal(1),
+  Type.Literal(0),
+]);
 
 /** `POST /api/v1/documents` body: form-encoded or JSON. */
 export const DocumentCreate = Type.Object(
@@ -330,14 +345,23 @@ export const DocumentCreate = Type.Object(
     name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
     prompt: Type.String({ minLength: 1, maxLength: PROMPT_MAX }),
     creativity: Type.Optional(
-      Type.Union([...CREATIVITY_VALUES.map((value) => Type.Literal(value)), Type.String({ pattern: '^(?:\\d{1,3}(?:\\.\\d{1,6})?|\\.\\d{1,6})$' })], {
-        description: 'one of 0, 0.25, 0.5, 0.75, 1 (the temperature); default 0.5',
-      }),
+      Type.Union(
+        [
+          ...CREATIVITY_VALUES.map((value) => Type.Literal(value)),
+          Type.String({ pattern: '^(?:\\d{1,3}(?:\\.\\d{1,6})?|\\.\\d{1,6})$' }),
+        ],
+        {
+          description: 'one of 0, 0.25, 0.5, 0.75, 1 (the temperature); default 0.5',
+        },
+      ),
     ),
     template_id: Type.Optional(
-      Type.Union([Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX }), Type.String({ pattern: '^[1-9]\\d?$' })], {
-        description: `${TEMPLATE_ID_MIN} to ${TEMPLATE_ID_MAX}; default 1`,
-      }),
+      Type.Union(
+        [Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX }), Type.String({ pattern: '^[1-9]\\d?$' })],
+        {
+          description: `${TEMPLATE_ID_MIN} to ${TEMPLATE_ID_MAX}; default 1`,
+        },
+      ),
     ),
   },
   { title: 'DocumentCreate' },
@@ -395,10 +419,13 @@ export const AdminKey = Exact(
 );
 
 /** A key with its plaintext secret, shown this once. */
-export const AdminKeyWithSecret = Type.Composite([AdminKey, Type.Object({ key: Type.String({ description: 'the plaintext key, shown this once' }) })], {
-  additionalProperties: false,
-  title: 'AdminKeyWithSecret',
-});
+export const AdminKeyWithSecret = Type.Composite(
+  [AdminKey, Type.Object({ key: Type.String({ description: 'the plaintext key, shown this once' }) })],
+  {
+    additionalProperties: false,
+    title: 'AdminKeyWithSecret',
+  },
+);
 
 /** `POST /admin/api/keys` body. */
 export const AdminKeyCreate = Exact(
@@ -437,7 +464,10 @@ export const Health = Exact({ status: Type.Literal('ok') }, { title: 'Health' })
 const UpDown = Type.Union([Type.Literal('up'), Type.Literal('down')]);
 
 /** `GET /readyz`, 200. */
-export const Ready = Exact({ status: Type.Literal('ready'), store: Type.Literal('up'), cache: Type.Literal('up') }, { title: 'Ready' });
+export const Ready = Exact(
+  { status: Type.Literal('ready'), store: Type.Literal('up'), cache: Type.Literal('up') },
+  { title: 'Ready' },
+);
 /** `GET /readyz`, 503. */
 export const NotReady = Exact({ status: Type.Literal('unavailable'), store: UpDown, cache: UpDown }, { title: 'NotReady' });
 export type Readiness = Static<typeof Ready> | Static<typeof NotReady>;

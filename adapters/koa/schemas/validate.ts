@@ -13,10 +13,16 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Record
 
 /** `/lookups/0/domain` → `lookups.0.domain`, the way Laravel names nested fields; the whole body is `body`. */
 function fieldOf(error: ErrorObject): string {
-  const path = error.instancePath.slice(1).split('/').map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = error.instancePath
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   const missing = (error.params as { missingProperty?: string; additionalProperty?: string }).missingProperty;
   const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-  const parts = [...path.filter((part) => part !== ''), ...(missing !== undefined ? [missing] : extra !== undefined ? [extra] : [])];
+  const parts = [
+    ...path.filter((part) => part !== ''),
+    ...(missing !== undefined ? [missing] : extra !== undefined ? [extra] : []),
+  ];
   return parts.length === 0 ? 'body' : parts.join('.');
 }
 
@@ -29,9 +35,13 @@ function sentence(error: ErrorObject, field: string): string {
     case 'additionalProperties':
       return `The ${label} field is not allowed.`;
     case 'type':
-      return field === 'body' ? 'The request body must be a JSON object of fields.' : `The ${label} field must be ${article(String(params.type))}.`;
+      return field === 'body'
+        ? 'The request body must be a JSON object of fields.'
+        : `The ${label} field must be ${article(String(params.type))}.`;
     case 'minLength':
-      return params.limit === 1 ? `The ${label} field must not be empty.` : `The ${label} field must be at least ${String(params.limit)} characters.`;
+      return params.limit === 1
+        ? `The ${label} field must not be empty.`
+        : `The ${label} field must be at least ${String(params.limit)} characters.`;
     case 'maxLength':
       return `The ${label} field must not be greater than ${String(params.limit)} characters.`;
     case 'minimum':
@@ -72,7 +82,9 @@ export function validateAgainst<T extends TSchema>(schema: T, value: unknown): V
   if (validate(value)) return { ok: true, value: value as Static<T> };
   const all = validate.errors ?? [];
   // Inside a set of alternatives, each branch's own complaints say less than "none of them fits".
-  const alternatives = all.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf').map((error) => error.instancePath);
+  const alternatives = all
+    .filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf')
+    .map((error) => error.instancePath);
   const errors: Record<string, string[]> = {};
   for (const error of all) {
     const isAlternative = error.keyword === 'anyOf' || error.keyword === 'oneOf';

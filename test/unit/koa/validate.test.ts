@@ -28,7 +28,9 @@ describe('request validation from the declared schemas', () => {
     expect(array.ok ? {} : array.errors).to.deep.equal({ body: ['The request body must be a JSON object of fields.'] });
     const empty = validateAgainst(BatchRequest, { lookups: [] });
     expect(empty.ok ? {} : empty.errors).to.deep.equal({ lookups: ['The lookups field must have at least 1 item.'] });
-    const many = validateAgainst(BatchRequest, { lookups: Array.from({ length: 101 }, () => ({ type: 'dns', domain: 'a.test' })) });
+    const many = validateAgainst(BatchRequest, {
+      lookups: Array.from({ length: 101 }, () => ({ type: 'dns', domain: 'a.test' })),
+    });
     expect(many.ok ? {} : many.errors).to.deep.equal({ lookups: ['The lookups field must not have more than 100 items.'] });
     const item = validateAgainst(BatchRequest, { lookups: [{ type: 'ip', domain: 'a.test' }] });
     expect(item.ok ? {} : item.errors).to.deep.equal({ 'lookups.0': ['The selected lookups.0 is invalid.'] });
