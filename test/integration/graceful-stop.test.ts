@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createDossier } from '../../lib/dossier.js';
+import { checkAgainstDocument } from '../support/openapi-check.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 
 const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
@@ -100,7 +101,9 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     const server = await serve(env);
     child = server.child;
     const auth = { Authorization: `Bearer ${created.key}` };
-    expect((await fetch(`${server.url}/api/v1/templates`, { headers: auth })).status).to.equal(200);
+    const templates = await fetch(`${server.url}/api/v1/templates`, { headers: auth });
+    await checkAgainstDocument('GET', `${server.url}/api/v1/templates`, templates);
+    expect(templates.status).to.equal(200);
     expect((await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).to.equal(200);
 
     const creating = fetch(`${server.url}/api/v1/documents`, {
@@ -114,6 +117,7 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     await until(() => refuses(server.url), 'the server to stop accepting connections');
     release();
     const response = await creating;
+    await checkAgainstDocument('POST', `${server.url}/api/v1/documents`, response);
     expect(response.status).to.equal(201);
     const body = (await response.json()) as { data: { id: number; result: string } };
     expect(body.data.result).to.equal('A text written slowly.');
