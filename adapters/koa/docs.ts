@@ -76,6 +76,11 @@ function asset(name: string): Buffer {
  */
 export function addDocsRoutes(router: Router): void {
   router.get('/docs', (ctx) => {
+    // The page's links are relative to /docs: at /docs/ they would point one folder too deep.
+    if (ctx.path.endsWith('/')) {
+      ctx.redirect(ctx.path.replace(/\/+$/, ''));
+      return;
+    }
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = 'text/html; charset=utf-8';

@@ -61,6 +61,12 @@ describe('/docs, the reference page (CONTRACT.md §7)', () => {
     }
   });
 
+  it('sends /docs/ to /docs, where its relative links point', async () => {
+    const response = await server.get('/docs/');
+    expect(response.status).to.equal(302);
+    expect(response.headers.get('location')).to.equal('/docs');
+  });
+
   it('serves only its own assets: an unknown one is a JSON 404, not a file of the package', async () => {
     for (const path of ['/docs/package.json', '/docs/index.html', '/docs/..%2F..%2Fpackage.json']) {
       const response = await server.get(path);

@@ -450,7 +450,10 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'The reference page rendered from this document',
     tag: 'Operations',
     auth: 'none',
-    responses: { 200: { description: 'HTML; every asset is served from here.', contentType: 'text/html', body: Type.String() } },
+    responses: {
+      200: { description: 'HTML; every asset is served from here.', contentType: 'text/html', body: Type.String() },
+      302: { description: 'From /docs/ to /docs, where the page\'s relative links point.', headers: { Location: true } },
+    },
   }),
   defineRoute({
     method: 'get',
