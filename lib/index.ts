@@ -11,6 +11,7 @@ export {
   type ResolvedOptions,
   type ServerOptions,
 } from './options.js';
+export { LOG_LEVELS } from './config/settings.js';
 export {
   DossierError,
   DossierRetryableError,
@@ -45,6 +46,7 @@ export {
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
 export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
+export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
 export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';

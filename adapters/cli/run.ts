@@ -1,12 +1,13 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createJsonLogger } from '../koa/logging.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
-import { checkGeoipFile } from '../../lib/lookup/ip/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
 import type { ApiKey, KeyChanges, KeyStatus, Scope } from '../../lib/ports/key-store.js';
-import type { Logger } from '../../lib/ports/logger.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 
 /** Where the command writes. */
@@ -226,22 +227,18 @@ function summary(key: KeyLine): string {
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const { createKoaApp, answerClientErrorsWithJson } = await loadKoaAdapter();
-  const logger = jsonLogger(io);
   const server = serverOptionsFromEnv(env);
-  const dossier = createDossier({ ...optionsFromEnv(env), logger });
-  const { geoipCity, geoipAsn } = dossier.options;
-  for (const [setting, path, label] of [
-    ['DOSSIER_GEOIP_CITY', geoipCity, 'City'],
-    ['DOSSIER_GEOIP_ASN', geoipAsn, 'ASN'],
-  ] as const) {
-    if (path === undefined) continue;
-    try {
-      await checkGeoipFile(path, label);
-    } catch (error) {
-      await dossier.close();
-      io.err(`dossier: ${setting} names "${path}", which is not a usable ${label} database: ${(error as Error).message}\n`);
-      return 1;
-    }
+  const options = optionsFromEnv(env);
+  const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
+  const dossier = createDossier({ ...options, logger });
+  try {
+    // Opens the stores and reads each GeoIP file once, before anyone can send a request.
+    await dossier.ready();
+  } catch (error) {
+    await dossier.close();
+    if (!(error instanceof DossierError)) throw error;
+    io.err(`dossier: ${error.message}\n`);
+    return 1;
   }
   const http = createKoaApp(dossier).listen(server.port, server.host);
   answerClientErrorsWithJson(http);
@@ -258,21 +255,53 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const panel = dossier.options.adminToken === undefined ? '' : `Administration panel on http://${host}:${port}/admin\n`;
   // One write, so that a reader of the first line has the second too.
   io.out(`Dossier listening on http://${host}:${port} (store ${redact(dossier.options.store)})\n${panel}`);
-  const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-  logger.info('shutting down', { signal: String(signal[0] ?? '') });
-  http.closeAllConnections();
-  await new Promise((resolve) => http.close(resolve));
-  await dossier.close();
+  logger.info('listening', { url: `http://${host}:${port}` });
+  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  const deadline = Date.now() + dossier.options.shutdownTimeoutMs;
+  logger.info('stopping', { signal: String(signal ?? '') });
+  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs, () =>
+    Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]),
+  );
+  // A store whose server froze may never confirm its close: it gets what is left of the deadline
+  // (at least a second), and the process exits anyway (see main.ts).
+  const closed = await Promise.race([
+    dossier.close().then(() => true),
+    sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
+  ]);
+  logger.info('stopped', { drained, stores_closed: closed });
   return 0;
+}
+
+/** The least time stores get to close at shutdown, even past the shutdown deadline. */
+const STORE_CLOSE_MIN_MS = 1000;
+
+/**
+ * Stops a server gracefully: it stops accepting connections at once, answers the requests in flight,
+ * and closes each connection as soon as it is idle. Connections still busy after `timeoutMs` (or at a
+ * second signal) are cut. Resolves true when every request in flight finished.
+ */
+async function stopServing(http: Server, timeoutMs: number, secondSignal: () => Promise<unknown>): Promise<boolean> {
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  // close() closes the connections idle now; these close those that become idle while draining.
+  const sweeper = setInterval(() => http.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    const drained = await Promise.race([closed.then(() => true), late, secondSignal().then(() => false as const)]);
+    if (!drained) {
+      http.closeAllConnections();
+      await closed;
+    }
+    return drained;
+  } finally {
+    clearInterval(sweeper);
+    clearTimeout(timer);
+  }
 }
 
 /** Hides a password in a store URL. */
 function redact(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-}
-
-function jsonLogger(io: CliOutput): Logger {
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    io.err(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
-  return { info: write('info'), warn: write('warn'), error: write('error') };
 }

@@ -6,6 +6,9 @@ import { addBatchRoutes } from './batch-routes.js';
 import { addDocumentRoutes } from './document-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
+import { createMetrics } from './metrics.js';
+import { createOpsRouter } from './ops-routes.js';
+import { requestMiddleware } from './request-middleware.js';
 
 /**
  * A router with every route of both interfaces and the administration panel (on only with `adminToken`), for mounting in an existing Koa app. Mount it after
@@ -21,14 +24,20 @@ export function createDossierRouter(dossier: Dossier): Router {
 }
 
 /**
- * A Koa app serving Dossier: JSON errors (404 for unknown paths, 500 without a stack), the lookups'
- * fast path, then the routes.
+ * A Koa app serving Dossier: request ids, one log line per request and metrics (with an admin token),
+ * JSON errors (404 for unknown paths, 500 without a stack), the lookups' fast path, then the routes and
+ * the server's own (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs`).
  */
 export function createKoaApp(dossier: Dossier): Koa {
   const app = new Koa();
   const router = createDossierRouter(dossier);
+  const metrics = dossier.options.adminToken === undefined ? undefined : createMetrics();
+  if (metrics !== undefined) dossier.observe(metrics.observer);
+  const ops = createOpsRouter(dossier, metrics);
+  app.use(requestMiddleware(dossier.options.logger, metrics));
   app.use(errorMiddleware(dossier.options.logger));
   app.use(lookupFastPath(dossier));
+  app.use(ops.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -1,4 +1,4 @@
-import { DossierValidationError } from '../errors.js';
+import { DossierError, DossierValidationError } from '../errors.js';
 import type { ApiKey, KeyStatus, Scope } from '../ports/key-store.js';
 
 /** All scopes, in the order they are listed; a new key has all of them unless told otherwise. */
@@ -105,4 +105,14 @@ export function keyStatusAt(key: ApiKey, now: number): KeyStatus {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';
   return 'active';
+}
+
+/**
+ * Refuses a key without `scope`.
+ * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
+ */
+export function requireScope(key: ApiKey, scope: Scope): void {
+  if (!key.scopes.includes(scope)) {
+    throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
+  }
 }

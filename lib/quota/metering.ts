@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
-import { keyStatusAt } from '../keys/key-rules.js';
+import { keyStatusAt, requireScope } from '../keys/key-rules.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
 import type { Logger } from '../ports/logger.js';
@@ -201,16 +201,6 @@ export class Metering {
       if (peekError instanceof DossierError) return null;
       throw peekError;
     }
-  }
-}
-
-/**
- * Refuses a key without `scope`.
- * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
- */
-export function requireScope(key: ApiKey, scope: Scope): void {
-  if (!key.scopes.includes(scope)) {
-    throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
   }
 }
 
