@@ -9,6 +9,14 @@ import { isDossierError } from '../../lib/errors.js';
 import { optionsFromEnv } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, testOptions, type TestServer } from '../support/harness.js';
+import { checkAgainstDocument } from '../support/openapi-check.js';
+
+/** `fetch`, with the answer checked against the OpenAPI document the server serves. */
+async function checked(url: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  await checkAgainstDocument(init.method ?? 'GET', url, response);
+  return response;
+}
 
 const TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -55,7 +63,7 @@ describe('the admin API (CONTRACT.md §5)', () => {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
       (init.headers as Record<string, string>)['Content-Type'] ??= 'application/json';
     }
-    const response = await fetch(`${server.url}/admin/api${path}`, init);
+    const response = await checked(`${server.url}/admin/api${path}`, init);
     const text = await response.text();
     return { status: response.status, json: (text === '' ? {} : JSON.parse(text)) as Json, response };
   }
@@ -307,13 +315,13 @@ describe('the admin session (CONTRACT.md §5)', () => {
     expect(setCookie).to.not.include(TOKEN);
     const cookie = cookieOf(response);
 
-    const listed = await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } });
+    const listed = await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } });
     expect(listed.status).to.equal(200);
     const page = await fetch(`${server.url}/admin`, { headers: { Cookie: cookie } });
     expect(await page.text()).to.include('Create key');
 
     const body = JSON.stringify({ name: 'from-the-page' });
-    const created = await fetch(`${server.url}/admin/api/keys`, {
+    const created = await checked(`${server.url}/admin/api/keys`, {
       method: 'POST',
       headers: { Cookie: cookie, Origin: server.url },
       body,
@@ -331,7 +339,7 @@ describe('the admin session (CONTRACT.md §5)', () => {
         ['POST', `/keys/${id}/revoke`, undefined],
         ['POST', `/keys/${id}/roll`, undefined],
       ] as const) {
-        const refused = await fetch(`${server.url}/admin/api${path}`, { method, headers, body: payload });
+        const refused = await checked(`${server.url}/admin/api${path}`, { method, headers, body: payload });
         expect(refused.status, `${method} ${path} from ${origin}`).to.equal(403);
         expect(await refused.json()).to.include({ status: 'error', code: 'invalid_origin' });
       }
@@ -372,7 +380,7 @@ describe('the admin session (CONTRACT.md §5)', () => {
       redirect: 'manual',
     });
     expect(foreign.status).to.equal(403);
-    expect((await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status).to.equal(200);
+    expect((await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status).to.equal(200);
     const out = await fetch(`${server.url}/admin/sign-out`, {
       method: 'POST',
       headers: { Cookie: cookie, Origin: server.url },
@@ -380,7 +388,7 @@ describe('the admin session (CONTRACT.md §5)', () => {
     });
     expect(out.status).to.equal(303);
     expect(out.headers.get('Set-Cookie')).to.match(/^dossier_admin=; path=\/admin; expires=Thu, 01 Jan 1970/);
-    const after = await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } });
+    const after = await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } });
     expect(after.status).to.equal(401);
     expect(await after.json()).to.include({ code: 'invalid_key' });
     expect(await (await fetch(`${server.url}/admin`, { headers: { Cookie: cookie } })).text()).to.include('Admin token');
@@ -392,10 +400,10 @@ describe('the admin session (CONTRACT.md §5)', () => {
     const forged = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'AB' : 'AA'}`;
     const longer = `${name}=${value.replace(/\.(\d+)\./, (_, ms: string) => `.${Number(ms) + 86_400_000}.`)}`;
     for (const bad of [forged, longer, `${name}=nonsense`]) {
-      expect((await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: bad } })).status, bad).to.equal(401);
+      expect((await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: bad } })).status, bad).to.equal(401);
     }
     now += 8 * 3600 * 1000;
-    expect((await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status).to.equal(401);
+    expect((await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status).to.equal(401);
   });
 
   it('says so on the page when the token is wrong, and locks an address out after five wrong tries in a minute', async () => {

@@ -102,7 +102,13 @@ describe('the OpenAPI document', () => {
         status,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r1', ...headers },
       });
-    const quota = { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '9', 'X-RateLimit-Reset': '1767225600' };
+    const quota = {
+      'X-RateLimit-Limit': '10',
+      'X-RateLimit-Remaining': '9',
+      'X-RateLimit-Reset': '1767225600',
+      'RateLimit-Policy': '"daily";q=10;w=86400',
+      RateLimit: '"daily";r=9;t=3600',
+    };
     const data = {
       domain: 'example.test',
       exists: true,
@@ -113,6 +119,9 @@ describe('the OpenAPI document', () => {
       TXT: [],
       CNAME: [],
       SOA: null,
+      CAA: [],
+      dnssec: { signed: false, validated: null },
+      mail: { spf: null, dmarc: null },
     };
 
     it('accepts an answer that matches', async () => {

@@ -41,8 +41,8 @@ const QUOTA: Partial<Record<HeaderName, boolean>> = {
   'X-RateLimit-Limit': true,
   'X-RateLimit-Remaining': true,
   'X-RateLimit-Reset': true,
-  RateLimit: false,
-  'RateLimit-Policy': false,
+  RateLimit: true,
+  'RateLimit-Policy': true,
 };
 /** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
 const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(Object.keys(QUOTA).map((name) => [name, false]));
@@ -134,11 +134,10 @@ const WRITE_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
 
 const adminError = (description: string, code: string): ResponseSpec => ({ description, body: ApiErrorWith(code) });
 const ADMIN_ERRORS = {
-  401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key', 'unauthorized'], {
-    'WWW-Authenticate': false,
-  }),
-  403: adminError('A write with the session cookie but without a matching Origin.', 'forbidden'),
+  401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
+  403: adminError('A write with the session cookie but without a matching Origin.', 'invalid_origin'),
   404: apiError('No such key, or the admin API is off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
+  413: adminError('The body is larger than 64 KiB.', 'payload_too_large'),
   422: { description: 'A bad body: `errors` names each field at fault.', body: ApiValidationError },
   503: storeDown(),
 } satisfies Record<number, ResponseSpec>;
@@ -312,7 +311,7 @@ export const ROUTES: readonly RouteSpec[] = [
     body: { schema: AdminKeyCreate, types: ['application/json'], required: true },
     responses: {
       201: { description: 'The new key and its plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyCreated') },
-      ...adminErrors(401, 403, 404, 422, 503),
+      ...adminErrors(401, 403, 404, 413, 422, 503),
     },
   }),
   defineRoute({
@@ -326,7 +325,7 @@ export const ROUTES: readonly RouteSpec[] = [
     body: { schema: AdminKeyUpdate, types: ['application/json'], required: true },
     responses: {
       200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
-      ...adminErrors(401, 403, 404, 422, 503),
+      ...adminErrors(401, 403, 404, 413, 422, 503),
     },
   }),
   defineRoute({
@@ -339,7 +338,7 @@ export const ROUTES: readonly RouteSpec[] = [
     params: KEY_ID,
     responses: {
       200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
-      ...adminErrors(401, 403, 404, 503),
+      ...adminErrors(401, 403, 404, 413, 422, 503),
     },
   }),
   defineRoute({
@@ -353,7 +352,7 @@ export const ROUTES: readonly RouteSpec[] = [
     body: { schema: AdminKeyRoll, types: ['application/json'] },
     responses: {
       200: { description: 'The key and its new plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyRolled') },
-      ...adminErrors(401, 403, 404, 422, 503),
+      ...adminErrors(401, 403, 404, 413, 422, 503),
     },
   }),
   defineRoute({

@@ -95,15 +95,13 @@ export const DnsData = Exact(
         minttl: Type.Integer(),
       }),
     ),
-    // CONTRACT.md §8. Optional until the §8 lookups land; then required, as the contract says.
-    CAA: Type.Optional(Type.Array(Exact({ critical: Type.Boolean(), tag: Type.String(), value: Type.String() }))),
-    dnssec: Type.Optional(Exact({ signed: Type.Boolean(), validated: Nullable(Type.Boolean()) })),
-    mail: Type.Optional(
-      Exact({
-        spf: Nullable(Type.String()),
-        dmarc: Nullable(Exact({ policy: Nullable(Type.String()), record: Type.String() })),
-      }),
-    ),
+    // CONTRACT.md §8.
+    CAA: Type.Array(Exact({ critical: Type.Boolean(), tag: Type.String(), value: Type.String() })),
+    dnssec: Exact({ signed: Type.Boolean(), validated: Nullable(Type.Boolean()) }),
+    mail: Exact({
+      spf: Nullable(Type.String()),
+      dmarc: Nullable(Exact({ policy: Nullable(Type.String()), record: Type.String() })),
+    }),
   },
   { title: 'DnsData' },
 );
@@ -189,12 +187,12 @@ export const SslData = Exact(
         valid_from: IsoDate,
         valid_to: IsoDate,
         fingerprint_sha256: Type.String(),
-        // CONTRACT.md §8, optional until it lands.
-        days_remaining: Type.Optional(Type.Integer()),
+        // CONTRACT.md §8.
+        days_remaining: Type.Integer(),
       }),
     ),
-    // CONTRACT.md §8, optional until it lands.
-    expires_first: Type.Optional(Exact({ subject: DistinguishedName, valid_to: IsoDate, days_remaining: Type.Integer() })),
+    // CONTRACT.md §8.
+    expires_first: Exact({ subject: DistinguishedName, valid_to: IsoDate, days_remaining: Type.Integer() }),
   },
   { title: 'SslData' },
 );
