@@ -18,7 +18,8 @@ export const READY_PROBE_MS = 600;
 export function createOpsRouter(dossier: Dossier, metrics: DossierMetrics | undefined): Router {
   const router = new Router();
   router.get('/', (ctx) => {
-    if (/\btext\/html\b/i.test(ctx.get('Accept'))) {
+    // Negotiated, not a substring match: `text/html;q=0` refuses HTML, and a client that prefers JSON gets JSON.
+    if (ctx.accepts('application/json', 'text/html') === 'text/html') {
       ctx.redirect('/docs');
       return;
     }

@@ -81,6 +81,16 @@ describe("the server's own routes (CONTRACT.md §7)", () => {
     expect((await server.get('/')).status).to.equal(200);
   });
 
+  it('GET / redirects only a client that prefers HTML, not one that refuses it or prefers JSON', async () => {
+    server = await startTestServer();
+    const answer = async (accept: string): Promise<number> =>
+      (await server.get('/', undefined, { headers: { Accept: accept } })).status;
+    expect(await answer('text/html')).to.equal(302);
+    expect(await answer('text/html;q=0')).to.equal(200);
+    expect(await answer('application/json, text/html;q=0.1')).to.equal(200);
+    expect(await answer('*/*')).to.equal(200);
+  });
+
   it('GET /healthz answers 200 without asking the store, even when the store is frozen', async () => {
     const frozen = await startFrozenServer();
     const frozenServer = await serveWithFrozenBackend({ store: frozen.url });
