@@ -208,6 +208,8 @@ describe('the admin API (CONTRACT.md §5)', () => {
       ['POST', '/keys', { name: 42 }, 422, 'invalid_request', 'name'],
       ['POST', '/keys', {}, 422, 'invalid_request', 'name'],
       ['POST', '/keys', { name: 'x', id: 'key_mine' }, 422, 'invalid_request', 'id'],
+      ['POST', '/keys', '{"name":"x","__proto__":{"id":"key_mine"}}', 422, 'invalid_request', '__proto__'],
+      ['PATCH', `/keys/${id}`, '{"__proto__":{"owner":"someone-else"}}', 422, 'invalid_request', '__proto__'],
       ['POST', '/keys', 'name=x', 422, 'invalid_request', 'body'],
       ['POST', '/keys', '{"name":', 422, 'invalid_request', 'body'],
       ['POST', '/keys', '["x"]', 422, 'invalid_request', 'body'],
