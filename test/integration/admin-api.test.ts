@@ -275,6 +275,9 @@ describe('the admin API (CONTRACT.md §5)', () => {
         Authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}`,
       });
       expect(basic.status).to.equal(401);
+      // As on interface A (CONTRACT.md §2): no "Authorization: Bearer" header is missing_key.
+      expect(basic.json).to.include({ code: 'missing_key' });
+      expect(basic.response.headers.get('WWW-Authenticate')).to.equal('Bearer realm="dossier"');
     }
     expect(JSON.stringify((await admin('GET', '/keys')).json)).to.equal(before);
     expect((await server.get('/api/dns?domain=example.test', String(key.key))).status).to.equal(200);
