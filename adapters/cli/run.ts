@@ -235,7 +235,9 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     // Opens the stores and reads each GeoIP file once, before anyone can send a request.
     await dossier.ready();
   } catch (error) {
-    await dossier.close();
+    // A store that accepts connections but never answers never confirms its close either: it gets
+    // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
+    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
     if (!(error instanceof DossierError)) throw error;
     io.err(`dossier: ${error.message}\n`);
     return 1;

@@ -157,7 +157,8 @@ export class Metering {
       const quota = await this.quotas.peek(key.id, limit);
       requireScope(key, 'lookup');
       const history = await this.quotas.history(key.id, USAGE_HISTORY_DAYS);
-      const usedToday = limit - quota.remaining;
+      // Today's counted lookups, not limit - remaining: a limit lowered below what was used must not hide it.
+      const usedToday = history.at(-1)?.total ?? limit - quota.remaining;
       const value = { keyId: key.id, dailyLimit: limit, usedToday, remaining: quota.remaining, resetAt: quota.resetAt, history };
       return { ok: true, value, key, quota };
     } catch (error) {

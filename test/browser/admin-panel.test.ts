@@ -99,6 +99,25 @@ describe('the admin panel in Chromium', function () {
       ),
     );
 
+  /** The words inside `selector` that the layout splits over two lines. */
+  const wordsSplitAcrossLines = (page: Page, selector: string): Promise<string[]> =>
+    page.evaluate((within) => {
+      const split: string[] = [];
+      for (const element of document.querySelectorAll(within)) {
+        const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+          for (const match of (node.textContent ?? '').matchAll(/\S+/g)) {
+            const range = document.createRange();
+            range.setStart(node, match.index);
+            range.setEnd(node, match.index + match[0].length);
+            const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+            if (tops.size > 1) split.push(match[0]);
+          }
+        }
+      }
+      return split;
+    }, selector);
+
   const lookup = (secret: string): Promise<Response> => server.get('/api/dns?domain=example.test', secret);
 
   it('signs in only with the right token, saying so on the page when it is wrong', async () => {
@@ -242,6 +261,8 @@ describe('the admin panel in Chromium', function () {
       await page.getByRole('link', { name: 'a-rather-long-key-name-for-a-phone' }).click();
       await page.getByRole('img', { name: /total/ }).waitFor();
       expect(await overflow(page)).to.be.at.most(0);
+      // Lines break between words: "documents" must not read "document" / "s", nor an id lose its last digit.
+      expect(await wordsSplitAcrossLines(page, '.facts dd')).to.deep.equal([]);
       await screenshots(page, 'phone-detail', false);
       expect(problems).to.deep.equal([]);
     } finally {

@@ -208,6 +208,8 @@ describe('the admin API (CONTRACT.md §5)', () => {
       ['POST', '/keys', { name: 42 }, 422, 'invalid_request', 'name'],
       ['POST', '/keys', {}, 422, 'invalid_request', 'name'],
       ['POST', '/keys', { name: 'x', id: 'key_mine' }, 422, 'invalid_request', 'id'],
+      ['POST', '/keys', '{"name":"x","__proto__":{"id":"key_mine"}}', 422, 'invalid_request', '__proto__'],
+      ['PATCH', `/keys/${id}`, '{"__proto__":{"owner":"someone-else"}}', 422, 'invalid_request', '__proto__'],
       ['POST', '/keys', 'name=x', 422, 'invalid_request', 'body'],
       ['POST', '/keys', '{"name":', 422, 'invalid_request', 'body'],
       ['POST', '/keys', '["x"]', 422, 'invalid_request', 'body'],
@@ -273,6 +275,9 @@ describe('the admin API (CONTRACT.md §5)', () => {
         Authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}`,
       });
       expect(basic.status).to.equal(401);
+      // As on interface A (CONTRACT.md §2): no "Authorization: Bearer" header is missing_key.
+      expect(basic.json).to.include({ code: 'missing_key' });
+      expect(basic.response.headers.get('WWW-Authenticate')).to.equal('Bearer realm="dossier"');
     }
     expect(JSON.stringify((await admin('GET', '/keys')).json)).to.equal(before);
     expect((await server.get('/api/dns?domain=example.test', String(key.key))).status).to.equal(200);

@@ -61,6 +61,8 @@ export class AdminAccess {
    */
   check(ctx: Context): AccessCheck {
     const authorization = ctx.get('Authorization');
+    // Another scheme (Basic, Token, …) is no bearer token at all: missing, as interface A answers it.
+    if (authorization !== '' && !/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
     if (authorization !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
       return match?.[1] !== undefined && this.isToken(match[1]) ? { ok: true, via: 'bearer' } : { ok: false, reason: 'wrong' };

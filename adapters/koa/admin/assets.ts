@@ -283,7 +283,7 @@ tbody tr:hover { background: #fafbfc; }
 
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 12px 24px; margin: 0; }
 .facts dt { color: var(--muted); font-size: 0.8rem; }
-.facts dd { margin: 2px 0 0; font-weight: 600; word-break: break-all; }
+.facts dd { margin: 2px 0 0; font-weight: 600; overflow-wrap: anywhere; }
 .manage { display: flex; flex-wrap: wrap; gap: 16px 32px; align-items: flex-start; }
 .inline-form { display: flex; gap: 8px; align-items: flex-start; margin: 0; }
 .inline-form .field { width: 170px; }
@@ -338,6 +338,7 @@ dialog form { margin: 0; }
   .usage th, .usage td { padding: 6px 4px; font-size: 0.8rem; }
   .chart text { font-size: 20px; }
   .facts { grid-template-columns: 1fr 1fr; }
+  .facts div:has(.mono) { grid-column: 1 / -1; }
   .inline-form { width: 100%; }
   .inline-form .field { flex: 1; width: auto; }
 }

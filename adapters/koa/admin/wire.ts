@@ -120,7 +120,11 @@ export function checkAll(checks: [present: boolean, check: () => unknown][]): vo
       check();
     } catch (error) {
       if (!(error instanceof DossierValidationError)) throw error;
-      Object.assign(errors, error.errors);
+      // Defined, not assigned: an error on a field named `__proto__` would otherwise set the prototype
+      // and vanish, letting that unknown field through.
+      for (const [field, messages] of Object.entries(error.errors)) {
+        Object.defineProperty(errors, field, { value: messages, enumerable: true, writable: true, configurable: true });
+      }
     }
   }
   if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
