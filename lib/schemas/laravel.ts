@@ -135,7 +135,11 @@ function sentence(field: string, schema: Json, errors: ErrorObject[], rules: Lar
       return fill(`The :attribute field must be ${type === 'integer' ? 'an integer' : `a ${type}`}.`, field, schema);
     }
     case 'minLength':
-      return fill(limit === '1' ? 'The :attribute field must not be empty.' : `The :attribute field must be at least ${limit} characters.`, field, schema);
+      return fill(
+        limit === '1' ? 'The :attribute field must not be empty.' : `The :attribute field must be at least ${limit} characters.`,
+        field,
+        schema,
+      );
     case 'maxLength':
       return fill(`The :attribute field must not be greater than ${limit} characters.`, field, schema);
     case 'minimum':
