@@ -452,7 +452,7 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'none',
     responses: {
       200: { description: 'HTML; every asset is served from here.', contentType: 'text/html', body: Type.String() },
-      302: { description: "From /docs/ to /docs, where the page's relative links point.", headers: { Location: true } },
+      302: { description: 'From /docs/ to /docs, where the page\'s relative links point.', headers: { Location: true } },
     },
   }),
   defineRoute({
