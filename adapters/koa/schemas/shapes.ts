@@ -8,11 +8,12 @@ import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templat
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
  * routes that use `validateAgainst` all read these; nothing else describes the API.
  *
- * The request shapes that the core itself validates with (interface B's create, update and listing)
+ * The request shapes that the core itself validates with (interface B's create, update and listing, and the batch)
  * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
  * validation and shown by the document.
  */
 export { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
+export { BatchRequest } from '../../../lib/schemas/batch.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -230,25 +231,6 @@ export const UsageData = Exact(
 );
 
 const LookupType = Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ip'), Type.Literal('ssl')]);
-
-/** `POST /api/batch` body (CONTRACT.md §8). */
-export const BatchRequest = Exact(
-  {
-    lookups: Type.Array(
-      Type.Union([
-        Exact({
-          type: Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ssl')]),
-          domain: Type.String(),
-          fresh: Type.Optional(Type.Boolean()),
-        }),
-        Exact({ type: Type.Literal('ip'), ip: Type.String(), fresh: Type.Optional(Type.Boolean()) }),
-      ]),
-      { minItems: 1, maxItems: 100 },
-    ),
-  },
-  { title: 'BatchRequest' },
-);
-export type BatchRequest = Static<typeof BatchRequest>;
 
 /** One answer of a batch, in the order asked. */
 export const BatchItem = Type.Union(

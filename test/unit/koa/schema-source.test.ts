@@ -6,6 +6,7 @@ import { DossierValidationError } from '../../../lib/errors.js';
 import { parseCreateInput, parseListQuery } from '../../../lib/documents/validation.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
 import { plainSchema } from '../../../lib/schemas/ajv.js';
+import { BatchRequest } from '../../../lib/schemas/batch.js';
 
 const document = buildOpenApiDocument();
 const operation = (path: string, method: string) => document.paths[path]![method] as Record<string, any>;
@@ -20,6 +21,11 @@ describe('one source of truth: the request schemas the core validates with are t
     expect(route('put', '/api/v1/documents/:id').body!.schema).to.equal(DocumentUpdate);
     expect(route('patch', '/api/v1/documents/:id').body!.schema).to.equal(DocumentUpdate);
     expect(route('get', '/api/v1/documents').query).to.equal(DocumentListQuery);
+    expect(shapes.BatchRequest).to.equal(BatchRequest);
+    expect(route('post', '/api/batch').body!.schema).to.equal(BatchRequest);
+    expect(operation('/api/batch', 'post').requestBody.content['application/json'].schema).to.deep.equal(
+      plainSchema(BatchRequest),
+    );
   });
 
   it('shows in /openapi.json exactly the schema POST /api/v1/documents is validated against', () => {
