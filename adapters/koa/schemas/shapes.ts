@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { CREATIVITY_VALUES } from '../../../lib/schemas/documents.js';
+import { KeyScope } from '../../../lib/schemas/keys.js';
 import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templates.js';
 
 /**
@@ -8,12 +9,13 @@ import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templat
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
  * routes that use `validateAgainst` all read these; nothing else describes the API.
  *
- * The request shapes that the core itself validates with (interface B's create, update and listing, and the batch)
+ * The request shapes that the core itself validates with (interface B's create, update and listing, the batch, and the fields of a key)
  * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
  * validation and shown by the document.
  */
 export { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
 export { BatchRequest } from '../../../lib/schemas/batch.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -324,7 +326,7 @@ export const DocumentEvents = Type.String({
 
 // ---------------------------------------------------------------- admin API (CONTRACT.md §5)
 
-const Scope = Type.Union([Type.Literal('lookup'), Type.Literal('documents')]);
+const Scope = KeyScope;
 
 /** A key as the admin API shows it. */
 export const AdminKey = Exact(
@@ -351,32 +353,6 @@ export const AdminKeyWithSecret = Type.Composite(
     title: 'AdminKeyWithSecret',
   },
 );
-
-/** `POST /admin/api/keys` body. */
-export const AdminKeyCreate = Exact(
-  {
-    name: Type.String({ minLength: 1, maxLength: 128 }),
-    owner: Type.Optional(Type.String({ minLength: 1 })),
-    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
-    daily_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    expires_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD or an ISO 8601 instant' }))),
-  },
-  { title: 'AdminKeyCreate' },
-);
-
-/** `PATCH /admin/api/keys/{id}` body. */
-export const AdminKeyUpdate = Exact(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
-    daily_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    expires_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD or an ISO 8601 instant' }))),
-  },
-  { title: 'AdminKeyUpdate' },
-);
-
-/** `POST /admin/api/keys/{id}/roll` body. */
-export const AdminKeyRoll = Exact({ grace_seconds: Type.Optional(Type.Integer({ minimum: 0 })) }, { title: 'AdminKeyRoll' });
 
 /** `{"data":…}`, the admin API's envelope. */
 export const AdminData = <T extends TSchema>(data: T, title: string) => Exact({ data }, { title });
