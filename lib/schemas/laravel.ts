@@ -51,7 +51,7 @@ const CANONICAL_INTEGER = /^(?:0|-?[1-9]\d*)$/;
  *   schema's order, and a message that is the first sentence and how many more there are.
  */
 export function checkLaravel(schema: TObject, input: Record<string, unknown>, rules: LaravelRules): LaravelInput {
-  const properties = (plainSchema(schema).properties ?? {}) as Record<string, Json>;
+  const properties = propertiesOf(schema);
   const required = new Set(schema.required ?? []);
   const arrays = rules.singleValues
     ? new Set(Object.keys(input).map((key) => /^([^[]+)\[/.exec(key)?.[1]))
@@ -101,6 +101,18 @@ export function checkLaravel(schema: TObject, input: Record<string, unknown>, ru
     throw new DossierValidationError(errors, `${first[ordered[0]!]}${suffix}`);
   }
   return { values, written };
+}
+
+const plainProperties = new WeakMap<TObject, Record<string, Json>>();
+
+/** The fields of an object schema as plain JSON, read once per schema object. */
+function propertiesOf(schema: TObject): Record<string, Json> {
+  let properties = plainProperties.get(schema);
+  if (properties === undefined) {
+    properties = (plainSchema(schema).properties ?? {}) as Record<string, Json>;
+    plainProperties.set(schema, properties);
+  }
+  return properties;
 }
 
 /** The alternatives of a field's schema (itself when it has none). */

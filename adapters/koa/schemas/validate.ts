@@ -62,9 +62,10 @@ function article(type: string): string {
 }
 
 /**
- * Validates a request's body or query against its declared schema (the same schema the OpenAPI
- * document shows), for routes whose rules are the schema's: the admin API (422 `invalid_request`
- * with `errors`) and the batch route (400). Problems come as `{"<field>":["<sentence>"]}`, one sentence
+ * Validates a value against any declared schema (the same objects the OpenAPI document shows), for an
+ * embedder's own routes: Dossier's routes are validated in the core, against the same schemas, with
+ * the answers of their interface (`lib/schemas/laravel.ts`, `lib/quota/batch-request.ts`,
+ * `lib/keys/key-rules.ts`). Problems come as `{"<field>":["<sentence>"]}`, one sentence
  * per problem, Laravel style; a value that matches none of a set of alternatives is "The selected … is invalid."
  */
 export function validateAgainst<T extends TSchema>(schema: T, value: unknown): Validation<Static<T>> {
