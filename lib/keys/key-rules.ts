@@ -1,8 +1,9 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { DossierError, DossierValidationError } from '../errors.js';
 import type { ApiKey, KeyStatus, Scope } from '../ports/key-store.js';
 import { compiledSchema } from '../schemas/ajv.js';
 import {
+  type AdminKeyCreate,
   EXPIRY_DATE,
   EXPIRY_INSTANT,
   GraceSeconds,
@@ -104,6 +105,49 @@ export function checkGraceSeconds(seconds: unknown): number {
     });
   }
   return seconds as number;
+}
+
+/** The rule of each field of a key body, by its name in the schemas. */
+const FIELD_RULES: Readonly<Record<string, (value: unknown, now: number) => unknown>> = {
+  name: checkName,
+  owner: checkOwner,
+  scopes: checkScopes,
+  daily_limit: checkLimit,
+  expires_at: checkExpiry,
+  grace_seconds: checkGraceSeconds,
+};
+
+/**
+ * Checks a key body (the admin API's {@link AdminKeyCreate}, `AdminKeyUpdate` or `AdminKeyRoll`): the
+ * fields it takes are the schema's, a required one is always checked, an optional one when sent (and
+ * not `null`, for those in `nullIsAbsent`), each with its rule above; a field the schema does not name
+ * is refused. Every failure is reported at once, so that a client sees all its mistakes in one answer.
+ * @throws DossierValidationError with every failing field, in the schema's order, then the unknown ones
+ */
+export function checkKeyBody(
+  schema: TObject,
+  body: Record<string, unknown>,
+  now: number,
+  nullIsAbsent: readonly string[] = [],
+): void {
+  const fields = Object.keys(schema.properties);
+  const required = new Set(schema.required ?? []);
+  const errors: Record<string, string[]> = {};
+  for (const field of fields) {
+    const value = Object.hasOwn(body, field) ? body[field] : undefined;
+    if (!required.has(field) && (value === undefined || (value === null && nullIsAbsent.includes(field)))) continue;
+    const rule = FIELD_RULES[field];
+    if (rule === undefined) throw new Error(`No rule for the key field "${field}".`);
+    try {
+      rule(value, now);
+    } catch (error) {
+      if (!(error instanceof DossierValidationError)) throw error;
+      Object.assign(errors, error.errors);
+    }
+  }
+  const takes = `Unknown field; this request takes ${fields.join(', ') || 'no field'}.`;
+  for (const field of Object.keys(body)) if (!fields.includes(field)) errors[field] = [takes];
+  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
 }
 
 /** Milliseconds of a date or instant the schema took, when it exists (no rollover: 2030-02-30 is refused). */

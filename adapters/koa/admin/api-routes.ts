@@ -2,12 +2,13 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../../lib/dossier.js';
 import { DossierError, DossierRetryableError, DossierValidationError } from '../../../lib/errors.js';
-import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes } from '../../../lib/keys/key-rules.js';
+import { checkKeyBody } from '../../../lib/keys/key-rules.js';
 import type { KeyChanges, NewKey, Scope } from '../../../lib/ports/key-store.js';
 import { USAGE_DAYS_KEPT } from '../../../lib/ports/quota-store.js';
+import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
-import { BodyError, checkAll, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
+import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
 /** Days of usage `GET /admin/api/keys/{id}/usage` reports without `days`. */
 export const DEFAULT_USAGE_DAYS = 30;
@@ -34,14 +35,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
       const body = await readJsonObject(ctx);
       const now = dossier.options.clock.now();
       // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
-      checkAll([
-        [true, () => checkName(body.name)],
-        [body.owner !== undefined && body.owner !== null, () => checkOwner(body.owner)],
-        [body.scopes !== undefined && body.scopes !== null, () => checkScopes(body.scopes)],
-        [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
-        [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
-        [true, () => onlyFields(body, ['name', 'owner', 'scopes', 'daily_limit', 'expires_at'])],
-      ]);
+      checkKeyBody(AdminKeyCreate, body, now, ['owner', 'scopes']);
       const input: NewKey = {
         name: body.name as string,
         owner: (body.owner ?? undefined) as string | undefined,
@@ -60,13 +54,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
       const now = dossier.options.clock.now();
-      checkAll([
-        [body.name !== undefined, () => checkName(body.name)],
-        [body.scopes !== undefined, () => checkScopes(body.scopes)],
-        [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
-        [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
-        [true, () => onlyFields(body, ['name', 'scopes', 'daily_limit', 'expires_at'])],
-      ]);
+      checkKeyBody(AdminKeyUpdate, body, now);
       const changes: KeyChanges = {};
       if (body.name !== undefined) changes.name = body.name as string;
       if (body.scopes !== undefined) changes.scopes = body.scopes as Scope[];
@@ -88,10 +76,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     '/admin/api/keys/:id/roll',
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
-      checkAll([
-        [body.grace_seconds !== undefined, () => checkGraceSeconds(body.grace_seconds)],
-        [true, () => onlyFields(body, ['grace_seconds'])],
-      ]);
+      checkKeyBody(AdminKeyRoll, body, dossier.options.clock.now());
       const { key, secret } = await dossier.keys.roll(idOf(ctx), (body.grace_seconds as number | undefined) ?? 0);
       ctx.body = { data: { ...(await keyJson(dossier, key)), key: secret } };
     }),
