@@ -4,6 +4,7 @@ import type { ApiKey, KeyStatus, Scope } from '../ports/key-store.js';
 import { compiledSchema } from '../schemas/ajv.js';
 import {
   type AdminKeyCreate,
+  AdminUsageQuery,
   EXPIRY_DATE,
   EXPIRY_INSTANT,
   GraceSeconds,
@@ -148,6 +149,25 @@ export function checkKeyBody(
   const takes = `Unknown field; this request takes ${fields.join(', ') || 'no field'}.`;
   for (const field of Object.keys(body)) if (!fields.includes(field)) errors[field] = [takes];
   if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
+}
+
+const USAGE_DAYS = AdminUsageQuery.properties.days;
+
+/**
+ * `?days=N` of a key's usage (every value the query string holds for it): {@link AdminUsageQuery}'s
+ * bounds and default; the number written with one to three digits.
+ * @throws DossierValidationError on `days`
+ */
+export function checkUsageDays(values: readonly string[]): number {
+  if (values.length === 0) return USAGE_DAYS.default as number;
+  const [value] = values;
+  const days = values.length === 1 && value !== undefined && /^\d{1,3}$/.test(value) ? Number(value) : undefined;
+  if (!fits(USAGE_DAYS, days)) {
+    throw new DossierValidationError({
+      days: [`days must be one whole number from ${USAGE_DAYS.minimum} to ${USAGE_DAYS.maximum}.`],
+    });
+  }
+  return days as number;
 }
 
 /** Milliseconds of a date or instant the schema took, when it exists (no rollover: 2030-02-30 is refused). */

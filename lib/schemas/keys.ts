@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { USAGE_DAYS_KEPT } from '../ports/quota-store.js';
 
 /**
  * The fields of a key as the admin API and the key store take them, declared once with TypeBox:
@@ -91,3 +92,13 @@ export const AdminKeyRoll = Type.Object(
   { grace_seconds: Type.Optional(GraceSeconds) },
   { additionalProperties: false, title: 'AdminKeyRoll' },
 );
+
+/** Days of usage `GET /admin/api/keys/{id}/usage` reports without `days`. */
+export const DEFAULT_USAGE_DAYS = 30;
+
+/** The query of `GET /admin/api/keys/{id}/usage`. */
+export const AdminUsageQuery = Type.Object({
+  days: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: USAGE_DAYS_KEPT, default: DEFAULT_USAGE_DAYS, description: 'UTC days, today included' }),
+  ),
+});

@@ -2,16 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../../lib/dossier.js';
 import { DossierError, DossierRetryableError, DossierValidationError } from '../../../lib/errors.js';
-import { checkKeyBody } from '../../../lib/keys/key-rules.js';
+import { checkKeyBody, checkUsageDays } from '../../../lib/keys/key-rules.js';
 import type { KeyChanges, NewKey, Scope } from '../../../lib/ports/key-store.js';
-import { USAGE_DAYS_KEPT } from '../../../lib/ports/quota-store.js';
 import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
 import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
-/** Days of usage `GET /admin/api/keys/{id}/usage` reports without `days`. */
-export const DEFAULT_USAGE_DAYS = 30;
+export { DEFAULT_USAGE_DAYS } from '../../../lib/schemas/keys.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
@@ -85,27 +83,11 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
   router.get(
     '/admin/api/keys/:id/usage',
     route(async (ctx) => {
-      const days = usageDays(new URLSearchParams(ctx.querystring).getAll('days'));
+      const days = checkUsageDays(new URLSearchParams(ctx.querystring).getAll('days'));
       const key = await dossier.keys.get(idOf(ctx));
       ctx.body = { data: await dossier.quotas.history(key.id, days) };
     }),
   );
-}
-
-/** `?days=N`, 1 to {@link USAGE_DAYS_KEPT}; {@link DEFAULT_USAGE_DAYS} when absent. */
-function usageDays(values: string[]): number {
-  if (values.length === 0) return DEFAULT_USAGE_DAYS;
-  const [value] = values;
-  if (
-    values.length > 1 ||
-    value === undefined ||
-    !/^\d{1,3}$/.test(value) ||
-    Number(value) < 1 ||
-    Number(value) > USAGE_DAYS_KEPT
-  ) {
-    throw new DossierValidationError({ days: [`days must be one whole number from 1 to ${USAGE_DAYS_KEPT}.`] });
-  }
-  return Number(value);
 }
 
 function idOf(ctx: Context): string {

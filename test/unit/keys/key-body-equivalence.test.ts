@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { DossierValidationError } from '../../../lib/errors.js';
-import { checkKeyBody } from '../../../lib/keys/key-rules.js';
+import { checkKeyBody, checkUsageDays } from '../../../lib/keys/key-rules.js';
 import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 import * as legacy from './legacy-key-rules.js';
 
@@ -130,4 +130,54 @@ describe("the admin API's key bodies, checked by the schemas' fields, answer exa
       }
     });
   }
+});
+
+describe('?days of a key’s usage, checked by the schema, answers exactly as the hand-written check did', () => {
+  // The route's check as it was written by hand (90 was USAGE_DAYS_KEPT, 30 DEFAULT_USAGE_DAYS).
+  function usageDays(values: string[]): number {
+    if (values.length === 0) return 30;
+    const [value] = values;
+    if (values.length > 1 || value === undefined || !/^\d{1,3}$/.test(value) || Number(value) < 1 || Number(value) > 90) {
+      throw new DossierValidationError({ days: ['days must be one whole number from 1 to 90.'] });
+    }
+    return Number(value);
+  }
+  it('every value, alone and repeated', () => {
+    const values = [
+      '',
+      '0',
+      '00',
+      '1',
+      '01',
+      '001',
+      '0001',
+      '7',
+      '30',
+      '90',
+      '090',
+      '91',
+      '100',
+      '999',
+      '1000',
+      '-1',
+      '1.0',
+      ' 1',
+      'ten',
+      '1e1',
+    ];
+    const cases: string[][] = [[], ...values.map((value) => [value]), ['1', '2'], ['30', '30']];
+    for (const query of cases) {
+      const answer = (run: () => unknown) => {
+        try {
+          return JSON.stringify({ ok: run() });
+        } catch (error) {
+          return JSON.stringify({ errors: (error as DossierValidationError).errors });
+        }
+      };
+      expect(
+        answer(() => checkUsageDays(query)),
+        JSON.stringify(query),
+      ).to.equal(answer(() => usageDays(query)));
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { parseCreateInput, parseListQuery } from '../../../lib/documents/validat
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
 import { plainSchema } from '../../../lib/schemas/ajv.js';
 import { BatchRequest } from '../../../lib/schemas/batch.js';
-import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
+import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, AdminUsageQuery } from '../../../lib/schemas/keys.js';
 
 const document = buildOpenApiDocument();
 const operation = (path: string, method: string) => document.paths[path]![method] as Record<string, any>;
@@ -33,6 +33,7 @@ describe('one source of truth: the request schemas the core validates with are t
     expect(route('post', '/admin/api/keys').body!.schema).to.equal(AdminKeyCreate);
     expect(route('patch', '/admin/api/keys/:id').body!.schema).to.equal(AdminKeyUpdate);
     expect(route('post', '/admin/api/keys/:id/roll').body!.schema).to.equal(AdminKeyRoll);
+    expect(route('get', '/admin/api/keys/:id/usage').query).to.equal(AdminUsageQuery);
     expect(operation('/admin/api/keys', 'post').requestBody.content['application/json'].schema).to.deep.equal(
       plainSchema(AdminKeyCreate),
     );
