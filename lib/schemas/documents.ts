@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../documents/templates.js';
 
 /**
@@ -80,6 +80,3 @@ export const DocumentListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
 });
 export type DocumentListQuery = Static<typeof DocumentListQuery>;
-
-/** Every request schema of interface B, for a test or an embedder that wants them all. */
-export const DOCUMENT_REQUEST_SCHEMAS: Readonly<Record<string, TSchema>> = { DocumentCreate, DocumentUpdate, DocumentListQuery };
