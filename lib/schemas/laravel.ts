@@ -9,8 +9,9 @@ import { compiledSchema, plainSchema } from './ajv.js';
  * lengths, defaults, which are required) are read from the schema and checked by ajv; this layer
  * only does what JSON Schema cannot say:
  *
- * - before the check, as Laravel's middleware and form input do: text is trimmed (TrimStrings), `''`
- *   and `null` may count as not sent (ConvertEmptyStringsToNull), a query parameter that is not one
+ * - before the check, as Laravel's middleware and form input do: `''` and `null` may count as not sent
+ *   (ConvertEmptyStringsToNull; judged before trimming, as Dossier always did, so that `'  '` for an
+ *   optional field is a bad value, not a missing one), text is trimmed (TrimStrings), a query parameter that is not one
  *   string (repeated, or in PHP's array notation `search[]=a`) is refused, a blank string does not
  *   satisfy a required field (Laravel's `required`), and a number written as text becomes the number,
  *   when the field's schema takes a number: written as the schema's own text form says (the `pattern`
