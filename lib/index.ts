@@ -49,5 +49,9 @@ export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/m
 export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+// The request schemas (TypeBox, i.e. JSON Schema) that the core validates with and the OpenAPI document shows.
+export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
+export { BatchRequest } from './schemas/batch.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from './schemas/keys.js';
 export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';

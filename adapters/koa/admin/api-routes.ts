@@ -2,15 +2,14 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../../lib/dossier.js';
 import { DossierError, DossierRetryableError, DossierValidationError } from '../../../lib/errors.js';
-import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes } from '../../../lib/keys/key-rules.js';
+import { checkKeyBody, checkUsageDays } from '../../../lib/keys/key-rules.js';
 import type { KeyChanges, NewKey, Scope } from '../../../lib/ports/key-store.js';
-import { USAGE_DAYS_KEPT } from '../../../lib/ports/quota-store.js';
+import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
-import { BodyError, checkAll, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
+import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
-/** Days of usage `GET /admin/api/keys/{id}/usage` reports without `days`. */
-export const DEFAULT_USAGE_DAYS = 30;
+export { DEFAULT_USAGE_DAYS } from '../../../lib/schemas/keys.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
@@ -34,14 +33,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
       const body = await readJsonObject(ctx);
       const now = dossier.options.clock.now();
       // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
-      checkAll([
-        [true, () => checkName(body.name)],
-        [body.owner !== undefined && body.owner !== null, () => checkOwner(body.owner)],
-        [body.scopes !== undefined && body.scopes !== null, () => checkScopes(body.scopes)],
-        [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
-        [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
-        [true, () => onlyFields(body, ['name', 'owner', 'scopes', 'daily_limit', 'expires_at'])],
-      ]);
+      checkKeyBody(AdminKeyCreate, body, now, ['owner', 'scopes']);
       const input: NewKey = {
         name: body.name as string,
         owner: (body.owner ?? undefined) as string | undefined,
@@ -60,13 +52,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
       const now = dossier.options.clock.now();
-      checkAll([
-        [body.name !== undefined, () => checkName(body.name)],
-        [body.scopes !== undefined, () => checkScopes(body.scopes)],
-        [body.daily_limit !== undefined, () => checkLimit(body.daily_limit)],
-        [body.expires_at !== undefined, () => checkExpiry(body.expires_at, now)],
-        [true, () => onlyFields(body, ['name', 'scopes', 'daily_limit', 'expires_at'])],
-      ]);
+      checkKeyBody(AdminKeyUpdate, body, now);
       const changes: KeyChanges = {};
       if (body.name !== undefined) changes.name = body.name as string;
       if (body.scopes !== undefined) changes.scopes = body.scopes as Scope[];
@@ -88,10 +74,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     '/admin/api/keys/:id/roll',
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
-      checkAll([
-        [body.grace_seconds !== undefined, () => checkGraceSeconds(body.grace_seconds)],
-        [true, () => onlyFields(body, ['grace_seconds'])],
-      ]);
+      checkKeyBody(AdminKeyRoll, body, dossier.options.clock.now());
       const { key, secret } = await dossier.keys.roll(idOf(ctx), (body.grace_seconds as number | undefined) ?? 0);
       ctx.body = { data: { ...(await keyJson(dossier, key)), key: secret } };
     }),
@@ -100,27 +83,11 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
   router.get(
     '/admin/api/keys/:id/usage',
     route(async (ctx) => {
-      const days = usageDays(new URLSearchParams(ctx.querystring).getAll('days'));
+      const days = checkUsageDays(new URLSearchParams(ctx.querystring).getAll('days'));
       const key = await dossier.keys.get(idOf(ctx));
       ctx.body = { data: await dossier.quotas.history(key.id, days) };
     }),
   );
-}
-
-/** `?days=N`, 1 to {@link USAGE_DAYS_KEPT}; {@link DEFAULT_USAGE_DAYS} when absent. */
-function usageDays(values: string[]): number {
-  if (values.length === 0) return DEFAULT_USAGE_DAYS;
-  const [value] = values;
-  if (
-    values.length > 1 ||
-    value === undefined ||
-    !/^\d{1,3}$/.test(value) ||
-    Number(value) < 1 ||
-    Number(value) > USAGE_DAYS_KEPT
-  ) {
-    throw new DossierValidationError({ days: [`days must be one whole number from 1 to ${USAGE_DAYS_KEPT}.`] });
-  }
-  return Number(value);
 }
 
 function idOf(ctx: Context): string {

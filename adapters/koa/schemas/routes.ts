@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { AdminUsageQuery } from '../../../lib/schemas/keys.js';
 import { defineRoute, type HeaderName, type ResponseSpec, type RouteSpec } from './define.js';
 import {
   AdminData,
@@ -363,7 +364,7 @@ export const ROUTES: readonly RouteSpec[] = [
     tag: 'Administration',
     auth: 'admin',
     params: KEY_ID,
-    query: Type.Object({ days: Type.Optional(Type.Integer({ minimum: 1, maximum: 90, default: 30 })) }),
+    query: AdminUsageQuery,
     responses: {
       200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') },
       ...adminErrors(401, 404, 422, 503),

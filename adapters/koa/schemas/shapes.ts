@@ -1,13 +1,21 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CREATIVITY_VALUES, NAME_MAX, PROMPT_MAX, RESULT_MAX } from '../../../lib/documents/validation.js';
+import { CREATIVITY_VALUES } from '../../../lib/schemas/documents.js';
+import { KeyScope } from '../../../lib/schemas/keys.js';
 import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templates.js';
 
 /**
  * The shapes of Dossier's HTTP API (CONTRACT.md §2–§9), declared once with TypeBox: each is a JSON
  * Schema (2020-12, as OpenAPI 3.1 takes it) and, through `Static`, the TypeScript type of the same
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
- * routes that use {@link validateRequest} all read these; nothing else describes the API.
+ * routes that use `validateAgainst` all read these; nothing else describes the API.
+ *
+ * The request shapes that the core itself validates with (interface B's create, update and listing, the batch, and the fields of a key)
+ * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
+ * validation and shown by the document.
  */
+export { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
+export { BatchRequest } from '../../../lib/schemas/batch.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -226,25 +234,6 @@ export const UsageData = Exact(
 
 const LookupType = Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ip'), Type.Literal('ssl')]);
 
-/** `POST /api/batch` body (CONTRACT.md §8). */
-export const BatchRequest = Exact(
-  {
-    lookups: Type.Array(
-      Type.Union([
-        Exact({
-          type: Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ssl')]),
-          domain: Type.String(),
-          fresh: Type.Optional(Type.Boolean()),
-        }),
-        Exact({ type: Type.Literal('ip'), ip: Type.String(), fresh: Type.Optional(Type.Boolean()) }),
-      ]),
-      { minItems: 1, maxItems: 100 },
-    ),
-  },
-  { title: 'BatchRequest' },
-);
-export type BatchRequest = Static<typeof BatchRequest>;
-
 /** One answer of a batch, in the order asked. */
 export const BatchItem = Type.Union(
   [
@@ -327,66 +316,6 @@ export const TemplateList = Envelope(
   'TemplateList',
 );
 
-const Flag = Type.Union([
-  Type.Literal('1'),
-  Type.Literal('0'),
-  Type.Literal('true'),
-  Type.Literal('false'),
-  Type.Boolean(),
-  Type.Literal(1),
-  Type.Literal(0),
-]);
-
-/** `POST /api/v1/documents` body: form-encoded or JSON. */
-export const DocumentCreate = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
-    prompt: Type.String({ minLength: 1, maxLength: PROMPT_MAX }),
-    creativity: Type.Optional(
-      Type.Union(
-        [
-          ...CREATIVITY_VALUES.map((value) => Type.Literal(value)),
-          Type.String({ pattern: '^(?:\\d{1,3}(?:\\.\\d{1,6})?|\\.\\d{1,6})$' }),
-        ],
-        {
-          description: 'one of 0, 0.25, 0.5, 0.75, 1 (the temperature); default 0.5',
-        },
-      ),
-    ),
-    template_id: Type.Optional(
-      Type.Union(
-        [Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX }), Type.String({ pattern: '^[1-9]\\d?$' })],
-        {
-          description: `${TEMPLATE_ID_MIN} to ${TEMPLATE_ID_MAX}; default 1`,
-        },
-      ),
-    ),
-  },
-  { title: 'DocumentCreate' },
-);
-
-/** `PUT`/`PATCH /api/v1/documents/{id}` body: only the fields sent change. */
-export const DocumentUpdate = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    result: Type.Optional(Nullable(Type.String({ maxLength: RESULT_MAX }))),
-    favorite: Type.Optional(Flag),
-  },
-  { title: 'DocumentUpdate' },
-);
-
-/** The query of `GET /api/v1/documents`. */
-export const DocumentListQuery = Type.Object({
-  search: Type.Optional(Type.String({ description: 'a substring, case-insensitively, of the field search_by names' })),
-  search_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('result')])),
-  template_id: Type.Optional(Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX })),
-  favorite: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('0'), Type.Literal('true'), Type.Literal('false')])),
-  sort_by: Type.Optional(Type.Union([Type.Literal('id'), Type.Literal('name')])),
-  sort: Type.Optional(Type.Union([Type.Literal('desc'), Type.Literal('asc')])),
-  per_page: Type.Optional(Type.Union([Type.Literal(10), Type.Literal(25), Type.Literal(50), Type.Literal(100)])),
-  page: Type.Optional(Type.Integer({ minimum: 1 })),
-});
-
 /** The events of a streamed create (CONTRACT.md §9). */
 export const DocumentEvents = Type.String({
   title: 'DocumentEvents',
@@ -397,7 +326,7 @@ export const DocumentEvents = Type.String({
 
 // ---------------------------------------------------------------- admin API (CONTRACT.md §5)
 
-const Scope = Type.Union([Type.Literal('lookup'), Type.Literal('documents')]);
+const Scope = KeyScope;
 
 /** A key as the admin API shows it. */
 export const AdminKey = Exact(
@@ -424,32 +353,6 @@ export const AdminKeyWithSecret = Type.Composite(
     title: 'AdminKeyWithSecret',
   },
 );
-
-/** `POST /admin/api/keys` body. */
-export const AdminKeyCreate = Exact(
-  {
-    name: Type.String({ minLength: 1, maxLength: 128 }),
-    owner: Type.Optional(Type.String({ minLength: 1 })),
-    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
-    daily_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    expires_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD or an ISO 8601 instant' }))),
-  },
-  { title: 'AdminKeyCreate' },
-);
-
-/** `PATCH /admin/api/keys/{id}` body. */
-export const AdminKeyUpdate = Exact(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, uniqueItems: true })),
-    daily_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
-    expires_at: Type.Optional(Nullable(Type.String({ description: 'YYYY-MM-DD or an ISO 8601 instant' }))),
-  },
-  { title: 'AdminKeyUpdate' },
-);
-
-/** `POST /admin/api/keys/{id}/roll` body. */
-export const AdminKeyRoll = Exact({ grace_seconds: Type.Optional(Type.Integer({ minimum: 0 })) }, { title: 'AdminKeyRoll' });
 
 /** `{"data":…}`, the admin API's envelope. */
 export const AdminData = <T extends TSchema>(data: T, title: string) => Exact({ data }, { title });

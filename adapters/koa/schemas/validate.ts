@@ -1,12 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-
-// ajv-formats is CommonJS with a default export.
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
-const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
-const compiled = new WeakMap<TSchema, ValidateFunction>();
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { compiledSchema } from '../../../lib/schemas/ajv.js';
 
 /** What {@link validateAgainst} found: the value, typed by its schema, or the problems by field. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string[]> };
@@ -68,17 +62,14 @@ function article(type: string): string {
 }
 
 /**
- * Validates a request's body or query against its declared schema (the same schema the OpenAPI
- * document shows), for routes whose rules are the schema's: the admin API (422 `invalid_request`
- * with `errors`) and the batch route (400). Problems come as `{"<field>":["<sentence>"]}`, one sentence
+ * Validates a value against any declared schema (the same objects the OpenAPI document shows), for an
+ * embedder's own routes: Dossier's routes are validated in the core, against the same schemas, with
+ * the answers of their interface (`lib/schemas/laravel.ts`, `lib/quota/batch-request.ts`,
+ * `lib/keys/key-rules.ts`). Problems come as `{"<field>":["<sentence>"]}`, one sentence
  * per problem, Laravel style; a value that matches none of a set of alternatives is "The selected … is invalid."
  */
 export function validateAgainst<T extends TSchema>(schema: T, value: unknown): Validation<Static<T>> {
-  let validate = compiled.get(schema);
-  if (validate === undefined) {
-    validate = ajv.compile(JSON.parse(JSON.stringify(schema)) as object);
-    compiled.set(schema, validate);
-  }
+  const validate = compiledSchema(schema);
   if (validate(value)) return { ok: true, value: value as Static<T> };
   const all = validate.errors ?? [];
   // Inside a set of alternatives, each branch's own complaints say less than "none of them fits".
