@@ -4,6 +4,7 @@ import { createDocumentService } from './documents/create-document-service.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
 import { CachingLookupService } from './cache/caching-lookup-service.js';
+import { createDnsMessageClient } from './lookup/dns/dns-message-client.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
 import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
@@ -14,6 +15,15 @@ import { WhoisLookup } from './lookup/whois/whois-lookup.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
+import {
+  TelemetryHub,
+  instrumentLookup,
+  instrumentLookupService,
+  instrumentAdmissionStore,
+  instrumentQuotaStore,
+  instrumentTextGenerator,
+  observeStoreErrors,
+} from './telemetry/instrument.js';
 import { TOKENS } from './tokens.js';
 
 /** Lookup answers kept by a `memory://` cache at the most. */
@@ -24,6 +34,13 @@ export interface Composition {
   container: DependencyContainer;
   /** Closes the backends that were opened (none is opened only to be closed). */
   close(): Promise<void>;
+  /** Where the core's measurements go; adapters attach their observers to it. */
+  telemetry: TelemetryHub;
+  /**
+   * Waits for what must be open before serving (today: the GeoIP files of the IP lookup) and checks it.
+   * @throws DossierError `ERR_CONFIG_INVALID` naming the setting of a file that is not usable.
+   */
+  ready(): Promise<void>;
 }
 
 /**
@@ -45,6 +62,10 @@ export function createContainer(options: ResolvedOptions): Composition {
     else container.register(token, once(factory));
   };
 
+  const hub = new TelemetryHub();
+  if (options.telemetry !== undefined) hub.add(options.telemetry);
+  const readiness: (() => Promise<void>)[] = [];
+
   container.register(TOKENS.clock, { useValue: options.clock });
   container.register(
     TOKENS.storeBackend,
@@ -52,11 +73,11 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   container.register(
     TOKENS.storeKv,
-    once((c) => c.resolve(TOKENS.storeBackend).kv),
+    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub)),
   );
   container.register(
     TOKENS.storeCounters,
-    once((c) => c.resolve(TOKENS.storeBackend).counters),
+    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub)),
   );
   container.register(
     TOKENS.cacheBackend,
@@ -70,9 +91,7 @@ export function createContainer(options: ResolvedOptions): Composition {
     ),
   );
   container.register(TOKENS.dnsResolverFactory, {
-    useValue:
-      options.createDnsResolver ??
-      systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
+    useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
   });
   container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
 
@@ -84,34 +103,39 @@ export function createContainer(options: ResolvedOptions): Composition {
       logger: options.logger,
     };
     const timeoutMs = options.lookupTimeoutMs;
+    const messageClient = options.dnsMessageClient ?? createDnsMessageClient({ servers: options.dnsServerAddresses, timeoutMs });
     const { whoisServerAddress, rdapUrl, geoipCity, geoipAsn } = options;
-    return new CachingLookupService({
-      lookups: [
-        new DnsLookup(context.createResolver),
-        new WhoisLookup(context, {
-          timeoutMs,
-          whoisServer: whoisServerAddress ?? undefined,
-          rdapUrl,
-        }),
-        new IpLookup(context, { timeoutMs, geoipCity, geoipAsn }),
-        new SslLookup(context, { port: options.sslPort, caCertificates: options.sslCaCertificates }),
-      ],
-      cache: c.resolve(TOKENS.cacheBackend).kv,
+    const ip = new IpLookup(context, { timeoutMs, geoipCity, geoipAsn });
+    readiness.push(() => ip.ready());
+    const lookups = [
+      new DnsLookup(context.createResolver, messageClient),
+      new WhoisLookup(context, { timeoutMs, whoisServer: whoisServerAddress ?? undefined, rdapUrl }),
+      ip,
+      new SslLookup(context, { port: options.sslPort, caCertificates: options.sslCaCertificates }),
+    ];
+    const service = new CachingLookupService({
+      lookups: lookups.map((lookup) => instrumentLookup(lookup, hub)),
+      cache: observeStoreErrors(c.resolve(TOKENS.cacheBackend).kv, hub),
       timeoutMs: options.lookupTimeoutMs,
       logger: options.logger,
       clock: options.clock,
     });
+    return instrumentLookupService(service, hub);
   });
   container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
   // The one-step hot path reads and writes what the built-in key and quota stores keep: a host that
   // replaced either gets the two-step path through its own.
   container.register(
     TOKENS.admissions,
-    once((c) => (options.keys === undefined && options.quotas === undefined ? c.resolve(TOKENS.storeBackend).admissions : null)),
+    once((c) =>
+      options.keys === undefined && options.quotas === undefined
+        ? instrumentAdmissionStore(observeStoreErrors(c.resolve(TOKENS.storeBackend).admissions, hub), hub)
+        : null,
+    ),
   );
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
-  provide(TOKENS.quotaStore, options.quotas, (c) => c.resolve(CounterQuotaStore));
-  provide(TOKENS.textGenerator, options.textGenerator, () => createTextGenerator(options));
+  provide(TOKENS.quotaStore, options.quotas, (c) => instrumentQuotaStore(c.resolve(CounterQuotaStore), hub));
+  provide(TOKENS.textGenerator, options.textGenerator, () => instrumentTextGenerator(createTextGenerator(options), hub));
   provide(TOKENS.documentService, options.documents, (c) =>
     createDocumentService({
       kv: c.resolve(TOKENS.storeKv),
@@ -124,6 +148,11 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   return {
     container,
+    telemetry: hub,
+    async ready() {
+      container.resolve(TOKENS.lookupService);
+      await Promise.all(readiness.map((check) => check()));
+    },
     async close() {
       await Promise.all(opened.splice(0).map((backend) => backend.close()));
       await container.dispose();

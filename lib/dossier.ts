@@ -1,10 +1,13 @@
 import { createContainer } from './container.js';
+import { DossierError } from './errors.js';
 import { resolveOptions, type DossierOptions, type ResolvedOptions } from './options.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
 import { Metering } from './quota/metering.js';
+import type { Telemetry } from './ports/telemetry.js';
+import type { KvStore } from './stores/kv-store.js';
 import { TOKENS } from './tokens.js';
 
 /** A running Dossier: its services, and how to shut it down. */
@@ -25,8 +28,45 @@ export interface Dossier {
   readonly documents: DocumentService;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
+  /**
+   * Opens and checks, once, what the options name: the store and the cache answer, and each GeoIP file
+   * is a well-formed database of its kind. A server awaits it before it listens.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the store or the cache does not answer within
+   *   `deadlineMs` (default 5000); `ERR_CONFIG_INVALID`, naming the setting, for an unusable GeoIP file.
+   */
+  ready(deadlineMs?: number): Promise<void>;
+  /**
+   * Asks the store and the cache for one value each, every probe held to `deadlineMs`, and says which
+   * answered. Never throws.
+   */
+  probe(deadlineMs: number): Promise<{ store: boolean; cache: boolean }>;
+  /** Attaches an observer of what the core measures (see {@link Telemetry}); returns how to detach it. */
+  observe(observer: Telemetry): () => void;
   /** Closes every connection Dossier opened. Idempotent. */
   close(): Promise<void>;
+}
+
+/** How long {@link Dossier.ready} waits for the store and the cache by default. */
+const READY_DEADLINE_MS = 5000;
+
+/** A key no one writes: reading it proves that a store answers. */
+const PROBE_KEY = 'dossier:probe';
+
+/** True when `kv` answers a read within `deadlineMs`. */
+async function answers(kv: KvStore, deadlineMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), deadlineMs);
+  });
+  const read = kv.get(PROBE_KEY).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([read, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -36,7 +76,14 @@ export interface Dossier {
  */
 export function createDossier(options: DossierOptions = {}): Dossier {
   const resolved = resolveOptions(options);
-  const { container, close } = createContainer(resolved);
+  const { container, close, telemetry, ready } = createContainer(resolved);
+  const probe = async (deadlineMs: number): Promise<{ store: boolean; cache: boolean }> => {
+    const [store, cache] = await Promise.all([
+      answers(container.resolve(TOKENS.storeKv), deadlineMs),
+      answers(container.resolve(TOKENS.cacheBackend).kv, deadlineMs),
+    ]);
+    return { store, cache };
+  };
   let closing: Promise<void> | undefined;
   return {
     lookups: container.resolve(TOKENS.lookupService),
@@ -45,9 +92,23 @@ export function createDossier(options: DossierOptions = {}): Dossier {
     metering: container.resolve(Metering),
     documents: container.resolve(TOKENS.documentService),
     options: resolved,
+    async ready(deadlineMs = READY_DEADLINE_MS) {
+      const [{ store, cache }] = await Promise.all([probe(deadlineMs), ready()]);
+      if (!store || !cache) {
+        const which = !store ? `store (${redact(resolved.store)})` : `cache (${redact(resolved.cache)})`;
+        throw new DossierError('ERR_STORE_UNAVAILABLE', `The ${which} did not answer within ${deadlineMs} ms.`);
+      }
+    },
+    probe,
+    observe: (observer) => telemetry.add(observer),
     close() {
       closing ??= close();
       return closing;
     },
   };
+}
+
+/** A store URL with its password hidden, for messages. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }

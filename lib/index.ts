@@ -11,6 +11,7 @@ export {
   type ResolvedOptions,
   type ServerOptions,
 } from './options.js';
+export { LOG_LEVELS } from './config/settings.js';
 export {
   DossierError,
   DossierRetryableError,
@@ -22,12 +23,17 @@ export {
 export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
+export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from './ports/dns-message-client.js';
 export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES, keyStatusAt } from './keys/key-rules.js';
 export type { Logger } from './ports/logger.js';
 export {
+  type CaaRecord,
+  type DmarcPolicy,
   type DnsData,
+  type DnssecStatus,
+  type MailPolicy,
   type IpData,
   type Lookup,
   type LookupKind,
@@ -40,7 +46,12 @@ export {
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
 export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
+export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+// The request schemas (TypeBox, i.e. JSON Schema) that the core validates with and the OpenAPI document shows.
+export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
+export { BatchRequest } from './schemas/batch.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from './schemas/keys.js';
 export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';

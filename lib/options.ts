@@ -10,12 +10,14 @@ import {
 import type { CustomTemplateOptions } from './documents/templates.js';
 import type { OpenAiOptions } from './generators/openai-text-generator.js';
 import type { Clock } from './ports/clock.js';
+import type { DnsMessageClient } from './ports/dns-message-client.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { Logger } from './ports/logger.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
+import type { Telemetry } from './ports/telemetry.js';
 import type { TextGenerator } from './ports/text-generator.js';
 
 export type { CustomTemplateOptions } from './documents/templates.js';
@@ -77,6 +79,8 @@ export interface DossierOptions {
   logger?: Logger;
   /** Makes the DNS client of one lookup (benchmarks inject a stub). @default a node:dns Resolver on `dnsServers` */
   createDnsResolver?: () => DnsResolver;
+  /** Asks the DNS questions that need the whole message: CAA, DNSKEY, DS, DMARC (benchmarks inject a stub). @default dns-packet over UDP and TCP on `dnsServers` */
+  dnsMessageClient?: DnsMessageClient;
   /** Replace the lookup service. @default the built-in one */
   lookups?: LookupService;
   /** Replace the key store. @default KeyvKeyStore on `store` */
@@ -87,6 +91,8 @@ export interface DossierOptions {
   documents?: DocumentService;
   /** Replace the text generator. @default chosen by `generator` */
   textGenerator?: TextGenerator;
+  /** Where the core reports what it measures (lookups, upstream and generator latency, store errors). @default nothing */
+  telemetry?: Telemetry;
 }
 
 /** {@link DossierOptions} with every default filled in, every value checked, and host:port values parsed. */
@@ -125,7 +131,8 @@ export interface ServerOptions {
   port: number;
 }
 
-const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+/** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
+export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
 /** The checks that involve more than one setting. */
 const OPTIONS = optionsSchema(SETTINGS, (options, ctx) => {
@@ -148,7 +155,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   return {
     ...checked,
     clock: options.clock ?? { now: () => Date.now() },
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? SILENT_LOGGER,
     // Both were checked just above, so they parse.
     dnsServerAddresses: checked.dnsServers.map((server) => parseHostPort(server, 53)!),
     whoisServerAddress: checked.whoisServer === undefined ? null : parseHostPort(checked.whoisServer, 43)!,

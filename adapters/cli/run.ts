@@ -1,12 +1,13 @@
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { createJsonLogger } from '../koa/logging.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
-import { checkGeoipFile } from '../../lib/lookup/ip/geoip.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
-import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
-import type { Logger } from '../../lib/ports/logger.js';
+import type { ApiKey, KeyChanges, KeyStatus, Scope } from '../../lib/ports/key-store.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 
 /** Where the command writes. */
@@ -17,11 +18,19 @@ export interface CliOutput {
 
 const USAGE = `Usage:
   dossier serve                          serve the HTTP API on HOST:PORT (default 127.0.0.1:3000)
-  dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N] [--json]
-  dossier keys list [--json]
-  dossier keys revoke KEY_ID
+  dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N]
+                      [--expires YYYY-MM-DD|ISO-8601] [--json]
+  dossier keys list [--json]             every key, newest last, with its status, expiry and use today
+  dossier keys update KEY_ID [--name NAME] [--scopes lookup,documents] [--daily-limit N|default]
+                      [--expires YYYY-MM-DD|ISO-8601|never] [--json]
+  dossier keys roll KEY_ID [--grace SECONDS] [--json]
+                                         a new secret; the old one keeps working for SECONDS (default 0)
+  dossier keys revoke KEY_ID [--json]
 Configuration comes from the DOSSIER_* environment variables (see README).
 `;
+
+/** The `keys` subcommands, and whether each takes a KEY_ID. */
+const KEY_COMMANDS = ['create', 'list', 'update', 'roll', 'revoke'];
 
 /**
  * Runs the `dossier` command and returns its exit code: 0 on success, 1 on failure, 2 on bad usage.
@@ -35,7 +44,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
   }
   try {
     if (command === 'serve') return await serve(env, io);
-    if (command === 'keys' && subcommand !== undefined && ['create', 'list', 'revoke'].includes(subcommand)) {
+    if (command === 'keys' && subcommand !== undefined && KEY_COMMANDS.includes(subcommand)) {
       return await keys(subcommand, argv.slice(2), env, io);
     }
     io.err(USAGE);
@@ -66,66 +75,138 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       owner: { type: 'string' },
       scopes: { type: 'string' },
       'daily-limit': { type: 'string' },
+      expires: { type: 'string' },
+      grace: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
-  const expected = subcommand === 'revoke' ? 1 : 0;
+  const takesId = ['update', 'roll', 'revoke'].includes(subcommand);
+  const expected = takesId ? 1 : 0;
   if (positionals.length > expected) {
     throw new DossierValidationError({ arguments: [`Unexpected argument "${positionals[expected]}".`] });
+  }
+  const id = positionals[0];
+  if (takesId && id === undefined) throw new DossierValidationError({ id: [`Give the id of the key to ${subcommand}.`] });
+  const allowed: Record<string, string[]> = {
+    create: ['name', 'owner', 'scopes', 'daily-limit', 'expires'],
+    list: [],
+    update: ['name', 'scopes', 'daily-limit', 'expires'],
+    roll: ['grace'],
+    revoke: [],
+  };
+  for (const option of ['name', 'owner', 'scopes', 'daily-limit', 'expires', 'grace'] as const) {
+    if (values[option] !== undefined && !allowed[subcommand]!.includes(option)) {
+      throw new DossierValidationError({ [option]: [`--${option} does not apply to "keys ${subcommand}".`] });
+    }
   }
   const dossier = createDossier(optionsFromEnv(env));
   try {
     if (subcommand === 'create') {
       if (values.name === undefined) throw new DossierValidationError({ name: ['--name is required.'] });
-      const limit = values['daily-limit'];
-      if (limit !== undefined && !/^\d+$/.test(limit)) {
-        throw new DossierValidationError({ daily_limit: ['--daily-limit must be a whole number.'] });
-      }
       const { key, secret } = await dossier.keys.create({
         name: values.name,
         owner: values.owner,
-        scopes: values.scopes?.split(',').map((scope) => scope.trim()) as Scope[] | undefined,
-        dailyLimit: limit === undefined ? null : Number(limit),
+        scopes: scopesOf(values.scopes),
+        dailyLimit: limitOf(values['daily-limit']) ?? null,
+        expiresAt: values.expires ?? null,
       });
       if (values.json) {
-        const { id, owner, scopes } = key;
-        io.out(`${JSON.stringify({ id, key: secret, owner, scopes, daily_limit: dossier.metering.limitOf(key) })}\n`);
+        const { id: keyId, owner, scopes } = key;
+        io.out(`${JSON.stringify({ id: keyId, key: secret, owner, scopes, daily_limit: dossier.metering.limitOf(key) })}\n`);
       } else {
+        const expiry = key.expiresAt === null ? '' : `, expires ${key.expiresAt}`;
         io.out(
-          `Created key ${key.id} for owner ${key.owner} (${key.scopes.join(', ')}, ${dossier.metering.limitOf(key)} lookups a day).\n`,
+          `Created key ${key.id} for owner ${key.owner} (${key.scopes.join(', ')}, ${dossier.metering.limitOf(key)} lookups a day${expiry}).\n`,
         );
         io.out(`Key: ${secret}\nThis is the only time the key is shown: store it now.\n`);
       }
       return 0;
     }
     if (subcommand === 'list') {
-      const all = await dossier.keys.list();
+      const all = await Promise.all((await dossier.keys.list()).map((key) => describe(key, dossier)));
       if (values.json) {
-        io.out(`${JSON.stringify(all.map((key) => describe(key, dossier)))}\n`);
+        io.out(`${JSON.stringify(all)}\n`);
       } else if (all.length === 0) {
         io.out('No keys yet. Create one with: dossier keys create --name NAME\n');
       } else {
         for (const key of all) {
-          const state = key.revokedAt ? `revoked ${key.revokedAt}` : 'active';
+          const state = key.status === 'revoked' ? `revoked ${key.revoked_at}` : key.status;
           io.out(
-            `${key.id}  ${key.name}  owner=${key.owner}  scopes=${key.scopes.join(',')}  daily_limit=${dossier.metering.limitOf(key)}  ${state}\n`,
+            `${key.id}  ${key.name}  owner=${key.owner}  scopes=${key.scopes.join(',')}  daily_limit=${key.daily_limit}  ${state}  ` +
+              `expires=${key.expires_at ?? 'never'}  used_today=${key.used_today}\n`,
           );
         }
       }
       return 0;
     }
-    const id = positionals[0];
-    if (id === undefined) throw new DossierValidationError({ id: ['Give the id of the key to revoke.'] });
-    const key = await dossier.keys.revoke(id);
-    io.out(values.json ? `${JSON.stringify(describe(key, dossier))}\n` : `Revoked key ${key.id} at ${key.revokedAt}.\n`);
+    if (subcommand === 'update') {
+      const changes: KeyChanges = {};
+      if (values.name !== undefined) changes.name = values.name;
+      if (values.scopes !== undefined) changes.scopes = scopesOf(values.scopes);
+      if (values['daily-limit'] !== undefined) changes.dailyLimit = limitOf(values['daily-limit']);
+      if (values.expires !== undefined) changes.expiresAt = values.expires === 'never' ? null : values.expires;
+      if (Object.keys(changes).length === 0) {
+        throw new DossierValidationError({ arguments: ['Give at least one of --name, --scopes, --daily-limit, --expires.'] });
+      }
+      const key = await describe(await dossier.keys.update(id!, changes), dossier);
+      io.out(values.json ? `${JSON.stringify(key)}\n` : `Updated key ${key.id}: ${summary(key)}.\n`);
+      return 0;
+    }
+    if (subcommand === 'roll') {
+      const grace = values.grace;
+      if (grace !== undefined && !/^\d{1,10}$/.test(grace)) {
+        throw new DossierValidationError({ grace_seconds: ['--grace must be a whole number of seconds.'] });
+      }
+      const seconds = grace === undefined ? 0 : Number(grace);
+      const { key, secret } = await dossier.keys.roll(id!, seconds);
+      if (values.json) {
+        io.out(`${JSON.stringify({ ...(await describe(key, dossier)), key: secret })}\n`);
+      } else {
+        const old = seconds === 0 ? 'The old secret no longer works.' : `The old secret keeps working for ${seconds} seconds.`;
+        io.out(`Rolled key ${key.id}. ${old}\nKey: ${secret}\nThis is the only time the key is shown: store it now.\n`);
+      }
+      return 0;
+    }
+    const key = await dossier.keys.revoke(id!);
+    io.out(values.json ? `${JSON.stringify(await describe(key, dossier))}\n` : `Revoked key ${key.id} at ${key.revokedAt}.\n`);
     return 0;
   } finally {
     await dossier.close();
   }
 }
 
-/** A key as the CLI prints it: snake_case, like the HTTP API. */
-function describe(key: ApiKey, dossier: Dossier): Record<string, unknown> {
+/** `--scopes a,b` as a list (the key store checks the names). */
+function scopesOf(text: string | undefined): Scope[] | undefined {
+  return text?.split(',').map((scope) => scope.trim()) as Scope[] | undefined;
+}
+
+/**
+ * `--daily-limit N` as a number, `default` as `null` (the configured default), absent as `undefined`.
+ * @throws DossierValidationError for anything else
+ */
+function limitOf(text: string | undefined): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'default') return null;
+  if (!/^\d{1,10}$/.test(text)) throw new DossierValidationError({ daily_limit: ['--daily-limit must be a whole number.'] });
+  return Number(text);
+}
+
+/** A key as the CLI prints it: the admin API's fields (CONTRACT.md §5), snake_case. */
+interface KeyLine {
+  id: string;
+  name: string;
+  owner: string;
+  scopes: Scope[];
+  daily_limit: number;
+  created_at: string;
+  revoked_at: string | null;
+  expires_at: string | null;
+  used_today: number;
+  status: KeyStatus;
+}
+
+async function describe(key: ApiKey, dossier: Dossier): Promise<KeyLine> {
+  const report = await dossier.metering.report(key);
   return {
     id: key.id,
     name: key.name,
@@ -134,27 +215,32 @@ function describe(key: ApiKey, dossier: Dossier): Record<string, unknown> {
     daily_limit: dossier.metering.limitOf(key),
     created_at: key.createdAt,
     revoked_at: key.revokedAt,
+    expires_at: key.expiresAt,
+    used_today: report.usedToday,
+    status: report.status,
   };
+}
+
+function summary(key: KeyLine): string {
+  return `name=${key.name} scopes=${key.scopes.join(',')} daily_limit=${key.daily_limit} expires=${key.expires_at ?? 'never'} ${key.status}`;
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const { createKoaApp, answerClientErrorsWithJson } = await loadKoaAdapter();
-  const logger = jsonLogger(io);
   const server = serverOptionsFromEnv(env);
-  const dossier = createDossier({ ...optionsFromEnv(env), logger });
-  const { geoipCity, geoipAsn } = dossier.options;
-  for (const [setting, path, label] of [
-    ['DOSSIER_GEOIP_CITY', geoipCity, 'City'],
-    ['DOSSIER_GEOIP_ASN', geoipAsn, 'ASN'],
-  ] as const) {
-    if (path === undefined) continue;
-    try {
-      await checkGeoipFile(path, label);
-    } catch (error) {
-      await dossier.close();
-      io.err(`dossier: ${setting} names "${path}", which is not a usable ${label} database: ${(error as Error).message}\n`);
-      return 1;
-    }
+  const options = optionsFromEnv(env);
+  const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
+  const dossier = createDossier({ ...options, logger });
+  try {
+    // Opens the stores and reads each GeoIP file once, before anyone can send a request.
+    await dossier.ready();
+  } catch (error) {
+    // A store that accepts connections but never answers never confirms its close either: it gets
+    // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
+    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
+    if (!(error instanceof DossierError)) throw error;
+    io.err(`dossier: ${error.message}\n`);
+    return 1;
   }
   const http = createKoaApp(dossier).listen(server.port, server.host);
   answerClientErrorsWithJson(http);
@@ -168,22 +254,56 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   }
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
-  io.out(`Dossier listening on http://${host}:${port} (store ${redact(dossier.options.store)})\n`);
-  const signal = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-  logger.info('shutting down', { signal: String(signal[0] ?? '') });
-  http.closeAllConnections();
-  await new Promise((resolve) => http.close(resolve));
-  await dossier.close();
+  const panel = dossier.options.adminToken === undefined ? '' : `Administration panel on http://${host}:${port}/admin\n`;
+  // One write, so that a reader of the first line has the second too.
+  io.out(`Dossier listening on http://${host}:${port} (store ${redact(dossier.options.store)})\n${panel}`);
+  logger.info('listening', { url: `http://${host}:${port}` });
+  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  const deadline = Date.now() + dossier.options.shutdownTimeoutMs;
+  logger.info('stopping', { signal: String(signal ?? '') });
+  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs, () =>
+    Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]),
+  );
+  // A store whose server froze may never confirm its close: it gets what is left of the deadline
+  // (at least a second), and the process exits anyway (see main.ts).
+  const closed = await Promise.race([
+    dossier.close().then(() => true),
+    sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
+  ]);
+  logger.info('stopped', { drained, stores_closed: closed });
   return 0;
+}
+
+/** The least time stores get to close at shutdown, even past the shutdown deadline. */
+const STORE_CLOSE_MIN_MS = 1000;
+
+/**
+ * Stops a server gracefully: it stops accepting connections at once, answers the requests in flight,
+ * and closes each connection as soon as it is idle. Connections still busy after `timeoutMs` (or at a
+ * second signal) are cut. Resolves true when every request in flight finished.
+ */
+async function stopServing(http: Server, timeoutMs: number, secondSignal: () => Promise<unknown>): Promise<boolean> {
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  // close() closes the connections idle now; these close those that become idle while draining.
+  const sweeper = setInterval(() => http.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    const drained = await Promise.race([closed.then(() => true), late, secondSignal().then(() => false as const)]);
+    if (!drained) {
+      http.closeAllConnections();
+      await closed;
+    }
+    return drained;
+  } finally {
+    clearInterval(sweeper);
+    clearTimeout(timer);
+  }
 }
 
 /** Hides a password in a store URL. */
 function redact(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-}
-
-function jsonLogger(io: CliOutput): Logger {
-  const write = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    io.err(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
-  return { info: write('info'), warn: write('warn'), error: write('error') };
 }

@@ -1,13 +1,17 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
+import { addAdminRoutes } from './admin/index.js';
 import { addBatchRoutes } from './batch-routes.js';
 import { addDocumentRoutes } from './document-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
+import { createMetrics } from './metrics.js';
+import { createOpsRouter } from './ops-routes.js';
+import { requestMiddleware } from './request-middleware.js';
 
 /**
- * A router with every route of both interfaces, for mounting in an existing Koa app. Mount it after
+ * A router with every route of both interfaces and the administration panel (on only with `adminToken`), for mounting in an existing Koa app. Mount it after
  * {@link errorMiddleware} (or your own) so that failures get Dossier's JSON error bodies.
  */
 export function createDossierRouter(dossier: Dossier): Router {
@@ -15,18 +19,25 @@ export function createDossierRouter(dossier: Dossier): Router {
   addLookupRoutes(router, dossier);
   addBatchRoutes(router, dossier);
   addDocumentRoutes(router, dossier);
+  addAdminRoutes(router, dossier);
   return router;
 }
 
 /**
- * A Koa app serving Dossier: JSON errors (404 for unknown paths, 500 without a stack), the lookups'
- * fast path, then the routes.
+ * A Koa app serving Dossier: request ids, one log line per request and metrics (with an admin token),
+ * JSON errors (404 for unknown paths, 500 without a stack), the lookups' fast path, then the routes and
+ * the server's own (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs`).
  */
 export function createKoaApp(dossier: Dossier): Koa {
   const app = new Koa();
   const router = createDossierRouter(dossier);
+  const metrics = dossier.options.adminToken === undefined ? undefined : createMetrics();
+  if (metrics !== undefined) dossier.observe(metrics.observer);
+  const ops = createOpsRouter(dossier, metrics);
+  app.use(requestMiddleware(dossier.options.logger, metrics));
   app.use(errorMiddleware(dossier.options.logger));
   app.use(lookupFastPath(dossier));
+  app.use(ops.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

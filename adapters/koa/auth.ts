@@ -1,6 +1,8 @@
 import type { Context } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
 import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
+import { requireScope } from '../../lib/keys/key-rules.js';
+import { noteKeyId } from './request-context.js';
 
 /**
  * The secret of the request's `Authorization: Bearer` header: `null` without such a header, `''` when
@@ -12,11 +14,15 @@ export function bearerSecret(ctx: Context): string | null {
 }
 
 /**
- * Finds the working key of the request's bearer header, which must hold `scope` when given.
+ * Finds the working key of the request's bearer header, which must hold `scope` when given, and names
+ * it (its id) in the request's log lines.
  * @throws DossierError `ERR_AUTH_MISSING_KEY` without a bearer header, `ERR_AUTH_INVALID_KEY` for an
  *   unknown, expired or revoked key, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE` when the key
  *   store is down.
  */
-export function authenticate(ctx: Context, dossier: Dossier, scope?: Scope): Promise<ApiKey> {
-  return dossier.metering.authenticate(bearerSecret(ctx), scope);
+export async function authenticate(ctx: Context, dossier: Dossier, scope?: Scope): Promise<ApiKey> {
+  const key = await dossier.metering.authenticate(bearerSecret(ctx));
+  noteKeyId(key.id);
+  if (scope !== undefined) requireScope(key, scope);
+  return key;
 }

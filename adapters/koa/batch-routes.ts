@@ -6,7 +6,7 @@ import type { BatchItemOutcome } from '../../lib/quota/batch.js';
 import { bearerSecret } from './auth.js';
 import { MAX_BODY_BYTES } from './document-routes.js';
 import { HTTP_ERRORS } from './error-map.js';
-import { setQuotaHeaders } from './lookup-routes.js';
+import { setQuotaHeaders, settleMetered } from './lookup-routes.js';
 
 /** The media type of a streamed batch: one JSON item a line. */
 const NDJSON = 'application/x-ndjson';
@@ -20,10 +20,7 @@ export function addBatchRoutes(router: Router, dossier: Dossier): void {
   router.post('/api/batch', async (ctx) => {
     const lines = ctx.accepts('application/json', NDJSON) === NDJSON ? new NdjsonLines(ctx.res) : null;
     const onItem = lines ? (index: number, item: BatchItemOutcome) => lines.write({ index, ...itemBody(item) }) : undefined;
-    const outcome = await dossier.metering.batch(bearerSecret(ctx), () => readText(ctx), { onItem });
-    const now = (): number => dossier.options.clock.now();
-    if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, now());
-    if (!outcome.ok) throw outcome.error;
+    const run = settleMetered(ctx, dossier, await dossier.metering.batch(bearerSecret(ctx), () => readText(ctx), { onItem }));
     if (lines !== null) {
       // The head goes now, with the quota as the batch took it; the lines follow as the items finish,
       // and the request lasts until the last one (for the request log and a graceful shutdown).
@@ -31,7 +28,7 @@ export function addBatchRoutes(router: Router, dossier: Dossier): void {
       ctx.respond = false;
       lines.open();
       try {
-        await outcome.value.done;
+        await run.done;
         lines.end();
       } catch (error) {
         dossier.options.logger.error('unexpected error', {
@@ -43,8 +40,8 @@ export function addBatchRoutes(router: Router, dossier: Dossier): void {
       }
       return;
     }
-    const { items, quota } = await outcome.value.done;
-    if (quota !== null) setQuotaHeaders(ctx, quota, now());
+    const { items, quota } = await run.done;
+    if (quota !== null) setQuotaHeaders(ctx, quota, dossier.options.clock.now());
     ctx.body = { status: 'success', data: items.map(itemBody), cached: false };
   });
 }

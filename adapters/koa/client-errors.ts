@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { isDocumentPath } from './error-middleware.js';
 
 /**
@@ -24,6 +25,7 @@ export function answerClientErrorsWithJson(server: Server): void {
     const body = JSON.stringify(isDocumentPath(path) ? { message, status } : { status: 'error', code: 'bad_request', message });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

@@ -7,6 +7,7 @@ import type { DocumentPage } from '../../lib/ports/document-service.js';
 import type { ApiKey } from '../../lib/ports/key-store.js';
 import { authenticate } from './auth.js';
 import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
+import type { DocumentList } from './schemas/shapes.js';
 
 /** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -115,7 +116,7 @@ function unreadableBody(): DossierValidationError {
 }
 
 /** The Laravel-shaped envelope of a page, with absolute links that carry the filters. */
-function listBody(page: DocumentPage, path: string): Record<string, unknown> {
+function listBody(page: DocumentPage, path: string): DocumentList {
   const link = (pageNumber: number): string => {
     const params = new URLSearchParams();
     for (const name of LINK_ORDER) {

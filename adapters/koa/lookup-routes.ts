@@ -3,7 +3,9 @@ import type { Context } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
 import { LOOKUP_KINDS, type LookupKind } from '../../lib/ports/lookup-service.js';
 import type { QuotaState } from '../../lib/ports/quota-store.js';
+import type { Metered } from '../../lib/quota/metering.js';
 import { bearerSecret } from './auth.js';
+import { noteKeyId } from './request-context.js';
 
 /** The query parameter of each lookup. */
 const PARAMETERS: Record<LookupKind, string> = { dns: 'domain', whois: 'domain', ip: 'ip', ssl: 'domain' };
@@ -26,19 +28,15 @@ function lookupHandler(dossier: Dossier, kind: LookupKind): (ctx: Context) => Pr
   return async (ctx) => {
     const fresh = isFresh(queryParameter(ctx, 'fresh'));
     const outcome = await dossier.metering.lookup(bearerSecret(ctx), kind, queryParameter(ctx, PARAMETERS[kind]), { fresh });
-    if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, dossier.options.clock.now());
-    if (!outcome.ok) throw outcome.error;
-    ctx.body = { status: 'success', data: outcome.value.data, cached: outcome.value.cached };
+    const { data, cached } = settleMetered(ctx, dossier, outcome);
+    ctx.body = { status: 'success', data, cached };
   };
 }
 
 /** `GET /api/usage` (CONTRACT.md §6): what the key has used, without counting. */
 function usageHandler(dossier: Dossier): (ctx: Context) => Promise<void> {
   return async (ctx) => {
-    const outcome = await dossier.metering.usage(bearerSecret(ctx));
-    if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, dossier.options.clock.now());
-    if (!outcome.ok) throw outcome.error;
-    const usage = outcome.value;
+    const usage = settleMetered(ctx, dossier, await dossier.metering.usage(bearerSecret(ctx)));
     ctx.body = {
       status: 'success',
       data: {
@@ -52,6 +50,17 @@ function usageHandler(dossier: Dossier): (ctx: Context) => Promise<void> {
       cached: false,
     };
   };
+}
+
+/**
+ * What every metered answer carries, error or not: the quota headers, and the key's id in the request's
+ * log lines. Then the value, or the outcome's error thrown for the error middleware.
+ */
+export function settleMetered<T>(ctx: Context, dossier: Dossier, outcome: Metered<T>): T {
+  if (outcome.key !== null) noteKeyId(outcome.key.id);
+  if (outcome.quota !== null) setQuotaHeaders(ctx, outcome.quota, dossier.options.clock.now());
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
 }
 
 /** `fresh=1` (or `true`) asks past the cache (CONTRACT.md §8); anything else does not. */

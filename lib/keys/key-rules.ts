@@ -1,64 +1,91 @@
-import { DossierValidationError } from '../errors.js';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { DossierError, DossierValidationError } from '../errors.js';
 import type { ApiKey, KeyStatus, Scope } from '../ports/key-store.js';
+import { compiledSchema } from '../schemas/ajv.js';
+import {
+  type AdminKeyCreate,
+  AdminUsageQuery,
+  EXPIRY_DATE,
+  EXPIRY_INSTANT,
+  GraceSeconds,
+  KEY_DAILY_LIMIT_MAX,
+  KEY_NAME_MAX,
+  KEY_SCOPES,
+  KeyDailyLimit,
+  KeyExpiry,
+  KeyName,
+  KeyOwner,
+  KeyScopes,
+  MAX_GRACE_SECONDS,
+} from '../schemas/keys.js';
 
 /** All scopes, in the order they are listed; a new key has all of them unless told otherwise. */
-export const SCOPES: readonly Scope[] = ['lookup', 'documents'];
+export const SCOPES: readonly Scope[] = KEY_SCOPES;
 
-/** The longest grace period of a roll: 30 days. */
-export const MAX_GRACE_SECONDS = 30 * 86_400;
+export { MAX_GRACE_SECONDS } from '../schemas/keys.js';
+
+// Each rule below is its field's schema in lib/schemas/keys.ts (the one the admin API's document shows),
+// checked by ajv; the sentences are the key store's own, and what JSON Schema cannot say is written here.
+
+/** True when `value` is what `schema` describes. */
+function fits(schema: TSchema, value: unknown): boolean {
+  return compiledSchema(schema)(value);
+}
 
 /**
- * A key's name: 1 to 128 printable characters.
+ * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever).
  * @throws DossierValidationError on `name`
  */
 export function checkName(name: unknown): string {
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 128 || /[\u0000-\u001f\u007f]/.test(name)) {
+  if (!fits(KeyName, name) || (name as string).length > KEY_NAME_MAX) {
     throw new DossierValidationError({ name: ['The name must be 1 to 128 printable characters.'] });
   }
-  return name;
+  return name as string;
 }
 
 /**
- * A key's owner: 1 to 128 letters, digits or `. _ @ -`.
+ * A key's owner: {@link KeyOwner}, 1 to 128 letters, digits or `. _ @ -`.
  * @throws DossierValidationError on `owner`
  */
 export function checkOwner(owner: unknown): string {
-  if (typeof owner !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(owner)) {
+  if (!fits(KeyOwner, owner)) {
     throw new DossierValidationError({ owner: ['The owner must be 1 to 128 letters, digits or . _ @ -.'] });
   }
-  return owner;
+  return owner as string;
 }
 
 /**
- * One or more known scopes, each once.
+ * {@link KeyScopes}: one or more known scopes; one given twice counts once.
  * @throws DossierValidationError on `scopes`
  */
 export function checkScopes(scopes: unknown): Scope[] {
-  const valid = Array.isArray(scopes) && scopes.length > 0 && scopes.every((scope) => SCOPES.includes(scope as Scope));
-  if (!valid) throw new DossierValidationError({ scopes: [`The scopes must be one or more of ${SCOPES.join(', ')}.`] });
+  if (!fits(KeyScopes, scopes)) {
+    throw new DossierValidationError({ scopes: [`The scopes must be one or more of ${SCOPES.join(', ')}.`] });
+  }
   return [...new Set(scopes as Scope[])];
 }
 
 /**
- * A daily limit from 1 to 10⁹, or `null` for the configured default.
+ * {@link KeyDailyLimit}: a daily limit from 1 to 10⁹, or `null` for the configured default.
  * @throws DossierValidationError on `daily_limit`
  */
 export function checkLimit(limit: unknown): number | null {
-  if (limit === null) return null;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1_000_000_000) {
-    throw new DossierValidationError({ daily_limit: ['The daily limit must be a whole number from 1 to 1000000000.'] });
+  if (!fits(KeyDailyLimit, limit)) {
+    throw new DossierValidationError({
+      daily_limit: [`The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`],
+    });
   }
-  return limit;
+  return limit as number | null;
 }
 
 /**
- * An expiry: `null` for never, else a `YYYY-MM-DD` date (midnight UTC) or an ISO 8601 instant with
- * its offset, after `now`; returned as an ISO 8601 UTC instant.
+ * {@link KeyExpiry}: `null` for never, else a `YYYY-MM-DD` date (midnight UTC) or an ISO 8601 instant
+ * with its offset, that exists in the calendar and is after `now`; returned as an ISO 8601 UTC instant.
  * @throws DossierValidationError on `expires_at`
  */
 export function checkExpiry(expiresAt: unknown, now: number): string | null {
   if (expiresAt === null) return null;
-  const instant = typeof expiresAt === 'string' ? parseInstant(expiresAt) : undefined;
+  const instant = fits(KeyExpiry, expiresAt) ? parseInstant(expiresAt as string) : undefined;
   if (instant === undefined) {
     throw new DossierValidationError({
       expires_at: ['The expiry must be a date (YYYY-MM-DD) or an ISO 8601 instant such as 2030-01-31T12:00:00Z.'],
@@ -69,24 +96,83 @@ export function checkExpiry(expiresAt: unknown, now: number): string | null {
 }
 
 /**
- * A roll's grace period: whole seconds from 0 to 30 days.
+ * {@link GraceSeconds}: a roll's grace period, whole seconds from 0 to 30 days.
  * @throws DossierValidationError on `grace_seconds`
  */
 export function checkGraceSeconds(seconds: unknown): number {
-  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > MAX_GRACE_SECONDS) {
+  if (!fits(GraceSeconds, seconds)) {
     throw new DossierValidationError({
       grace_seconds: [`The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`],
     });
   }
-  return seconds;
+  return seconds as number;
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** The rule of each field of a key body, by its name in the schemas. */
+const FIELD_RULES: Readonly<Record<string, (value: unknown, now: number) => unknown>> = {
+  name: checkName,
+  owner: checkOwner,
+  scopes: checkScopes,
+  daily_limit: checkLimit,
+  expires_at: checkExpiry,
+  grace_seconds: checkGraceSeconds,
+};
 
-/** Milliseconds of a strict ISO 8601 date or instant (no calendar rollover: 2030-02-30 is refused). */
+/**
+ * Checks a key body (the admin API's {@link AdminKeyCreate}, `AdminKeyUpdate` or `AdminKeyRoll`): the
+ * fields it takes are the schema's, a required one is always checked, an optional one when sent (and
+ * not `null`, for those in `nullIsAbsent`), each with its rule above; a field the schema does not name
+ * is refused. Every failure is reported at once, so that a client sees all its mistakes in one answer.
+ * @throws DossierValidationError with every failing field, in the schema's order, then the unknown ones
+ */
+export function checkKeyBody(
+  schema: TObject,
+  body: Record<string, unknown>,
+  now: number,
+  nullIsAbsent: readonly string[] = [],
+): void {
+  const fields = Object.keys(schema.properties);
+  const required = new Set(schema.required ?? []);
+  const errors: Record<string, string[]> = {};
+  for (const field of fields) {
+    const value = Object.hasOwn(body, field) ? body[field] : undefined;
+    if (!required.has(field) && (value === undefined || (value === null && nullIsAbsent.includes(field)))) continue;
+    const rule = FIELD_RULES[field];
+    if (rule === undefined) throw new Error(`No rule for the key field "${field}".`);
+    try {
+      rule(value, now);
+    } catch (error) {
+      if (!(error instanceof DossierValidationError)) throw error;
+      Object.assign(errors, error.errors);
+    }
+  }
+  const takes = `Unknown field; this request takes ${fields.join(', ') || 'no field'}.`;
+  for (const field of Object.keys(body)) if (!fields.includes(field)) errors[field] = [takes];
+  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
+}
+
+const USAGE_DAYS = AdminUsageQuery.properties.days;
+
+/**
+ * `?days=N` of a key's usage (every value the query string holds for it): {@link AdminUsageQuery}'s
+ * bounds and default; the number written with one to three digits.
+ * @throws DossierValidationError on `days`
+ */
+export function checkUsageDays(values: readonly string[]): number {
+  if (values.length === 0) return USAGE_DAYS.default as number;
+  const [value] = values;
+  const days = values.length === 1 && value !== undefined && /^\d{1,3}$/.test(value) ? Number(value) : undefined;
+  if (!fits(USAGE_DAYS, days)) {
+    throw new DossierValidationError({
+      days: [`days must be one whole number from ${USAGE_DAYS.minimum} to ${USAGE_DAYS.maximum}.`],
+    });
+  }
+  return days as number;
+}
+
+/** Milliseconds of a date or instant the schema took, when it exists (no rollover: 2030-02-30 is refused). */
 function parseInstant(text: string): number | undefined {
-  const match = DATE.exec(text) ?? INSTANT.exec(text);
+  const match = EXPIRY_DATE.exec(text) ?? EXPIRY_INSTANT.exec(text);
   if (match === null) return undefined;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const calendar = new Date(Date.UTC(year, month - 1, day));
@@ -105,4 +191,14 @@ export function keyStatusAt(key: ApiKey, now: number): KeyStatus {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';
   return 'active';
+}
+
+/**
+ * Refuses a key without `scope`.
+ * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
+ */
+export function requireScope(key: ApiKey, scope: Scope): void {
+  if (!key.scopes.includes(scope)) {
+    throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
+  }
 }

@@ -31,6 +31,42 @@ export interface DnsData {
     expire: number;
     minttl: number;
   } | null;
+  /** The name's CAA records (RFC 8659), `critical` being the issuer-critical flag. */
+  CAA: CaaRecord[];
+  /** Whether the name's zone is signed, and whether the resolver validated the answer. */
+  dnssec: DnssecStatus;
+  /** SPF and DMARC, read from the TXT records of the name and of `_dmarc.<name>`. */
+  mail: MailPolicy;
+}
+
+/** One CAA record of `GET /api/dns`. */
+export interface CaaRecord {
+  critical: boolean;
+  tag: string;
+  value: string;
+}
+
+/** `dnssec` of `GET /api/dns`. */
+export interface DnssecStatus {
+  /** The zone publishes DNSKEY records and its parent a DS for it (both asked for). */
+  signed: boolean;
+  /** The resolver set the AD flag on its answer; `null` when the resolver does not validate. */
+  validated: boolean | null;
+}
+
+/** `mail` of `GET /api/dns`. */
+export interface MailPolicy {
+  /** The one `v=spf1` TXT record of the name; `null` when it has none or several. */
+  spf: string | null;
+  /** The one `v=DMARC1` TXT record of `_dmarc.<name>`; `null` when it has none or several. */
+  dmarc: DmarcPolicy | null;
+}
+
+/** The DMARC record of a name and its policy. */
+export interface DmarcPolicy {
+  /** `none`, `quarantine` or `reject`; `null` when the record names none usable. */
+  policy: string | null;
+  record: string;
 }
 
 /** `GET /api/whois` data. */

@@ -1,16 +1,11 @@
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
-import { LOOKUP_KINDS, type LookupKind } from '../ports/lookup-service.js';
+import type { LookupKind } from '../ports/lookup-service.js';
+import { compiledSchema, plainSchema } from '../schemas/ajv.js';
+import { BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
 
-/** The most items one batch may hold (CONTRACT.md §8). */
-export const BATCH_MAX_ITEMS = 100;
-
-/** The field that carries each kind's query in a batch item, as the single lookups name their parameter. */
-export const BATCH_QUERY_FIELDS: Record<LookupKind, 'domain' | 'ip'> = {
-  dns: 'domain',
-  whois: 'domain',
-  ip: 'ip',
-  ssl: 'domain',
-};
+// The rules live in the schema (lib/schemas/batch.ts), which the OpenAPI document shows too.
+export { BATCH_MAX_ITEMS, BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
 
 /** One item of a batch, its shape checked (its query is checked when it is looked up). */
 export interface BatchItemRequest {
@@ -21,45 +16,82 @@ export interface BatchItemRequest {
   fresh: boolean;
 }
 
+/** A schema as plain JSON. */
+type Json = Record<string, any>;
+
+const LOOKUPS = (plainSchema(BatchRequest).properties as Json).lookups as Json;
+/** The alternatives of an item, one per kind, as the schema declares them. */
+const ITEMS = LOOKUPS.items.anyOf as Json[];
+const KINDS = ITEMS.map((branch) => String(branch.properties.type.const));
+const ITEM_EXAMPLE = '{"type":"dns","domain":"example.com"}';
+
 /**
  * Reads a batch request, `{"lookups":[{"type":"dns"|"whois"|"ssl","domain":"…"} | {"type":"ip","ip":"…"}, …]}`
- * with an optional `"fresh": true` on each item, from its JSON text or from the parsed value. Only the
- * shape is checked here: a domain or address that is a string but not a valid one is that item's own
- * error later, as a single lookup would answer it.
- * @throws DossierError `ERR_BATCH_INVALID`, whose message names the item at fault: a body that is not
- *   JSON, no `lookups` array, none or more than {@link BATCH_MAX_ITEMS} items, an item that is not an
- *   object, an unknown `type`, a missing or non-string query, a non-boolean `fresh`. Other fields are ignored.
+ * with an optional `"fresh": true` on each item, from its JSON text or from the parsed value, and checks
+ * it against {@link BatchRequest}. Only the shape is checked here: a domain or address that is a string
+ * but not a valid one is that item's own error later, as a single lookup would answer it.
+ * @throws DossierError `ERR_BATCH_INVALID`, whose message names the first thing at fault (the body,
+ *   then `lookups`, then the first item at fault): a body that is not JSON, no `lookups` array, none or
+ *   more than {@link BATCH_MAX_ITEMS} items, an item that is not an object, an unknown `type`, a missing or
+ *   non-string query, a non-boolean `fresh`. Other fields are ignored.
  */
 export function parseBatchRequest(input: unknown): BatchItemRequest[] {
   const body = typeof input === 'string' ? parseJson(input) : input;
-  if (!isPlainObject(body)) throw invalid('The body must be a JSON object: {"lookups":[…]}.');
-  const { lookups } = body;
-  if (!Array.isArray(lookups)) throw invalid('The body must hold "lookups", an array of 1 to 100 items.');
-  if (lookups.length === 0) throw invalid('"lookups" is empty; send 1 to 100 items.');
-  if (lookups.length > BATCH_MAX_ITEMS) {
-    throw invalid(
-      `"lookups" has ${lookups.length} items: lookups[${BATCH_MAX_ITEMS}] and after are past the limit of ${BATCH_MAX_ITEMS}.`,
-    );
-  }
-  return lookups.map((item: unknown, index) => parseItem(item, index));
+  const validate = compiledSchema(BatchRequest);
+  if (!validate(body)) throw invalid(firstProblem(body as Json, validate.errors ?? []));
+  return (body as BatchRequest).lookups.map((item) => {
+    const kind = item.type as LookupKind;
+    return { kind, query: item[BATCH_QUERY_FIELDS[kind]] as string, fresh: (item.fresh as boolean | undefined) ?? false };
+  });
 }
 
-function parseItem(item: unknown, index: number): BatchItemRequest {
-  const name = `lookups[${index}]`;
-  if (!isPlainObject(item)) throw invalid(`${name} must be an object such as {"type":"dns","domain":"example.com"}.`);
-  const { type } = item;
-  if (type === undefined) throw invalid(`${name} has no "type"; use one of ${LOOKUP_KINDS.join(', ')}.`);
-  if (typeof type !== 'string' || !(LOOKUP_KINDS as readonly string[]).includes(type)) {
-    throw invalid(`${name}.type ${JSON.stringify(type)} is not one of ${LOOKUP_KINDS.join(', ')}.`);
+/**
+ * The sentence for what ajv found, the first problem in reading order: the body, then `lookups` and
+ * its bounds (read from the schema), then the first item at fault, judged against its own kind's
+ * alternative (the one its `type` names, as a discriminator would).
+ */
+function firstProblem(body: Json, errors: ErrorObject[]): string {
+  const range = `${LOOKUPS.minItems} to ${LOOKUPS.maxItems}`;
+  const at = (path: string, keyword: string) => errors.some((e) => e.instancePath === path && e.keyword === keyword);
+  if (at('', 'type')) return 'The body must be a JSON object: {"lookups":[…]}.';
+  if (at('', 'required') || at('/lookups', 'type')) return `The body must hold "lookups", an array of ${range} items.`;
+  if (at('/lookups', 'minItems')) return `"lookups" is empty; send ${range} items.`;
+  const lookups = body.lookups as unknown[];
+  if (at('/lookups', 'maxItems')) {
+    const max = String(LOOKUPS.maxItems);
+    return `"lookups" has ${lookups.length} items: lookups[${max}] and after are past the limit of ${max}.`;
   }
-  const kind = type as LookupKind;
-  const field = BATCH_QUERY_FIELDS[kind];
-  const query = item[field];
-  if (query === undefined) throw invalid(`${name} (type ${kind}) has no "${field}".`);
-  if (typeof query !== 'string') throw invalid(`${name}.${field} must be a string.`);
-  const { fresh = false } = item;
-  if (typeof fresh !== 'boolean') throw invalid(`${name}.fresh must be true or false.`);
-  return { kind, query, fresh };
+  const faulty = errors
+    .map((e) => /^\/lookups\/(\d+)/.exec(e.instancePath)?.[1])
+    .filter((index): index is string => index !== undefined)
+    .map(Number);
+  const index = Math.min(...faulty);
+  return itemProblem(lookups[index], `lookups[${index}]`);
+}
+
+/** What is wrong with one item, against the alternative of its kind. */
+function itemProblem(item: unknown, name: string): string {
+  const kinds = KINDS.join(', ');
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return `${name} must be an object such as ${ITEM_EXAMPLE}.`;
+  }
+  const { type } = item as Json;
+  if (type === undefined) return `${name} has no "type"; use one of ${kinds}.`;
+  const at = ITEMS.findIndex((candidate) => candidate.properties.type.const === type);
+  if (at === -1) return `${name}.type ${JSON.stringify(type)} is not one of ${kinds}.`;
+  const branch = ITEMS[at]!;
+  const validate = compiledSchema(BatchRequest.properties.lookups.items.anyOf[at]!);
+  validate(item);
+  const errors = validate.errors ?? [];
+  const missing = errors.find((e) => e.keyword === 'required');
+  if (missing !== undefined) return `${name} (type ${String(type)}) has no "${String(missing.params.missingProperty)}".`;
+  for (const field of Object.keys(branch.properties as Json)) {
+    const error = errors.find((e) => e.instancePath === `/${field}` && e.keyword === 'type');
+    if (error !== undefined) {
+      return `${name}.${field} must be ${error.params.type === 'boolean' ? 'true or false' : `a ${String(error.params.type)}`}.`;
+    }
+  }
+  return `${name} is invalid.`;
 }
 
 function parseJson(text: string): unknown {
@@ -69,10 +101,6 @@ function parseJson(text: string): unknown {
   } catch {
     throw invalid('The body is not valid JSON; send {"lookups":[…]}.');
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalid(message: string): DossierError {

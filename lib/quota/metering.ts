@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
-import { keyStatusAt } from '../keys/key-rules.js';
+import { keyStatusAt, requireScope } from '../keys/key-rules.js';
 import type { Admission, AdmissionStore } from '../ports/admission-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
@@ -137,7 +137,13 @@ export class Metering {
     }
     if (admission.status === 'invalid') return failure(invalidKey(), null, null);
     let { key, quota } = admission;
-    if (admission.status === 'no-scope') return failure(scopeError('lookup'), key, quota);
+    if (admission.status === 'no-scope') {
+      try {
+        requireScope(key, 'lookup');
+      } catch (error) {
+        return failure(error, key, quota);
+      }
+    }
     if (admission.status === 'exceeded') return failure(this.quotaExceeded(quota), key, quota);
     try {
       return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
@@ -201,7 +207,8 @@ export class Metering {
       const quota = await this.quotas.peek(key.id, limit);
       requireScope(key, 'lookup');
       const history = await this.quotas.history(key.id, USAGE_HISTORY_DAYS);
-      const usedToday = limit - quota.remaining;
+      // Today's counted lookups, not limit - remaining: a limit lowered below what was used must not hide it.
+      const usedToday = history.at(-1)?.total ?? limit - quota.remaining;
       const value = { keyId: key.id, dailyLimit: limit, usedToday, remaining: quota.remaining, resetAt: quota.resetAt, history };
       return { ok: true, value, key, quota };
     } catch (error) {
@@ -246,18 +253,6 @@ export class Metering {
       throw peekError;
     }
   }
-}
-
-/**
- * Refuses a key without `scope`.
- * @throws DossierError `ERR_AUTH_INSUFFICIENT_SCOPE`
- */
-export function requireScope(key: ApiKey, scope: Scope): void {
-  if (!key.scopes.includes(scope)) throw scopeError(scope);
-}
-
-function scopeError(scope: Scope): DossierError {
-  return new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
 }
 
 function invalidKey(): DossierError {

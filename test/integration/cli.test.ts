@@ -11,6 +11,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { once } from 'node:events';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,7 +94,18 @@ describe('the dossier command', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
-      const described = ['id', 'name', 'owner', 'scopes', 'daily_limit', 'created_at', 'revoked_at'];
+      const described = [
+        'id',
+        'name',
+        'owner',
+        'scopes',
+        'daily_limit',
+        'created_at',
+        'revoked_at',
+        'expires_at',
+        'used_today',
+        'status',
+      ];
       const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
       const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
       expect(Object.keys(entry!)).to.deep.equal(described);
@@ -160,6 +173,24 @@ describe('the dossier command', () => {
       await new Promise((resolve) => child.once('exit', resolve));
     } finally {
       rmSync(fixtures.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops with a message, not a hang, when the store accepts connections but never answers', async function () {
+    // dossier.ready() waits 5 s for the store; closing a store that never answers must not wait for ever.
+    this.timeout(20_000);
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket)).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const run = await dossier(['serve'], { ...env, PORT: '0', DOSSIER_STORE: `redis://127.0.0.1:${port}` });
+      expect(run.code).to.equal(1);
+      expect(run.stderr).to.include('did not answer');
+      expect(run.stdout).to.not.include('listening');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
     }
   });
 

@@ -131,6 +131,18 @@ describe('interface A over HTTP: keys, scopes, quota and errors', () => {
     expect(documentsOnly.status).to.equal(403);
   });
 
+  it('reports in /api/usage what the key really used today, also after its limit was lowered below it', async () => {
+    const key = await server.key({ dailyLimit: 3 });
+    await server.get('/api/dns?domain=example.test', key);
+    await server.get('/api/dns?domain=example.test', key);
+    const [listed] = (await server.dossier.keys.list()).slice(-1);
+    await server.dossier.keys.update(listed!.id, { dailyLimit: 1 });
+    const { data } = (await body(await server.get('/api/usage', key))) as { data: Record<string, unknown> };
+    const history = data.history as { total: number }[];
+    expect(data).to.include({ daily_limit: 1, used_today: 2, remaining: 0 });
+    expect(history[29]!.total).to.equal(2);
+  });
+
   it('answers 403 insufficient_scope for a documents-only key, and does not count it', async () => {
     const key = await server.key({ scopes: ['documents'], dailyLimit: 10 });
     const response = await server.get('/api/dns?domain=example.test', key);

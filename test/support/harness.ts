@@ -4,6 +4,7 @@ import { answerClientErrorsWithJson } from '../../adapters/koa/client-errors.js'
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
 import type { NewKey } from '../../lib/ports/key-store.js';
+import { checkAgainstDocument } from './openapi-check.js';
 
 /** A Dossier served over HTTP on a free loopback port, for black-box tests. */
 export interface TestServer {
@@ -12,7 +13,10 @@ export interface TestServer {
   url: string;
   /** Creates a key and returns its plaintext secret. */
   key(input?: Partial<NewKey>): Promise<string>;
-  /** `fetch` against the server with an optional bearer key. */
+  /**
+   * `fetch` against the server with an optional bearer key. Every answer is checked against the OpenAPI
+   * document (status, declared headers, body): one that does not match rejects, failing the test.
+   */
   get(path: string, key?: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
@@ -35,10 +39,12 @@ export async function startTestServer(options: DossierOptions = {}): Promise<Tes
     async key(input = {}) {
       return (await dossier.keys.create({ name: 'test', ...input })).secret;
     },
-    get(path, key, init = {}) {
+    async get(path, key, init = {}) {
       const headers = new Headers(init.headers);
       if (key !== undefined) headers.set('Authorization', `Bearer ${key}`);
-      return fetch(url + path, { ...init, headers, redirect: 'manual' });
+      const response = await fetch(url + path, { ...init, headers, redirect: 'manual' });
+      await checkAgainstDocument((init.method ?? 'GET').toUpperCase(), url + path, response);
+      return response;
     },
     async close() {
       server.closeAllConnections();

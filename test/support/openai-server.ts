@@ -25,6 +25,8 @@ export type CompletionBehaviour =
   | { kind: 'no-choices' }
   /** 200 with a JSON body of `bytes` bytes. */
   | { kind: 'huge'; bytes: number }
+  /** A slow generator: answers `text` only once `gate` resolves (the test decides when). */
+  | { kind: 'gated'; text: string; gate: Promise<void> }
   /** 200 `text/event-stream` when the request asks for `"stream": true`; see {@link StreamBehaviour}. */
   | StreamBehaviour;
 
@@ -152,6 +154,16 @@ async function handle(state: TestOpenAiServer, request: IncomingMessage, respons
       return;
     case 'no-choices':
       send(response, 200, { id: 'chatcmpl-test', object: 'chat.completion', choices: [] });
+      return;
+    case 'gated':
+      await behaviour.gate;
+      send(response, 200, {
+        id: 'chatcmpl-test',
+        object: 'chat.completion',
+        created: 0,
+        model: (body as { model?: unknown }).model ?? 'unknown',
+        choices: [{ index: 0, message: { role: 'assistant', content: behaviour.text }, finish_reason: 'stop' }],
+      });
       return;
     case 'huge':
       response.writeHead(200, { 'Content-Type': 'application/json' });

@@ -1,9 +1,13 @@
 import { DossierError } from '../../errors.js';
+import type { DnsMessageClient } from '../../ports/dns-message-client.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { DnsData, Lookup } from '../../ports/lookup-service.js';
 import { onAbort } from '../net/abort.js';
 import { parseDomainName } from '../net/domain-name.js';
 import { canonicalIpText } from '../net/ip-address.js';
+import { caaRecords } from './caa.js';
+import { dnssecStatus } from './dnssec.js';
+import { mailPolicy } from './mail-policy.js';
 
 /** How long DNS answers are cached: the records' smallest TTL, within these bounds. */
 export const DNS_CACHE_BOUNDS = { minSeconds: 60, maxSeconds: 3600 } as const;
@@ -11,12 +15,21 @@ export const DNS_CACHE_BOUNDS = { minSeconds: 60, maxSeconds: 3600 } as const;
 /** Codes of `node:dns` that mean "no such record", not a failure. */
 const NO_DATA = new Set(['ENODATA', 'ENOTFOUND']);
 
-/** `GET /api/dns`: A, AAAA, MX, NS, TXT, CNAME and SOA, asked in parallel. */
+/**
+ * `GET /api/dns`: A, AAAA, MX, NS, TXT, CNAME and SOA through the resolver, and CAA, DNSSEC and the
+ * DMARC record through the message client (which reads what `node:dns` cannot), all in parallel.
+ */
 export class DnsLookup implements Lookup<'dns'> {
   readonly kind = 'dns' as const;
 
-  /** @param createResolver gives a fresh resolver per lookup, so a deadline cancels only its own queries. */
-  constructor(private readonly createResolver: () => DnsResolver) {}
+  /**
+   * @param createResolver gives a fresh resolver per lookup, so a deadline cancels only its own queries.
+   * @param messageClient asks the questions that need the AD flag, DNSKEY, DS or CAA.
+   */
+  constructor(
+    private readonly createResolver: () => DnsResolver,
+    private readonly messageClient: DnsMessageClient,
+  ) {}
 
   parse(input: unknown): string {
     return parseDomainName(input, { allowUnderscore: true });
@@ -25,26 +38,42 @@ export class DnsLookup implements Lookup<'dns'> {
   async run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
     const resolver = this.createResolver();
     const stopListening = onAbort(signal, () => resolver.cancel());
+    // Ends the message client's questions too when one question fails and the lookup with it.
+    const settled = new AbortController();
+    const questions = AbortSignal.any([signal, settled.signal]);
     let missing = false;
-    const ask = async <T>(query: Promise<T>, none: T): Promise<T> => {
+    const ask = async <T>(query: Promise<T>, none: T, alsoNone?: string): Promise<T> => {
       try {
         return await query;
       } catch (error) {
         const code = (error as { code?: string }).code ?? '';
+        if (code === alsoNone) return none;
         if (!NO_DATA.has(code)) throw upstreamError(domain, code, error);
         if (code === 'ENOTFOUND') missing = true;
         return none;
       }
     };
     try {
-      const [a, aaaa, mx, ns, txt, cname, soa] = await Promise.all([
+      const txtQuery = ask(resolver.resolveTxt(domain), []);
+      const [a, aaaa, mx, ns, txt, cname, soa, caa, dnssec, mail] = await Promise.all([
         ask(resolver.resolve4(domain, { ttl: true }), []),
         ask(resolver.resolve6(domain, { ttl: true }), []),
         ask(resolver.resolveMx(domain), []),
         ask(resolver.resolveNs(domain), []),
-        ask(resolver.resolveTxt(domain), []),
+        txtQuery,
         ask(resolver.resolveCname(domain), []),
-        ask(resolver.resolveSoa(domain), null),
+        // c-ares calls an SOA answer with a CNAME chain but no SOA (the target has none) EBADRESP: it is no SOA.
+        ask(resolver.resolveSoa(domain), null, 'EBADRESP'),
+        caaRecords(domain, this.messageClient, questions),
+        dnssecStatus(domain, this.messageClient, questions),
+        txtQuery.then((records) =>
+          mailPolicy(
+            domain,
+            records.map((chunks) => chunks.join('')),
+            this.messageClient,
+            questions,
+          ),
+        ),
       ]);
       const data: DnsData = {
         domain,
@@ -64,9 +93,13 @@ export class DnsLookup implements Lookup<'dns'> {
           expire: soa.expire,
           minttl: soa.minttl,
         },
+        CAA: caa,
+        dnssec,
+        mail,
       };
       return { data, ttlSeconds: cacheSeconds(data) };
     } finally {
+      settled.abort();
       stopListening();
     }
   }

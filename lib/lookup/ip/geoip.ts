@@ -83,20 +83,35 @@ export class GeoipDatabase {
     }
     return this.opening;
   }
+
+  /**
+   * Opens the file (once: the same opening as {@link reader}'s) and checks that it is a database of
+   * the kind its setting names. `dossier.ready()` calls it, so start-up refuses a file that is not.
+   * @throws DossierError `ERR_CONFIG_INVALID`, naming the setting and the path, when it is not.
+   */
+  async check(): Promise<void> {
+    const { label, setting, path } = this.options;
+    let problem: string | undefined;
+    try {
+      const { databaseType } = await this.reader();
+      const expected = DATABASE_TYPES[label as keyof typeof DATABASE_TYPES];
+      if (expected !== undefined && !expected.test(databaseType))
+        problem = `it is a "${databaseType}" database, not a ${label} one`;
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      problem = cause instanceof Error ? cause.message : String(cause ?? error);
+    }
+    if (problem !== undefined) {
+      throw new DossierError(
+        'ERR_CONFIG_INVALID',
+        `${setting} names "${path}", which is not a usable ${label} database: ${problem}`,
+      );
+    }
+  }
 }
 
 /** Which databases each setting takes, by the `database_type` of their metadata. */
 const DATABASE_TYPES = { City: /City|Enterprise/i, ASN: /ASN|ISP/i } as const;
-
-/**
- * Checks a configured database file as start-up does: a well-formed MaxMind DB of the kind its setting
- * names (a City file given as the ASN database would answer every lookup without a network owner).
- * @throws Error saying what is wrong with the file.
- */
-export async function checkGeoipFile(path: string, label: keyof typeof DATABASE_TYPES): Promise<void> {
-  const { databaseType } = await openGeoipReader(path);
-  if (!DATABASE_TYPES[label].test(databaseType)) throw new Error(`it is a "${databaseType}" database, not a ${label} one`);
-}
 
 /**
  * Reads, checks and indexes a MaxMind DB file.

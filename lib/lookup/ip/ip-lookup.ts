@@ -56,6 +56,15 @@ export class IpLookup implements Lookup<'ip'> {
     this.asn?.preload();
   }
 
+  /**
+   * Waits for the configured GeoIP files to be open (the opening started by the constructor) and checks
+   * that each is a database of its kind.
+   * @throws DossierError `ERR_CONFIG_INVALID` naming the setting of a file that is not.
+   */
+  async ready(): Promise<void> {
+    await Promise.all([this.city?.check(), this.asn?.check()]);
+  }
+
   parse(input: unknown): string {
     return parseIpAddress(input).address;
   }

@@ -53,6 +53,9 @@ function countingLookup(ttlSeconds: number): Lookup<'dns'> & { runs: number; fai
         TXT: [`run ${lookup.runs}`],
         CNAME: [],
         SOA: null,
+        CAA: [],
+        dnssec: { signed: false, validated: null },
+        mail: { spf: null, dmarc: null },
       };
       return { data: data as LookupDataByKind['dns'], ttlSeconds };
     },

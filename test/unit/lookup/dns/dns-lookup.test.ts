@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { DnsLookup, DNS_CACHE_BOUNDS } from '../../../../lib/lookup/dns/dns-lookup.js';
+import type { DnsMessageClient } from '../../../../lib/ports/dns-message-client.js';
 import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
+
+/** The message client's part is tested against a DNS server (test/integration/dnssec.test.ts): here it has nothing. */
+const emptyMessages: DnsMessageClient = {
+  query: async () => ({ rcode: 'NOERROR', authenticated: false, answers: [], authorities: [] }),
+};
 
 /** A resolver answering A records with the given TTLs and nothing else. */
 function resolverWith(ttls: number[], soaMinTtl?: number): DnsResolver {
@@ -25,7 +31,7 @@ function resolverWith(ttls: number[], soaMinTtl?: number): DnsResolver {
 
 describe('DnsLookup cache time', () => {
   const run = async (resolver: DnsResolver): Promise<number> =>
-    (await new DnsLookup(() => resolver).run('example.com', new AbortController().signal)).ttlSeconds;
+    (await new DnsLookup(() => resolver, emptyMessages).run('example.com', new AbortController().signal)).ttlSeconds;
 
   it('is the smallest TTL of the records', async () => {
     expect(await run(resolverWith([900, 120, 600]))).to.equal(120);
@@ -45,7 +51,9 @@ describe('DnsLookup cache time', () => {
       ['ETIMEOUT', 'ERR_UPSTREAM_TIMEOUT'],
     ]) {
       const failing = { ...resolverWith([300]), resolveMx: async () => Promise.reject(Object.assign(new Error(code), { code })) };
-      const error = await new DnsLookup(() => failing).run('example.com', new AbortController().signal).catch((e: unknown) => e);
+      const error = await new DnsLookup(() => failing, emptyMessages)
+        .run('example.com', new AbortController().signal)
+        .catch((e: unknown) => e);
       expect((error as { code?: string }).code).to.equal(expected);
     }
   });

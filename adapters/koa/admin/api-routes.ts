@@ -1,0 +1,148 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Dossier } from '../../../lib/dossier.js';
+import { DossierError, DossierRetryableError, DossierValidationError } from '../../../lib/errors.js';
+import { checkKeyBody, checkUsageDays } from '../../../lib/keys/key-rules.js';
+import type { KeyChanges, NewKey, Scope } from '../../../lib/ports/key-store.js';
+import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
+import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
+import type { AdminAccess } from './access.js';
+import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
+
+export { DEFAULT_USAGE_DAYS } from '../../../lib/schemas/keys.js';
+
+/**
+ * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
+ * and their usage by day. Every route needs the admin token (bearer) or the panel's session cookie
+ * (with a matching `Origin` on writes); errors are interface A's bodies, with `errors` on a 422. The
+ * rules are the core's: this file only reads JSON, calls `dossier.keys`, and writes JSON.
+ */
+export function addAdminApiRoutes(router: Router, dossier: Dossier, access: AdminAccess): void {
+  const route = (handler: (ctx: Context) => Promise<void>) => adminApi(access, handler);
+
+  router.get(
+    '/admin/api/keys',
+    route(async (ctx) => {
+      ctx.body = { data: await listJson(dossier) };
+    }),
+  );
+
+  router.post(
+    '/admin/api/keys',
+    route(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const now = dossier.options.clock.now();
+      // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
+      checkKeyBody(AdminKeyCreate, body, now, ['owner', 'scopes']);
+      const input: NewKey = {
+        name: body.name as string,
+        owner: (body.owner ?? undefined) as string | undefined,
+        scopes: (body.scopes ?? undefined) as Scope[] | undefined,
+        dailyLimit: body.daily_limit as number | null | undefined,
+        expiresAt: body.expires_at as string | null | undefined,
+      };
+      const { key, secret } = await dossier.keys.create(input);
+      ctx.status = 201;
+      ctx.body = { data: { ...(await keyJson(dossier, key)), key: secret } };
+    }),
+  );
+
+  router.patch(
+    '/admin/api/keys/:id',
+    route(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      const now = dossier.options.clock.now();
+      checkKeyBody(AdminKeyUpdate, body, now);
+      const changes: KeyChanges = {};
+      if (body.name !== undefined) changes.name = body.name as string;
+      if (body.scopes !== undefined) changes.scopes = body.scopes as Scope[];
+      if (body.daily_limit !== undefined) changes.dailyLimit = body.daily_limit as number | null;
+      if (body.expires_at !== undefined) changes.expiresAt = body.expires_at as string | null;
+      ctx.body = { data: await keyJson(dossier, await dossier.keys.update(idOf(ctx), changes)) };
+    }),
+  );
+
+  router.post(
+    '/admin/api/keys/:id/revoke',
+    route(async (ctx) => {
+      onlyFields(await readJsonObject(ctx), []);
+      ctx.body = { data: await keyJson(dossier, await dossier.keys.revoke(idOf(ctx))) };
+    }),
+  );
+
+  router.post(
+    '/admin/api/keys/:id/roll',
+    route(async (ctx) => {
+      const body = await readJsonObject(ctx);
+      checkKeyBody(AdminKeyRoll, body, dossier.options.clock.now());
+      const { key, secret } = await dossier.keys.roll(idOf(ctx), (body.grace_seconds as number | undefined) ?? 0);
+      ctx.body = { data: { ...(await keyJson(dossier, key)), key: secret } };
+    }),
+  );
+
+  router.get(
+    '/admin/api/keys/:id/usage',
+    route(async (ctx) => {
+      const days = checkUsageDays(new URLSearchParams(ctx.querystring).getAll('days'));
+      const key = await dossier.keys.get(idOf(ctx));
+      ctx.body = { data: await dossier.quotas.history(key.id, days) };
+    }),
+  );
+}
+
+function idOf(ctx: Context): string {
+  return String((ctx.params as Record<string, string | undefined>).id ?? '');
+}
+
+/**
+ * Wraps an admin API handler: the credentials first (nothing is read or written without them), then
+ * the handler, whose core errors become interface A's error body, with `errors` on a 422.
+ */
+function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void> {
+  return async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    const check = access.check(ctx);
+    if (!check.ok) {
+      if (check.reason === 'origin') {
+        answer(
+          ctx,
+          403,
+          'invalid_origin',
+          "A change made with the panel's session cookie must come from the panel itself (Origin).",
+        );
+      } else {
+        ctx.set(
+          'WWW-Authenticate',
+          check.reason === 'wrong' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
+        );
+        if (check.reason === 'wrong') answer(ctx, 401, 'invalid_key', 'The admin token or session is wrong or has ended.');
+        else
+          answer(
+            ctx,
+            401,
+            'missing_key',
+            'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>", or sign in at /admin.',
+          );
+      }
+      return;
+    }
+    try {
+      await handler(ctx);
+    } catch (error) {
+      if (error instanceof BodyError) {
+        answer(ctx, error.status, 'payload_too_large', error.message);
+        return;
+      }
+      if (!(error instanceof DossierError)) throw error;
+      const { status, code } = HTTP_ERRORS[error.code];
+      if (error instanceof DossierRetryableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+      else if (status === 503) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      answer(ctx, status, code, error.message, error instanceof DossierValidationError ? error.errors : undefined);
+    }
+  };
+}
+
+function answer(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
+  ctx.status = status;
+  ctx.body = { status: 'error', code, message, ...(errors === undefined ? {} : { errors }) };
+}

@@ -1,0 +1,131 @@
+import type { Context } from 'koa';
+import type { Dossier } from '../../../lib/dossier.js';
+import { DossierValidationError } from '../../../lib/errors.js';
+import type { ApiKey } from '../../../lib/ports/key-store.js';
+import type { KeyReport } from '../../../lib/quota/metering.js';
+
+/** The largest admin request body read, in bytes; past it the answer is a 413. */
+export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
+
+/** A key as the admin API answers it (CONTRACT.md §5). */
+export interface KeyJson {
+  id: string;
+  name: string;
+  owner: string;
+  scopes: string[];
+  daily_limit: number;
+  created_at: string;
+  revoked_at: string | null;
+  expires_at: string | null;
+  used_today: number;
+  status: string;
+}
+
+/** A key with its status and today's use, in the wire form; `daily_limit` is the limit in force. */
+export async function keyJson(dossier: Dossier, key: ApiKey): Promise<KeyJson> {
+  return reportJson(dossier, await dossier.metering.report(key));
+}
+
+/** {@link keyJson} of a report already made. */
+export function reportJson(dossier: Dossier, report: KeyReport): KeyJson {
+  return {
+    id: report.id,
+    name: report.name,
+    owner: report.owner,
+    scopes: report.scopes,
+    daily_limit: dossier.metering.limitOf(report),
+    created_at: report.createdAt,
+    revoked_at: report.revokedAt,
+    expires_at: report.expiresAt,
+    used_today: report.usedToday,
+    status: report.status,
+  };
+}
+
+/** Every key, newest first, in the wire form. */
+export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
+  const keys = await dossier.keys.list();
+  const reports = await Promise.all(keys.reverse().map((key) => dossier.metering.report(key)));
+  return reports.map((report) => reportJson(dossier, report));
+}
+
+/** An HTTP error meant for the client, as Koa's `ctx.throw` makes them. */
+export class BodyError extends Error {
+  readonly expose = true;
+
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request body as a JSON object: `{}` when there is none, a 422 (`errors.body`) when it is not a
+ * JSON object, a 413 past {@link MAX_ADMIN_BODY_BYTES}. Whatever the `Content-Type` says, the text
+ * must be JSON.
+ * @throws DossierValidationError, BodyError (413)
+ */
+export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  const declared = Number(ctx.get('Content-Length') || '0');
+  if (declared > MAX_ADMIN_BODY_BYTES) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ADMIN_BODY_BYTES) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DossierValidationError({ body: ['The body must be a JSON object.'] });
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Refuses the fields of `body` that are not in `allowed` (a client that sends `owner` to a route that
+ * cannot change it must learn so, not see it ignored).
+ * @throws DossierValidationError naming each unknown field
+ */
+export function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): void {
+  const unknown = Object.keys(body).filter((field) => !allowed.includes(field));
+  if (unknown.length > 0) {
+    throw new DossierValidationError(
+      Object.fromEntries(
+        unknown.map((field) => [field, [`Unknown field; this request takes ${allowed.join(', ') || 'no field'}.`]]),
+      ),
+    );
+  }
+}
+
+/**
+ * Runs each check of the core's key rules on its field and throws every failure at once, so that a
+ * client sees all its mistakes in one answer; the store checks again when it writes.
+ * @throws DossierValidationError with every failing field
+ */
+export function checkAll(checks: [present: boolean, check: () => unknown][]): void {
+  const errors: Record<string, string[]> = {};
+  for (const [present, check] of checks) {
+    if (!present) continue;
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof DossierValidationError)) throw error;
+      // Defined, not assigned: an error on a field named `__proto__` would otherwise set the prototype
+      // and vanish, letting that unknown field through.
+      for (const [field, messages] of Object.entries(error.errors)) {
+        Object.defineProperty(errors, field, { value: messages, enumerable: true, writable: true, configurable: true });
+      }
+    }
+  }
+  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
+}

@@ -1,0 +1,186 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { ErrorObject } from 'ajv/dist/2020.js';
+import { DossierValidationError } from '../errors.js';
+import { compiledSchema, plainSchema } from './ajv.js';
+
+/**
+ * The thin layer that makes a JSON Schema check answer as Laravel's validator does (interface B is
+ * phpContent-compatible). The rules themselves (which fields, their types, ranges, sets of values,
+ * lengths, defaults, which are required) are read from the schema and checked by ajv; this layer
+ * only does what JSON Schema cannot say:
+ *
+ * - before the check, as Laravel's middleware and form input do: `''` and `null` may count as not sent
+ *   (ConvertEmptyStringsToNull; judged before trimming, as Dossier always did, so that `'  '` for an
+ *   optional field is a bad value, not a missing one), text is trimmed (TrimStrings), a query parameter that is not one
+ *   string (repeated, or in PHP's array notation `search[]=a`) is refused, a blank string does not
+ *   satisfy a required field (Laravel's `required`), and a number written as text becomes the number,
+ *   when the field's schema takes a number: written as the schema's own text form says (the `pattern`
+ *   of its string alternative) or, without one, as a canonical integer (`72`, not `072` or `7.2e1`);
+ * - after it: the first problem of each field becomes one sentence in Laravel's wording, fields in the
+ *   schema's order, with custom sentences by attribute (Laravel's `messages()`) whose `:values`,
+ *   `:min` and `:max` are read from the schema.
+ */
+export interface LaravelRules {
+  /** Whose text is trimmed before the check: every field's, or those named. */
+  trim: 'all' | readonly string[];
+  /** `''` and `null` count as not sent, so the schema's default applies (ConvertEmptyStringsToNull). */
+  emptyIsAbsent: boolean;
+  /** A query string: a value that is not one string is "The … field must be a single value." */
+  singleValues?: boolean;
+  /** Custom sentences by field, with `:attribute`, `:values`, `:min` and `:max`. */
+  messages?: Readonly<Record<string, string>>;
+}
+
+/** What {@link checkLaravel} read: the fields sent, as checked, and their text as sent (after trimming). */
+export interface LaravelInput {
+  /** Each field that was sent, as the schema took it (numbers written as text are numbers). */
+  values: Record<string, unknown>;
+  /** Each field that was sent, as it was written (after trimming). */
+  written: Record<string, unknown>;
+}
+
+/** A field's schema as plain JSON. */
+type Json = Record<string, unknown>;
+
+/** A canonical integer numeral: the text form of an integer field without a pattern of its own. */
+const CANONICAL_INTEGER = /^(?:0|-?[1-9]\d*)$/;
+
+/**
+ * Checks `input` against `schema` (an object schema) with Laravel's manners, per {@link LaravelRules}.
+ * Fields the schema does not name are ignored.
+ * @throws DossierValidationError with `{"<field>":["<sentence>"]}` for each field at fault, in the
+ *   schema's order, and a message that is the first sentence and how many more there are.
+ */
+export function checkLaravel(schema: TObject, input: Record<string, unknown>, rules: LaravelRules): LaravelInput {
+  const properties = propertiesOf(schema);
+  const required = new Set(schema.required ?? []);
+  const arrays = rules.singleValues
+    ? new Set(Object.keys(input).map((key) => /^([^[]+)\[/.exec(key)?.[1]))
+    : new Set<string | undefined>();
+  const first: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const written: Record<string, unknown> = {};
+
+  for (const [field, fieldSchema] of Object.entries(properties)) {
+    // A parameter in array notation is an array, as a repeated one is.
+    let value = arrays.has(field) ? [] : Object.hasOwn(input, field) ? input[field] : undefined;
+    if (value === undefined || (rules.emptyIsAbsent && (value === null || value === ''))) continue;
+    if (rules.singleValues && typeof value !== 'string') {
+      first[field] = fill('The :attribute field must be a single value.', field, fieldSchema);
+      continue;
+    }
+    if (typeof value === 'string' && (rules.trim === 'all' || rules.trim.includes(field))) value = value.trim();
+    // Laravel's `required` is not satisfied by a blank string.
+    if (value === '' && required.has(field)) continue;
+    written[field] = value;
+    values[field] = typeof value === 'string' ? numeral(fieldSchema, value) : value;
+  }
+
+  const validate = compiledSchema(schema);
+  if (!validate(values)) {
+    const byField = new Map<string, ErrorObject[]>();
+    for (const error of validate.errors ?? []) {
+      const field =
+        error.keyword === 'required'
+          ? String((error.params as { missingProperty: string }).missingProperty)
+          : (error.instancePath.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+      let list = byField.get(field);
+      if (list === undefined) byField.set(field, (list = []));
+      list.push(error);
+    }
+    for (const [field, fieldSchema] of Object.entries(properties)) {
+      const errors = byField.get(field);
+      if (errors !== undefined && first[field] === undefined) first[field] = sentence(field, fieldSchema, errors, rules);
+    }
+  }
+
+  const ordered = Object.keys(properties).filter((field) => first[field] !== undefined);
+  if (ordered.length > 0) {
+    const errors = Object.fromEntries(ordered.map((field) => [field, [first[field]!]]));
+    const more = ordered.length - 1;
+    const suffix = more === 0 ? '' : ` (and ${more} more error${more === 1 ? '' : 's'})`;
+    throw new DossierValidationError(errors, `${first[ordered[0]!]}${suffix}`);
+  }
+  return { values, written };
+}
+
+const plainProperties = new WeakMap<TObject, Record<string, Json>>();
+
+/** The fields of an object schema as plain JSON, read once per schema object. */
+function propertiesOf(schema: TObject): Record<string, Json> {
+  let properties = plainProperties.get(schema);
+  if (properties === undefined) {
+    properties = (plainSchema(schema).properties ?? {}) as Record<string, Json>;
+    plainProperties.set(schema, properties);
+  }
+  return properties;
+}
+
+/** The alternatives of a field's schema (itself when it has none). */
+function branches(schema: Json): Json[] {
+  return Array.isArray(schema.anyOf) ? (schema.anyOf as Json[]) : [schema];
+}
+
+/** Text that writes a number becomes that number when the field's schema takes numbers and no text as it is. */
+function numeral(schema: Json, text: string): unknown {
+  const all = branches(schema);
+  const numeric = all.some((b) => b.type === 'integer' || b.type === 'number' || typeof b.const === 'number');
+  const takesText = all.some((b) => typeof b.const === 'string' || (b.type === 'string' && b.pattern === undefined));
+  if (!numeric || takesText) return text;
+  const form = all.find((b) => b.type === 'string' && typeof b.pattern === 'string');
+  const matches = form !== undefined ? new RegExp(String(form.pattern), 'u').test(text) : CANONICAL_INTEGER.test(text);
+  return matches ? Number(text) : text;
+}
+
+/** The sentence of a field's first problem. */
+function sentence(field: string, schema: Json, errors: ErrorObject[], rules: LaravelRules): string {
+  if (errors.some((error) => error.keyword === 'required')) return fill('The :attribute field is required.', field, schema);
+  const custom = rules.messages?.[field];
+  if (custom !== undefined) return fill(custom, field, schema);
+  const choices = branches(schema).filter((b) => b.type !== 'null');
+  if (choices.every((b) => b.const !== undefined)) return fill('The selected :attribute is invalid.', field, schema);
+  // Inside alternatives, the null one's complaint and the summary say less than the other's own.
+  const error = errors.find((e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'null'));
+  const limit = String((error?.params as { limit?: unknown } | undefined)?.limit);
+  switch (error?.keyword) {
+    case 'type': {
+      const type = String(error.params.type);
+      return fill(`The :attribute field must be ${type === 'integer' ? 'an integer' : `a ${type}`}.`, field, schema);
+    }
+    case 'minLength':
+      return fill(
+        limit === '1' ? 'The :attribute field must not be empty.' : `The :attribute field must be at least ${limit} characters.`,
+        field,
+        schema,
+      );
+    case 'maxLength':
+      return fill(`The :attribute field must not be greater than ${limit} characters.`, field, schema);
+    case 'minimum':
+      return fill(`The :attribute field must be at least ${limit}.`, field, schema);
+    case 'maximum':
+      return fill(`The :attribute field must not be greater than ${limit}.`, field, schema);
+    default:
+      return fill('The :attribute field is invalid.', field, schema);
+  }
+}
+
+/**
+ * A sentence with its placeholders: `:attribute` (`template_id` → `template id`), `:values` (the
+ * field's allowed values, `0, 0.25 or 1`), `:min` and `:max` (its numeric bounds).
+ */
+function fill(template: string, field: string, schema: Json): string {
+  const all = branches(schema);
+  const values = [...new Set(all.filter((b) => b.const !== undefined).map((b) => String(b.const)))];
+  const list = values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values.at(-1)}` : (values[0] ?? '');
+  const bound = (name: 'minimum' | 'maximum') => String(all.find((b) => typeof b[name] === 'number')?.[name] ?? '');
+  return template
+    .replace(/:attribute/g, field.replace(/_/g, ' '))
+    .replace(/:values/g, list)
+    .replace(/:min\b/g, bound('minimum'))
+    .replace(/:max\b/g, bound('maximum'));
+}
+
+/** The default a field's schema declares. */
+export function defaultOf(schema: TSchema): unknown {
+  return (schema as { default?: unknown }).default;
+}

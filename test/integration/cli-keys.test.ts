@@ -1,0 +1,215 @@
+import { expect } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+
+// The compiled command, as `npx dossier` runs it.
+const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function dossier(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `dossier serve` on a free port and waits for the lines it prints once listening. */
+async function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; out: () => string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+  return { url, out: () => out, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+type Json = Record<string, unknown>;
+
+describe('the dossier command: key lifecycle', function () {
+  // Each test starts the command a dozen times, a second or more each on a busy machine.
+  this.timeout(90_000);
+  let dir: string;
+  let dns: TestDnsServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-cli-keys-'));
+    dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+    env = { DOSSIER_STORE: `sqlite://${join(dir, 'store.sqlite')}`, DOSSIER_DNS_SERVERS: dns.address };
+  });
+  afterEach(async () => {
+    await dns.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const json = async (args: string[]): Promise<Json> => {
+    const run = await dossier([...args, '--json'], env);
+    expect(run.code, `${args.join(' ')}: ${run.stderr}`).to.equal(0);
+    return JSON.parse(run.stdout) as Json;
+  };
+
+  it('creates a key with --expires (a date or an instant), and lists its status and expiry', async () => {
+    const dated = await json(['keys', 'create', '--name', 'dated', '--expires', '2099-01-31']);
+    const instant = await json(['keys', 'create', '--name', 'instant', '--expires', '2099-01-31T12:30:00+02:00']);
+    const listed = (await json(['keys', 'list'])) as unknown as Json[];
+    expect(listed.map((key) => [key.id, key.expires_at, key.status])).to.deep.equal([
+      [dated.id, '2099-01-31T00:00:00.000Z', 'active'],
+      [instant.id, '2099-01-31T10:30:00.000Z', 'active'],
+    ]);
+    expect(Object.keys(listed[0]!)).to.deep.equal([
+      'id',
+      'name',
+      'owner',
+      'scopes',
+      'daily_limit',
+      'created_at',
+      'revoked_at',
+      'expires_at',
+      'used_today',
+      'status',
+    ]);
+    const people = await dossier(['keys', 'list'], env);
+    expect(people.stdout).to.match(
+      new RegExp(`${String(dated.id)}\\s+dated\\s+.*\\sactive\\s+expires=2099-01-31T00:00:00.000Z\\s+used_today=0\\n`),
+    );
+
+    const human = await dossier(['keys', 'create', '--name', 'told', '--expires', '2099-02-01'], env);
+    expect(human.stdout).to.include('expires 2099-02-01T00:00:00.000Z');
+    for (const bad of ['2020-01-01', 'tomorrow', '2099-02-30', '2099-01-31T12:30:00']) {
+      const refused = await dossier(['keys', 'create', '--name', 'bad', '--expires', bad], env);
+      expect(refused.code, bad).to.equal(2);
+      expect(refused.stderr, bad).to.match(/expiry/);
+    }
+    expect(((await json(['keys', 'list'])) as unknown as Json[]).length).to.equal(3);
+  });
+
+  it('updates name, scopes, limit and expiry, at once on a running server', async () => {
+    const created = await json(['keys', 'create', '--name', 'before', '--daily-limit', '5']);
+    const { url, child } = await serve(env);
+    try {
+      const headers = { Authorization: `Bearer ${String(created.key)}` };
+      const lookup = (): Promise<Response> => fetch(`${url}/api/dns?domain=example.test`, { headers });
+      expect((await lookup()).headers.get('X-RateLimit-Limit')).to.equal('5');
+
+      const updated = await json([
+        'keys',
+        'update',
+        String(created.id),
+        '--name',
+        'after',
+        '--daily-limit',
+        '9',
+        '--expires',
+        '2099-12-31',
+      ]);
+      expect(updated).to.include({
+        id: created.id,
+        name: 'after',
+        daily_limit: 9,
+        expires_at: '2099-12-31T00:00:00.000Z',
+        used_today: 1,
+      });
+      expect((await lookup()).headers.get('X-RateLimit-Limit')).to.equal('9');
+
+      const reset = await dossier(
+        ['keys', 'update', String(created.id), '--daily-limit', 'default', '--expires', 'never', '--scopes', 'documents'],
+        env,
+      );
+      expect(reset.code).to.equal(0);
+      expect(reset.stdout).to.include('name=after scopes=documents daily_limit=1000 expires=never active');
+      expect((await lookup()).status).to.equal(403);
+
+      for (const [args, pattern] of [
+        [['--daily-limit', '-1'], /daily-limit/],
+        [['--daily-limit', '0'], /daily limit/],
+        [['--expires', '2001-01-01'], /expiry/],
+        [['--name', 'x'.repeat(10_000)], /name/],
+        [['--scopes', 'admin'], /scopes/],
+        [[], /at least one/],
+        [['--owner', 'someone'], /--owner does not apply/],
+      ] as [string[], RegExp][]) {
+        const refused = await dossier(['keys', 'update', String(created.id), ...args], env);
+        expect(refused.code, args.join(' ')).to.equal(2);
+        expect(refused.stderr, args.join(' ')).to.match(pattern);
+      }
+      const missing = await dossier(['keys', 'update', 'key_0000000000000000', '--name', 'ghost'], env);
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.include('key_0000000000000000');
+      const listed = ((await json(['keys', 'list'])) as unknown as Json[])[0]!;
+      expect(listed).to.include({ name: 'after', daily_limit: 1000, expires_at: null });
+      expect(listed.scopes).to.deep.equal(['documents']);
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('rolls a secret: shown once, the old one working only for --grace seconds', async () => {
+    const created = await json(['keys', 'create', '--name', 'rolling']);
+    const { url, child } = await serve(env);
+    try {
+      const lookup = (secret: unknown): Promise<Response> =>
+        fetch(`${url}/api/dns?domain=example.test`, { headers: { Authorization: `Bearer ${String(secret)}` } });
+      const graced = await json(['keys', 'roll', String(created.id), '--grace', '3600']);
+      expect(graced).to.include({ id: created.id, name: 'rolling', status: 'active' });
+      expect(graced.key).to.match(/^dsr_/).and.not.equal(created.key);
+      expect((await lookup(created.key)).status).to.equal(200);
+      expect((await lookup(graced.key)).status).to.equal(200);
+
+      const human = await dossier(['keys', 'roll', String(created.id)], env);
+      expect(human.code).to.equal(0);
+      expect(human.stdout).to.include('The old secret no longer works.').and.include('This is the only time the key is shown');
+      const fresh = /Key: (dsr_\S+)/.exec(human.stdout)?.[1];
+      expect((await lookup(graced.key)).status).to.equal(401);
+      expect((await lookup(fresh)).status).to.equal(200);
+      // The grace of the first roll still runs for the first secret.
+      expect((await lookup(created.key)).status).to.equal(200);
+
+      for (const grace of ['-1', 'soon', '9999999999']) {
+        const refused = await dossier(['keys', 'roll', String(created.id), '--grace', grace], env);
+        expect(refused.code, grace).to.equal(2);
+        expect(refused.stderr, grace).to.match(/grace/i);
+      }
+      expect((await dossier(['keys', 'roll'], env)).code).to.equal(2);
+      expect((await dossier(['keys', 'roll', 'key_0000000000000000'], env)).code).to.equal(1);
+      expect((await lookup(fresh)).status).to.equal(200);
+      expect((await dossier(['keys', 'list'], env)).stdout).to.not.include(String(fresh));
+    } finally {
+      await stop(child);
+    }
+  });
+
+  it('says where the administration panel is when DOSSIER_ADMIN_TOKEN is set, and refuses a short one', async () => {
+    const { url, out, child } = await serve({ ...env, DOSSIER_ADMIN_TOKEN: 'a'.repeat(40) });
+    try {
+      expect(out()).to.include(`Administration panel on ${url}/admin`);
+    } finally {
+      await stop(child);
+    }
+    const short = await dossier(['serve'], { ...env, PORT: '0', DOSSIER_ADMIN_TOKEN: 'too-short' });
+    expect(short.code).to.equal(1);
+    expect(short.stderr).to.include('DOSSIER_ADMIN_TOKEN must be at least 32 characters');
+    expect(short.stderr).to.not.include('too-short');
+  });
+});

@@ -1,0 +1,186 @@
+import { expect } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { createDossier } from '../../lib/dossier.js';
+import { checkAgainstDocument } from '../support/openapi-check.js';
+import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
+
+const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
+const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789abcdef';
+const UPSTREAM_KEY = 'sk-graceful-upstream-0123456789';
+
+/** Polls `check` every 20 ms, up to `tries` times. */
+async function until(check: () => boolean | Promise<boolean>, what: string, tries = 250): Promise<void> {
+  for (let i = 0; i < tries; i += 1) {
+    if (await check()) return;
+    await sleep(20);
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+/** True when a connection to `url` is refused. */
+function refuses(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [MAIN, ...args], { env }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
+
+/** `dossier serve` as a child process, with its whole standard error kept. */
+async function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, HOST: '127.0.0.1', PORT: '0' } });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+  });
+  return { url, child, stderr: () => stderr };
+}
+
+describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
+  let dir: string;
+  let openai: TestOpenAiServer;
+  let env: NodeJS.ProcessEnv;
+  let child: ChildProcess | undefined;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-stop-'));
+    openai = await startOpenAiServer();
+    env = {
+      PATH: process.env.PATH,
+      DOSSIER_STORE: `sqlite://${join(dir, 'store.sqlite')}`,
+      DOSSIER_GENERATOR: 'openai',
+      DOSSIER_OPENAI_BASE_URL: openai.baseUrl,
+      DOSSIER_OPENAI_MODEL: 'slow-model',
+      DOSSIER_OPENAI_API_KEY: UPSTREAM_KEY,
+      DOSSIER_ADMIN_TOKEN: ADMIN_TOKEN,
+    };
+  });
+  afterEach(async () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    await openai.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('on SIGTERM refuses new connections, stores and answers (201) the document being generated, and exits 0', async () => {
+    let release!: () => void;
+    openai.behaviour = {
+      kind: 'gated',
+      text: 'A text written slowly.',
+      gate: new Promise<void>((resolve) => (release = resolve)),
+    };
+    const created = JSON.parse(await cli(['keys', 'create', '--name', 'stopper', '--owner', 'acct-stop', '--json'], env)) as {
+      key: string;
+    };
+    const server = await serve(env);
+    child = server.child;
+    const auth = { Authorization: `Bearer ${created.key}` };
+    const templates = await fetch(`${server.url}/api/v1/templates`, { headers: auth });
+    await checkAgainstDocument('GET', `${server.url}/api/v1/templates`, templates);
+    expect(templates.status).to.equal(200);
+    expect((await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).to.equal(200);
+
+    const creating = fetch(`${server.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/x-www-form-urlencoded', 'X-Request-Id': 'slow-create' },
+      body: new URLSearchParams({ name: 'Slow', prompt: 'Write slowly' }).toString(),
+    });
+    await until(() => openai.requests.length === 1, 'the generator to be asked');
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await until(() => refuses(server.url), 'the server to stop accepting connections');
+    release();
+    const response = await creating;
+    await checkAgainstDocument('POST', `${server.url}/api/v1/documents`, response);
+    expect(response.status).to.equal(201);
+    const body = (await response.json()) as { data: { id: number; result: string } };
+    expect(body.data.result).to.equal('A text written slowly.');
+    const [code] = await exited;
+    expect(code).to.equal(0);
+
+    const dossier = createDossier({ store: env.DOSSIER_STORE! });
+    try {
+      const stored = await dossier.documents.get('acct-stop', String(body.data.id));
+      expect(stored.result).to.equal('A text written slowly.');
+    } finally {
+      await dossier.close();
+    }
+
+    const stderr = server.stderr();
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((line) => line.request_id === 'slow-create')).to.include({
+      msg: 'request',
+      method: 'POST',
+      route: '/api/v1/documents',
+      status: 201,
+    });
+    expect(lines.at(-1)).to.include({ msg: 'stopped', drained: true, stores_closed: true });
+    // The whole run's log holds none of the secrets it used.
+    for (const secret of [created.key, ADMIN_TOKEN, UPSTREAM_KEY]) expect(stderr).to.not.include(secret);
+  });
+
+  it('cuts what still runs after DOSSIER_SHUTDOWN_TIMEOUT_MS, stores nothing of it, and still exits 0', async () => {
+    openai.behaviour = { kind: 'stall' };
+    const created = JSON.parse(await cli(['keys', 'create', '--name', 'cut', '--owner', 'acct-cut', '--json'], env)) as {
+      key: string;
+    };
+    const server = await serve({ ...env, DOSSIER_SHUTDOWN_TIMEOUT_MS: '150' });
+    child = server.child;
+    const creating = fetch(`${server.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${created.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Never', prompt: 'Stalls' }),
+    }).then(
+      (response) => response.status,
+      () => 'cut',
+    );
+    await until(() => openai.requests.length === 1, 'the generator to be asked');
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).to.equal(0);
+    expect(await creating).to.equal('cut');
+    const lines = server
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.at(-1)).to.include({ msg: 'stopped', drained: false });
+    const dossier = createDossier({ store: env.DOSSIER_STORE! });
+    try {
+      expect((await dossier.documents.list('acct-cut', {})).total).to.equal(0);
+    } finally {
+      await dossier.close();
+    }
+    for (const secret of [created.key, UPSTREAM_KEY]) expect(server.stderr()).to.not.include(secret);
+  });
+});
