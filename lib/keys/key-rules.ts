@@ -133,7 +133,8 @@ export function checkKeyBody(
 ): void {
   const fields = Object.keys(schema.properties);
   const required = new Set(schema.required ?? []);
-  const errors: Record<string, string[]> = {};
+  // No prototype: an unknown field named `__proto__` must land in the errors, not replace their prototype.
+  const errors: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const field of fields) {
     const value = Object.hasOwn(body, field) ? body[field] : undefined;
     if (!required.has(field) && (value === undefined || (value === null && nullIsAbsent.includes(field)))) continue;

@@ -106,26 +106,3 @@ export function onlyFields(body: Record<string, unknown>, allowed: readonly stri
     );
   }
 }
-
-/**
- * Runs each check of the core's key rules on its field and throws every failure at once, so that a
- * client sees all its mistakes in one answer; the store checks again when it writes.
- * @throws DossierValidationError with every failing field
- */
-export function checkAll(checks: [present: boolean, check: () => unknown][]): void {
-  const errors: Record<string, string[]> = {};
-  for (const [present, check] of checks) {
-    if (!present) continue;
-    try {
-      check();
-    } catch (error) {
-      if (!(error instanceof DossierValidationError)) throw error;
-      // Defined, not assigned: an error on a field named `__proto__` would otherwise set the prototype
-      // and vanish, letting that unknown field through.
-      for (const [field, messages] of Object.entries(error.errors)) {
-        Object.defineProperty(errors, field, { value: messages, enumerable: true, writable: true, configurable: true });
-      }
-    }
-  }
-  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
-}
