@@ -4,7 +4,7 @@ export { authenticate, bearerSecret } from './auth.js';
 export { answerClientErrorsWithJson } from './client-errors.js';
 export { HTTP_ERRORS, type HttpError } from './error-map.js';
 export { errorMiddleware } from './error-middleware.js';
-export { createJsonLogger, type JsonLogger, type JsonLoggerOptions } from './logging.js';
+export { createJsonLogger, type JsonLoggerOptions } from './logging.js';
 export { createMetrics, type DossierMetrics } from './metrics.js';
 export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './schemas/openapi.js';

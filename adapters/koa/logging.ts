@@ -1,14 +1,8 @@
 import { Writable } from 'node:stream';
-import { pino, stdTimeFunctions, type DestinationStream, type Logger as PinoLogger } from 'pino';
-import type { LogLevel } from '../../lib/options.js';
+import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import { SILENT_LOGGER, type LogLevel } from '../../lib/options.js';
 import type { Logger } from '../../lib/ports/logger.js';
 import { requestContext } from './request-context.js';
-
-/** A {@link Logger} that writes pino's JSON lines, and the pino logger behind it. */
-export interface JsonLogger extends Logger {
-  /** The pino logger, for what the port does not cover (flushing, child loggers). */
-  readonly pino: PinoLogger;
-}
 
 /** Settings of {@link createJsonLogger}. */
 export interface JsonLoggerOptions {
@@ -21,9 +15,11 @@ export interface JsonLoggerOptions {
 /**
  * The server's logger: one JSON object a line (`time` as ISO 8601, `level` by name, `msg`), and on
  * every line written while a request is served, that request's `request_id` and `key_id`. Nothing
- * here ever sees a key or the `Authorization` header: callers log ids.
+ * here ever sees a key or the `Authorization` header: callers log ids. At level `silent` it is
+ * {@link SILENT_LOGGER}, so that the request middleware skips what only log lines need.
  */
-export function createJsonLogger({ level = 'info', destination }: JsonLoggerOptions = {}): JsonLogger {
+export function createJsonLogger({ level = 'info', destination }: JsonLoggerOptions = {}): Logger {
+  if (level === 'silent') return SILENT_LOGGER;
   const logger = pino(
     {
       level,
@@ -38,7 +34,6 @@ export function createJsonLogger({ level = 'info', destination }: JsonLoggerOpti
     destination ?? pino.destination({ dest: 2, sync: true }),
   );
   return {
-    pino: logger,
     info: (message, fields) => logger.info(fields ?? {}, message),
     warn: (message, fields) => logger.warn(fields ?? {}, message),
     error: (message, fields) => logger.error(fields ?? {}, message),
