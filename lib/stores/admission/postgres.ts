@@ -1,13 +1,13 @@
 import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { LookupKind } from '../../ports/lookup-service.js';
 import type { SqlCounterStore, SqlQuery } from '../counters/sql.js';
 import { storeError } from '../guard.js';
 import { createTable } from '../keyv/postgres-store.js';
 import type { StoreGuard } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
-import { admissionOf, planAdmission, type AdmissionPlan } from './plan.js';
+import { admitPerTurn } from './per-turn.js';
+import { admissionOf, type AdmissionPlan } from './plan.js';
 
 /**
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one
@@ -88,12 +88,6 @@ interface AdmitRow {
   used: string | number | null;
 }
 
-interface Waiting {
-  plan: AdmissionPlan;
-  resolve(admission: Admission): void;
-  reject(error: unknown): void;
-}
-
 /**
  * Admission on PostgreSQL: one function call, so one round trip and one commit, for every admission
  * asked during one turn of the event loop. Calls of successive turns run side by side on the pool
@@ -101,7 +95,7 @@ interface Waiting {
  * the previous one's commit).
  */
 export class PostgresAdmissionStore implements AdmissionStore {
-  private queue: Waiting[] = [];
+  readonly admit: AdmissionStore['admit'];
   private ready: Promise<unknown> | true | undefined;
 
   /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
@@ -110,32 +104,23 @@ export class PostgresAdmissionStore implements AdmissionStore {
     private readonly counters: SqlCounterStore,
     private readonly guard: StoreGuard,
     private readonly namespace: string,
-    private readonly clock: Clock,
-  ) {}
-
-  admit(secret: string, kind: LookupKind, defaultLimit: number): Promise<Admission> {
-    const plan = planAdmission(secret, kind, defaultLimit, this.clock.now());
-    if (plan === null) return Promise.resolve({ status: 'invalid' });
-    return new Promise<Admission>((resolve, reject) => {
-      this.queue.push({ plan, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => void this.flush());
-    });
+    clock: Clock,
+  ) {
+    this.admit = admitPerTurn(clock, (plans) => this.send(plans));
   }
 
-  /** Sends every admission asked since the last flush in one call. */
-  private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
+  /** Sends the admissions of one turn in one function call. */
+  private async send(batch: AdmissionPlan[]): Promise<Admission[]> {
     // One day and one time for the batch: it runs as one step (the first plan's, a few µs apart).
-    const first = batch[0]!.plan;
+    const first = batch[0]!;
     let rows: AdmitRow[];
     try {
       if (this.ready !== true) await this.prepared();
       rows = (await this.guard.run(() =>
         this.query(ADMIT_SQL, [
-          batch.map((entry) => `${this.namespace}:${entry.plan.record}`),
-          batch.map((entry) => entry.plan.kind),
-          batch.map((entry) => entry.plan.defaultLimit),
+          batch.map((plan) => `${this.namespace}:${plan.record}`),
+          batch.map((plan) => plan.kind),
+          batch.map((plan) => plan.defaultLimit),
           first.nowIso,
           Math.floor(first.now),
           String(first.day),
@@ -144,16 +129,15 @@ export class PostgresAdmissionStore implements AdmissionStore {
         ]),
       )) as AdmitRow[];
     } catch (error) {
-      for (const entry of batch) entry.reject(storeError(error));
-      return;
+      throw storeError(error);
     }
     const byIndex = new Map(rows.map((row) => [Number(row.ord), row]));
-    batch.forEach((entry, index) => {
+    return batch.map((plan, index): Admission => {
       const row = byIndex.get(index + 1);
-      if (row === undefined || row.st === 0 || row.rec === null) return entry.resolve({ status: 'invalid' });
+      if (row === undefined || row.st === 0 || row.rec === null) return { status: 'invalid' };
       const record = deserialize<StoredKey>(row.rec);
       const state = row.st === 1 ? 'no-scope' : row.st === 2 ? 'exceeded' : 'counted';
-      entry.resolve(admissionOf({ ...entry.plan, day: first.day }, { state, record, used: Number(row.used ?? 0) }));
+      return admissionOf({ ...plan, day: first.day }, { state, record, used: Number(row.used ?? 0) });
     });
   }
 

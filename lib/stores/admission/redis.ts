@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { LookupKind } from '../../ports/lookup-service.js';
 import type { StoreGuard } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
-import { admissionOf, planAdmission, type AdmissionPlan } from './plan.js';
+import { admitPerTurn } from './per-turn.js';
+import { admissionOf, type AdmissionPlan } from './plan.js';
 
 /**
  * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),
@@ -86,19 +86,13 @@ export interface RedisScriptClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
-interface Waiting {
-  plan: AdmissionPlan;
-  resolve(admission: Admission): void;
-  reject(error: unknown): void;
-}
-
 /**
  * Admission on Redis in one script call (by its SHA once Redis knows it): one round trip per lookup.
  * Admissions asked during one turn of the event loop share one call, which Redis runs as one atomic
  * step, in order: under load, the server runs one script for many requests instead of one each.
  */
 export class RedisAdmissionStore implements AdmissionStore {
-  private queue: Waiting[] = [];
+  readonly admit: AdmissionStore['admit'];
 
   /**
    * @param recordPrefix what Keyv puts before a record's name (`dossier::`); @param counterPrefix what
@@ -109,26 +103,17 @@ export class RedisAdmissionStore implements AdmissionStore {
     private readonly guard: StoreGuard,
     private readonly recordPrefix: string,
     private readonly counterPrefix: string,
-    private readonly clock: Clock,
-  ) {}
-
-  admit(secret: string, kind: LookupKind, defaultLimit: number): Promise<Admission> {
-    const plan = planAdmission(secret, kind, defaultLimit, this.clock.now());
-    if (plan === null) return Promise.resolve({ status: 'invalid' });
-    return new Promise<Admission>((resolve, reject) => {
-      this.queue.push({ plan, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => void this.flush());
-    });
+    clock: Clock,
+  ) {
+    this.admit = admitPerTurn(clock, (plans) => this.send(plans));
   }
 
-  /** Sends every admission asked since the last flush in one script call. */
-  private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
+  /** Sends the admissions of one turn in one script call. */
+  private async send(batch: AdmissionPlan[]): Promise<Admission[]> {
     // One day and one time for the batch: it runs as one step (the first plan's, a few µs apart).
-    const first = batch[0]!.plan;
+    const first = batch[0]!;
     const call = {
-      keys: batch.map((entry) => this.recordPrefix + entry.plan.record),
+      keys: batch.map((plan) => this.recordPrefix + plan.record),
       arguments: [
         first.nowIso,
         String(Math.floor(first.now)),
@@ -136,37 +121,31 @@ export class RedisAdmissionStore implements AdmissionStore {
         String(first.quotaExpiresAt),
         String(first.usageExpiresAt),
         this.counterPrefix,
-        ...batch.flatMap((entry) => [String(entry.plan.defaultLimit), entry.plan.kind]),
+        ...batch.flatMap((plan) => [String(plan.defaultLimit), plan.kind]),
       ],
     };
-    let answers: [number, string?, number?][];
-    try {
-      answers = (await this.guard.run(async () => {
-        const client = await this.client();
-        try {
-          return await client.evalSha(ADMIT_SHA, call);
-        } catch (error) {
-          // The first call on a server (or after its restart) sends the script itself, which Redis keeps.
-          if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
-          return client.eval(ADMIT_LUA, call);
-        }
-      })) as [number, string?, number?][];
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-      return;
-    }
+    const answers = (await this.guard.run(async () => {
+      const client = await this.client();
+      try {
+        return await client.evalSha(ADMIT_SHA, call);
+      } catch (error) {
+        // The first call on a server (or after its restart) sends the script itself, which Redis keeps.
+        if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+        return client.eval(ADMIT_LUA, call);
+      }
+    })) as [number, string?, number?][];
     // A key asked for several times comes back with the same record: read once.
     const records = new Map<string, StoredKey>();
-    batch.forEach((entry, index) => {
+    return batch.map((plan, index): Admission => {
       const [state = 0, raw, used = 0] = answers[index] ?? [];
-      if (state === 0 || raw === undefined) return entry.resolve({ status: 'invalid' });
+      if (state === 0 || raw === undefined) return { status: 'invalid' };
       let record = records.get(raw);
       if (record === undefined) {
         record = deserialize<{ value: StoredKey }>(raw).value;
         records.set(raw, record);
       }
       const step = state === 1 ? 'no-scope' : state === 2 ? 'exceeded' : 'counted';
-      entry.resolve(admissionOf({ ...entry.plan, day: first.day }, { state: step, record, used: Number(used) }));
+      return admissionOf({ ...plan, day: first.day }, { state: step, record, used: Number(used) });
     });
   }
 }

@@ -2,12 +2,12 @@ import type Database from 'better-sqlite3';
 import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { LookupKind } from '../../ports/lookup-service.js';
 import { GET_SQL, type SqlCounterStore } from '../counters/sql.js';
 import { storeError } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
 import { statementCache, type SqliteConnection } from '../sqlite/connection.js';
-import { admissionOf, countersOf, judge, planAdmission, type AdmissionPlan, type AdmissionStep, type Verdict } from './plan.js';
+import { admitPerTurn } from './per-turn.js';
+import { admissionOf, countersOf, judge, type AdmissionPlan, type AdmissionStep, type Verdict } from './plan.js';
 
 /**
  * Admission on SQLite in one synchronous `BEGIN IMMEDIATE` transaction of prepared statements: read the
@@ -19,48 +19,32 @@ import { admissionOf, countersOf, judge, planAdmission, type AdmissionPlan, type
  * the other inside it, so each sees the counts of the ones before, exactly as in separate transactions.
  */
 export class SqliteAdmissionStore implements AdmissionStore {
+  readonly admit: AdmissionStore['admit'];
   private step: ((plans: AdmissionPlan[]) => AdmissionStep[]) | undefined;
-  private queue: { plan: AdmissionPlan; resolve(step: AdmissionStep): void; reject(error: unknown): void }[] = [];
 
   /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
   constructor(
     private readonly connection: SqliteConnection,
     private readonly counters: SqlCounterStore,
     private readonly namespace: string,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.admit = admitPerTurn(clock, (plans) => this.send(plans));
+  }
 
-  async admit(secret: string, kind: LookupKind, defaultLimit: number): Promise<Admission> {
-    const plan = planAdmission(secret, kind, defaultLimit, this.clock.now());
-    if (plan === null) return { status: 'invalid' };
+  /** Runs the admissions of one turn in one transaction. */
+  private async send(plans: AdmissionPlan[]): Promise<Admission[]> {
     try {
       // Prepared on first use, once the counters' tables exist.
       if (this.step === undefined) {
         await this.counters.tablesExist();
         this.step ??= await this.connection.run((db) => this.prepare(db));
       }
-      const step = await new Promise<AdmissionStep>((resolve, reject) => {
-        this.queue.push({ plan, resolve, reject });
-        if (this.queue.length === 1) setImmediate(() => this.flush());
-      });
-      return admissionOf(plan, step);
+      const steps = this.step(plans);
+      return plans.map((plan, index) => admissionOf(plan, steps[index]!));
     } catch (error) {
       throw storeError(error);
     }
-  }
-
-  /** Runs every admission asked since the last flush in one transaction. */
-  private flush(): void {
-    const batch = this.queue;
-    this.queue = [];
-    let steps: AdmissionStep[];
-    try {
-      steps = this.step!(batch.map((entry) => entry.plan));
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-      return;
-    }
-    batch.forEach((entry, index) => entry.resolve(steps[index]!));
   }
 
   private prepare(db: Database.Database): (plans: AdmissionPlan[]) => AdmissionStep[] {
