@@ -75,16 +75,11 @@ export const AdminKeyCreate = Type.Object(
 );
 export type AdminKeyCreate = Static<typeof AdminKeyCreate>;
 
-/** `PATCH /admin/api/keys/{id}` body. */
-export const AdminKeyUpdate = Type.Object(
-  {
-    name: Type.Optional(KeyName),
-    scopes: Type.Optional(KeyScopes),
-    daily_limit: Type.Optional(KeyDailyLimit),
-    expires_at: Type.Optional(KeyExpiry),
-  },
-  { additionalProperties: false, title: 'AdminKeyUpdate' },
-);
+/** `PATCH /admin/api/keys/{id}` body: what a new key takes but its owner, each field optional. */
+export const AdminKeyUpdate = Type.Partial(Type.Omit(AdminKeyCreate, ['owner']), {
+  additionalProperties: false,
+  title: 'AdminKeyUpdate',
+});
 export type AdminKeyUpdate = Static<typeof AdminKeyUpdate>;
 
 /** `POST /admin/api/keys/{id}/roll` body. */
