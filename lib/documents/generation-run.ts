@@ -7,7 +7,8 @@ import { DossierError } from '../errors.js';
  */
 export class GenerationRun {
   private readonly controller = new AbortController();
-  private readonly timeout: DossierError;
+  /** The timeout error, made only when the deadline passes (an error's stack costs on every generation). */
+  private timeout: DossierError | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly stopped: Promise<never>;
   private timedOut = false;
@@ -22,10 +23,6 @@ export class GenerationRun {
     timeoutMs: number,
     private readonly caller?: AbortSignal,
   ) {
-    this.timeout = new DossierError(
-      'ERR_GENERATOR_TIMEOUT',
-      `The text generator did not answer within ${timeoutMs / 1000} seconds.`,
-    );
     let stop: (reason: unknown) => void = () => {};
     this.stopped = new Promise<never>((_, reject) => {
       stop = reject;
@@ -34,6 +31,10 @@ export class GenerationRun {
     this.stopped.catch(() => {});
     this.timer = setTimeout(() => {
       this.timedOut = true;
+      this.timeout = new DossierError(
+        'ERR_GENERATOR_TIMEOUT',
+        `The text generator did not answer within ${timeoutMs / 1000} seconds.`,
+      );
       this.controller.abort(this.timeout);
       stop(this.timeout);
     }, timeoutMs);
@@ -78,6 +79,14 @@ export class GenerationRun {
   end(): void {
     clearTimeout(this.timer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);
-    this.controller.abort(new DossierError('ERR_GENERATOR_FAILED', 'The generation is over.'));
+    this.controller.abort(generationOver());
   }
+}
+
+let over: DossierError | undefined;
+
+/** The reason a finished generation's signal aborts with: one error for every run, made once. */
+function generationOver(): DossierError {
+  over ??= new DossierError('ERR_GENERATOR_FAILED', 'The generation is over.');
+  return over;
 }
