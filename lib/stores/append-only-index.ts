@@ -1,3 +1,4 @@
+import { DossierError } from '../errors.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from './kv-store.js';
 
@@ -19,7 +20,22 @@ export class AppendOnlyIndex {
 
   /** Adds `value` at the end. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async append(value: string): Promise<void> {
+    await this.fill(await this.reserve(), value);
+  }
+
+  /**
+   * Takes the next slot, to be written with {@link fill}: a caller may take it while it still works out
+   * the value. Readers skip a slot taken and not yet written, as one taken by another process.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async reserve(): Promise<number> {
     const slot = await this.counters.increment(`${this.name}:length`);
+    if (slot === null) throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store did not hand out an index slot.');
+    return slot;
+  }
+
+  /** Writes a slot taken with {@link reserve}. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async fill(slot: number, value: string): Promise<void> {
     await this.kv.set(`${this.name}:${String(slot)}`, value);
   }
 

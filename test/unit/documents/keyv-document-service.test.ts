@@ -122,6 +122,35 @@ describe('KeyvDocumentService', () => {
     expect(await documents.get('alice', String(id))).to.include({ name: 'renamed', favorite: true });
   });
 
+  it('fills the index slot of a create whose id the store refused, so that later listings stay whole', async () => {
+    let refuse = true;
+    const counters = new Proxy(backend.counters, {
+      get(target, property, receiver) {
+        if (property !== 'increment') return Reflect.get(target, property, receiver) as unknown;
+        return async (name: string, ...rest: unknown[]) => {
+          if (name === 'documents:id' && refuse) throw new DossierError('ERR_STORE_UNAVAILABLE', 'down');
+          return (target.increment as (...args: unknown[]) => Promise<number | null>).call(target, name, ...rest);
+        };
+      },
+    });
+    const documents = new KeyvDocumentService({
+      kv,
+      counters,
+      generator: echo,
+      clock: { now: () => Date.UTC(2026, 0, 1) },
+      templates: buildTemplates({}),
+      generatorTimeoutMs: 1000,
+    });
+    const refused = await documents.create('alice', { name: 'lost', prompt: 'p' }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(DossierError).with.property('code', 'ERR_STORE_UNAVAILABLE');
+    refuse = false;
+    const kept = await documents.create('alice', { name: 'kept', prompt: 'p' });
+    // The refused create's slot holds an id no document has, not a hole that would end the index's prefix.
+    expect(await kv.get('documents:alice:1')).to.equal('0');
+    const page = await service().list('alice', {});
+    expect(page.data.map((doc) => doc.id)).to.deep.equal([kept.id]);
+  });
+
   it('never returns the owner', async () => {
     const documents = service();
     const created = await documents.create('alice', { name: 'a', prompt: 'p' });
