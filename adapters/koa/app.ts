@@ -3,7 +3,7 @@ import Koa, { type Middleware } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
 import { addAdminRoutes } from './admin/index.js';
 import { addBatchRoutes } from './batch-routes.js';
-import { addDocumentRoutes } from './document-routes.js';
+import { addDocumentRoutes, documentFastPath } from './document-routes.js';
 import { errorMiddleware } from './error-middleware.js';
 import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
 import { createMetrics } from './metrics.js';
@@ -37,6 +37,7 @@ export function createKoaApp(dossier: Dossier): Koa {
   app.use(requestMiddleware(dossier.options.logger, metrics));
   app.use(errorMiddleware(dossier.options.logger));
   app.use(lookupFastPath(dossier));
+  app.use(documentFastPath(dossier));
   app.use(ops.routes());
   app.use(router.routes());
   app.use(router.allowedMethods());

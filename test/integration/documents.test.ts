@@ -240,6 +240,17 @@ describe('interface B documents over HTTP', () => {
         expect(await response.json()).to.deep.equal({ message: 'Resource not found.', status: 404 });
       }
     });
+
+    it('reads the same document by every spelling of its path, the fast path and the router alike', async () => {
+      const created = await create();
+      for (const path of [`/api/v1/documents/${created.id}`, `/api/v1/documents/${created.id}/`, '/api/v1/documents/%31', '/API/V1/documents/1']) {
+        const response = await server.get(path, key);
+        expect(response.status, path).to.equal(200);
+        expect(await response.json(), path).to.deep.equal({ data: created, status: 200 });
+      }
+      const anonymous = await server.get(`/api/v1/documents/${created.id}`, undefined);
+      expect(anonymous.status).to.equal(401);
+    });
   });
 
   describe('PUT and PATCH /api/v1/documents/{id}', () => {
