@@ -104,18 +104,17 @@ export class Metering {
     } catch (error) {
       return failure(error, null, null);
     }
-    const limit = this.limitOf(key);
-    let quota: QuotaState | undefined;
+    let target: string;
+    let quota: QuotaState;
     try {
       requireScope(key, 'lookup');
-      const target = this.lookups.parse(kind, input);
-      quota = await this.quotas.consume(key.id, limit, kind);
-      if (!quota.allowed) throw this.quotaExceeded(quota);
-      return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
+      target = this.lookups.parse(kind, input);
+      quota = await this.quotas.consume(key.id, this.limitOf(key), kind);
     } catch (error) {
-      if (quota?.allowed && isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) quota = await this.refund(key, quota, kind);
-      return failure(error, key, quota ?? (await this.peekOrNothing(key, error)));
+      return failure(error, key, await this.peekOrNothing(key, error));
     }
+    if (!quota.allowed) return failure(this.quotaExceeded(quota), key, quota);
+    return this.counted(key, quota, kind, target, options);
   }
 
   /**
@@ -136,7 +135,7 @@ export class Metering {
       return failure(error, null, null);
     }
     if (admission.status === 'invalid') return failure(invalidKey(), null, null);
-    let { key, quota } = admission;
+    const { key, quota } = admission;
     if (admission.status === 'no-scope') {
       try {
         requireScope(key, 'lookup');
@@ -145,11 +144,25 @@ export class Metering {
       }
     }
     if (admission.status === 'exceeded') return failure(this.quotaExceeded(quota), key, quota);
+    return this.counted(key, quota, kind, target, options);
+  }
+
+  /**
+   * The lookup itself, once counted: its answer, or its error with the quota, given back first when the
+   * target was refused after resolution (a 400 does not count).
+   */
+  private async counted(
+    key: ApiKey,
+    quota: QuotaState,
+    kind: LookupKind,
+    target: string,
+    options: LookupOptions,
+  ): Promise<Metered<LookupResult>> {
     try {
       return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
     } catch (error) {
-      if (isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')) quota = await this.refund(key, quota, kind);
-      return failure(error, key, quota);
+      const refunded = isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED') ? await this.refund(key, quota, kind) : quota;
+      return failure(error, key, refunded);
     }
   }
 
