@@ -9,6 +9,7 @@ import { isDossierError } from '../../lib/errors.js';
 import { optionsFromEnv } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, testOptions, type TestServer } from '../support/harness.js';
+import { KEY_FIELDS } from '../support/key-fields.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
 
 /** `fetch`, with the answer checked against the OpenAPI document the server serves. */
@@ -20,18 +21,6 @@ async function checked(url: string, init: RequestInit = {}): Promise<Response> {
 
 const TOKEN = 'admin-token-for-tests-0123456789abcdef';
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
-const KEY_FIELDS = [
-  'id',
-  'name',
-  'owner',
-  'scopes',
-  'daily_limit',
-  'created_at',
-  'revoked_at',
-  'expires_at',
-  'used_today',
-  'status',
-];
 
 type Json = Record<string, unknown>;
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { KEY_FIELDS } from '../support/key-fields.js';
 
 // The compiled command, as `npx dossier` runs it.
 const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
@@ -78,18 +79,7 @@ describe('the dossier command: key lifecycle', function () {
       [dated.id, '2099-01-31T00:00:00.000Z', 'active'],
       [instant.id, '2099-01-31T10:30:00.000Z', 'active'],
     ]);
-    expect(Object.keys(listed[0]!)).to.deep.equal([
-      'id',
-      'name',
-      'owner',
-      'scopes',
-      'daily_limit',
-      'created_at',
-      'revoked_at',
-      'expires_at',
-      'used_today',
-      'status',
-    ]);
+    expect(Object.keys(listed[0]!)).to.deep.equal(KEY_FIELDS);
     const people = await dossier(['keys', 'list'], env);
     expect(people.stdout).to.match(
       new RegExp(`${String(dated.id)}\\s+dated\\s+.*\\sactive\\s+expires=2099-01-31T00:00:00.000Z\\s+used_today=0\\n`),

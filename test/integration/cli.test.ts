@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
 import { projectRoot } from '../support/paths.js';
 
@@ -94,28 +95,16 @@ describe('the dossier command', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
-      const described = [
-        'id',
-        'name',
-        'owner',
-        'scopes',
-        'daily_limit',
-        'created_at',
-        'revoked_at',
-        'expires_at',
-        'used_today',
-        'status',
-      ];
       const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
       const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
-      expect(Object.keys(entry!)).to.deep.equal(described);
+      expect(Object.keys(entry!)).to.deep.equal(KEY_FIELDS);
       expect(entry).to.include({ id: key.id, name: 'ci', revoked_at: null });
       expect(listed.stdout).to.not.include(String(key.key));
 
       const revoked = await dossier(['keys', 'revoke', String(key.id), '--json'], defaults, dir);
       expect(revoked.code).to.equal(0);
       const gone = JSON.parse(revoked.stdout) as Record<string, unknown>;
-      expect(Object.keys(gone)).to.deep.equal(described);
+      expect(Object.keys(gone)).to.deep.equal(KEY_FIELDS);
       expect(gone.revoked_at).to.be.a('string');
       expect((await fetch(`${url}/api/dns?domain=example.test`, { headers })).status).to.equal(401);
     } finally {

@@ -1,0 +1,13 @@
+/** The fields of a key as the admin API and `dossier keys … --json` print it, in order (CONTRACT.md §5). */
+export const KEY_FIELDS = [
+  'id',
+  'name',
+  'owner',
+  'scopes',
+  'daily_limit',
+  'created_at',
+  'revoked_at',
+  'expires_at',
+  'used_today',
+  'status',
+];
