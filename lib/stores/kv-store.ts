@@ -1,7 +1,6 @@
 import Keyv from 'keyv';
 import { DossierError } from '../errors.js';
 import { StoreGuard, storeClosed } from './guard.js';
-import { deserialize } from './keyv/serialize.js';
 
 /**
  * A thin layer over a Keyv instance that it owns: every backend failure becomes a thrown
@@ -15,16 +14,11 @@ export class KvStore {
    *   then a value is copied and frozen once when written, and reads return it as is, with no
    *   serialization on the hot path. Values read from any store must be treated as read-only.
    * @param guard holds every call to the backend's deadline (none by default).
-   * @param read the backend's own read of one stored text by its full (namespaced) name, when it has
-   *   one: {@link get} then reads through it and parses the text itself, without Keyv's layers (hooks,
-   *   statistics, two more awaits), on the path of every request. An expired value still goes
-   *   through Keyv, which removes it.
    */
   constructor(
     private readonly keyv: Keyv,
     private readonly sharesObjects = false,
     private readonly guard: StoreGuard = new StoreGuard(),
-    private readonly directRead?: (name: string) => Promise<string | undefined>,
   ) {
     keyv.throwOnErrors = true;
     // Keyv also emits every failure; with no listener an EventEmitter would crash the process.
@@ -33,15 +27,7 @@ export class KvStore {
 
   /** The value under `key`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async get<T>(key: string): Promise<T | undefined> {
-    const read = this.directRead;
-    if (read === undefined) return this.guarded(() => this.keyv.get<T>(key));
-    const name = (this.keyv as unknown as { _getKeyPrefix(key: string): string })._getKeyPrefix(key);
-    const text = await this.guarded(() => read(name));
-    if (typeof text !== 'string') return undefined;
-    const data = deserialize<{ value?: T; expires?: unknown } | null>(text);
-    if (data === null || data === undefined) return undefined;
-    if (typeof data.expires === 'number' && Date.now() > data.expires) return this.guarded(() => this.keyv.get<T>(key));
-    return data.value;
+    return this.guarded(() => this.keyv.get<T>(key));
   }
 
   /**

@@ -35,8 +35,6 @@ export interface AssembleOptions {
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KvStore}. @default false */
   sharesObjects?: boolean;
-  /** The backend's own read of one stored text by its full name, that {@link KvStore.get} uses when given. */
-  read?: (name: string) => Promise<string | undefined>;
   /** Runs after both parts are closed (ends a pool the parts share). @default nothing */
   release?: () => Promise<void>;
 }
@@ -47,7 +45,7 @@ export interface AssembleOptions {
  */
 export function assembleBackend(options: AssembleOptions): Backend {
   const { keyv, counters, guard, sharesObjects = false, release } = options;
-  const kv = new KvStore(keyv, sharesObjects, guard, options.read);
+  const kv = new KvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
   const guardedCounters: CounterStore = {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),

@@ -114,31 +114,6 @@ describe('openBackend (sqlite)', () => {
       other.close();
     }
   });
-
-  it('reads one value as Keyv would: escaped strings, nested values, other namespaces apart, expired values removed', async () => {
-    const path = join(dir, 'store.sqlite');
-    const backend = openBackend(`sqlite://${path}`, { namespace: 'store', clock });
-    const other = openBackend(`sqlite://${path}`, { namespace: 'other', clock });
-    try {
-      const value = { text: ':colon, [bracket] "quote"', list: [1, null, 'x'], nested: { flag: false } };
-      await backend.kv.set('doc', value);
-      await backend.kv.set('plain', ':starts with a colon');
-      await backend.kv.set('short', 'gone soon', 1);
-      expect(await backend.kv.get('doc')).to.deep.equal(value);
-      expect(await backend.kv.get('plain')).to.equal(':starts with a colon');
-      expect(await backend.kv.get('missing')).to.equal(undefined);
-      expect(await other.kv.get('doc')).to.equal(undefined);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(await backend.kv.get('short')).to.equal(undefined);
-      const reader = new Database(path);
-      const rows = reader.prepare('SELECT key FROM keyv WHERE key = ?').all('store:short');
-      reader.close();
-      expect(rows, 'the expired row is removed').to.deep.equal([]);
-    } finally {
-      await backend.close();
-      await other.close();
-    }
-  });
 });
 
 describe('SQLite files that @keyv/sqlite wrote, and group commits', () => {
