@@ -11,8 +11,9 @@ import { createOpsRouter } from './ops-routes.js';
 import { requestMiddleware } from './request-middleware.js';
 
 /**
- * A router with every route of both interfaces and the administration panel (on only with `adminToken`), for mounting in an existing Koa app. Mount it after
- * {@link errorMiddleware} (or your own) so that failures get Dossier's JSON error bodies.
+ * A router with every route of both interfaces and the administration panel (on only with
+ * `adminToken`), for mounting in an existing Koa app. Mount it after {@link errorMiddleware} (or your
+ * own) so that failures get Dossier's JSON error bodies.
  */
 export function createDossierRouter(dossier: Dossier): Router {
   const router = new Router();
@@ -25,7 +26,7 @@ export function createDossierRouter(dossier: Dossier): Router {
 
 /**
  * A Koa app serving Dossier: request ids, one log line per request and metrics (with an admin token),
- * JSON errors (404 for unknown paths, 500 without a stack), the lookups' fast path, then the routes and
+ * JSON errors (404 for unknown paths, 500 without a stack), the lookups' and documents' fast paths, then the routes and
  * the server's own (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs`).
  */
 export function createKoaApp(dossier: Dossier): Koa {
