@@ -26,8 +26,8 @@ export function createDossierRouter(dossier: Dossier): Router {
 
 /**
  * A Koa app serving Dossier: request ids, one log line per request and metrics (with an admin token),
- * JSON errors (404 for unknown paths, 500 without a stack), the lookups' and documents' fast paths, then the routes and
- * the server's own (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs`).
+ * JSON errors (404 for unknown paths, 500 without a stack), the lookups' and documents' fast paths,
+ * then the routes and the server's own (`/`, `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs`).
  */
 export function createKoaApp(dossier: Dossier): Koa {
   const app = new Koa();
