@@ -1,56 +1,16 @@
 import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dossier, serve, stop } from '../support/cli.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
-
-// The compiled command, as `npx dossier` runs it.
-const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function dossier(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Starts `dossier serve` on a free port and waits for the lines it prints once listening. */
-async function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; out: () => string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
-  });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  return { url, out: () => out, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-}
 
 type Json = Record<string, unknown>;
 
 describe('the dossier command: key lifecycle', function () {
-  // Each test starts the command a dozen times, a second or more each on a busy machine.
-  this.timeout(90_000);
+  // Each test starts a server process, and runs the command a dozen times.
+  this.timeout(30_000);
   let dir: string;
   let dns: TestDnsServer;
   let env: NodeJS.ProcessEnv;

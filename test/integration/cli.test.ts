@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -15,46 +15,11 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
+import { dossier, dossierProcess, MAIN, serve, stop, type Run } from '../support/cli.js';
 import { projectRoot } from '../support/paths.js';
-
-// The compiled command, as `npx dossier` and `npm start` run it.
-const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function dossier(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Starts `dossier serve` on a free port and waits for the line that names its URL. */
-async function serve(env: NodeJS.ProcessEnv, cwd?: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
-    cwd,
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-  return { url, child };
-}
 
 describe('the dossier command', () => {
   let dir: string;
@@ -77,7 +42,7 @@ describe('the dossier command', () => {
     const { url, child } = await serve(defaults, dir);
     try {
       expect(existsSync(join(dir, 'data', 'dossier.sqlite'))).to.equal(true);
-      const created = await dossier(
+      const created = await dossierProcess(
         ['keys', 'create', '--name', 'ci', '--owner', 'acct-7', '--daily-limit', '3', '--json'],
         defaults,
         dir,
@@ -95,21 +60,20 @@ describe('the dossier command', () => {
       expect(response.status).to.equal(200);
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
-      const listed = await dossier(['keys', 'list', '--json'], defaults, dir);
+      const listed = await dossierProcess(['keys', 'list', '--json'], defaults, dir);
       const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
       expect(Object.keys(entry!)).to.deep.equal(KEY_FIELDS);
       expect(entry).to.include({ id: key.id, name: 'ci', revoked_at: null });
       expect(listed.stdout).to.not.include(String(key.key));
 
-      const revoked = await dossier(['keys', 'revoke', String(key.id), '--json'], defaults, dir);
+      const revoked = await dossierProcess(['keys', 'revoke', String(key.id), '--json'], defaults, dir);
       expect(revoked.code).to.equal(0);
       const gone = JSON.parse(revoked.stdout) as Record<string, unknown>;
       expect(Object.keys(gone)).to.deep.equal(KEY_FIELDS);
       expect(gone.revoked_at).to.be.a('string');
       expect((await fetch(`${url}/api/dns?domain=example.test`, { headers })).status).to.equal(401);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stop(child);
     }
   });
 
@@ -158,8 +122,7 @@ describe('the dossier command', () => {
         expect(run.stderr).to.not.include('    at ');
       }
       const { child } = await serve({ ...env, DOSSIER_GEOIP_CITY: fixtures.city, DOSSIER_GEOIP_ASN: fixtures.asn });
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stop(child);
     } finally {
       rmSync(fixtures.dir, { recursive: true, force: true });
     }
@@ -173,7 +136,7 @@ describe('the dossier command', () => {
     await once(silent, 'listening');
     try {
       const { port } = silent.address() as AddressInfo;
-      const run = await dossier(['serve'], { ...env, PORT: '0', DOSSIER_STORE: `redis://127.0.0.1:${port}` });
+      const run = await dossierProcess(['serve'], { ...env, PORT: '0', DOSSIER_STORE: `redis://127.0.0.1:${port}` });
       expect(run.code).to.equal(1);
       expect(run.stderr).to.include('did not answer');
       expect(run.stdout).to.not.include('listening');
@@ -193,8 +156,7 @@ describe('the dossier command', () => {
       expect(second.stderr).to.include('EADDRINUSE');
       expect(second.stderr).to.not.include('    at ');
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stop(child);
     }
   });
 
@@ -245,29 +207,33 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     });
   }
 
-  before(function () {
-    this.timeout(20_000);
+  /**
+   * What `npm run build` leaves in the copy: the compiled package, written anew as tsc writes it (files
+   * without an executable bit). Copying the build under test does that without compiling twice more.
+   */
+  function build(): void {
+    for (const entry of ['lib', 'adapters'])
+      cpSync(join(projectRoot(), 'dist', entry), join(dir, 'dist', entry), { recursive: true });
+  }
+
+  before(() => {
     // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
     const root = projectRoot();
     dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
-    for (const entry of ['lib', 'adapters', 'bin', 'package.json'])
-      cpSync(join(root, entry), join(dir, entry), { recursive: true });
-    const tsconfig = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { include: string[] };
-    tsconfig.include = ['lib', 'adapters'];
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    for (const entry of ['bin', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs after build, and again after clean and rebuild as npm test does; npm pack keeps it executable', async function () {
-    this.timeout(180_000);
+    this.timeout(30_000);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     // npx runs the command through a link to the file that `bin` names, made once: so do we.
     mkdirSync(join(dir, '.bin'));
     const link = join(dir, '.bin', 'dossier');
     symlinkSync(join(dir, pkg.bin.dossier!), link);
 
-    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    build();
     const first = await run(link, ['--help']);
     expect(first.code, first.stderr).to.equal(0);
     expect(first.stdout).to.include('dossier keys create --name NAME');
@@ -277,7 +243,7 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     expect(unbuilt.code).to.equal(1);
     expect(unbuilt.stderr).to.include('npm run build');
 
-    expect((await run('npm', ['run', 'build'])).code, 'npm run build').to.equal(0);
+    build();
     const second = await run(link, ['--help']);
     expect(second.code, second.stderr).to.equal(0);
     expect(second.stdout).to.include('dossier keys create --name NAME');

@@ -1,17 +1,16 @@
 import { expect } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createDossier } from '../../lib/dossier.js';
+import { dossier, serve } from '../support/cli.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 
-const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
 const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789abcdef';
 const UPSTREAM_KEY = 'sk-graceful-upstream-0123456789';
 
@@ -37,27 +36,11 @@ function refuses(url: string): Promise<boolean> {
   });
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [MAIN, ...args], { env }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
-  });
-}
-
-/** `dossier serve` as a child process, with its whole standard error kept. */
-async function serve(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, HOST: '127.0.0.1', PORT: '0' } });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
-  });
-  return { url, child, stderr: () => stderr };
+/** The key the command creates, from its JSON line. */
+async function createKey(name: string, owner: string, env: NodeJS.ProcessEnv): Promise<{ key: string }> {
+  const run = await dossier(['keys', 'create', '--name', name, '--owner', owner, '--json'], env);
+  expect(run.code, run.stderr).to.equal(0);
+  return JSON.parse(run.stdout) as { key: string };
 }
 
 describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
@@ -95,9 +78,7 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
       text: 'A text written slowly.',
       gate: new Promise<void>((resolve) => (release = resolve)),
     };
-    const created = JSON.parse(await cli(['keys', 'create', '--name', 'stopper', '--owner', 'acct-stop', '--json'], env)) as {
-      key: string;
-    };
+    const created = await createKey('stopper', 'acct-stop', env);
     const server = await serve(env);
     child = server.child;
     const auth = { Authorization: `Bearer ${created.key}` };
@@ -124,15 +105,15 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     const [code] = await exited;
     expect(code).to.equal(0);
 
-    const dossier = createDossier({ store: env.DOSSIER_STORE! });
+    const library = createDossier({ store: env.DOSSIER_STORE! });
     try {
-      const stored = await dossier.documents.get('acct-stop', String(body.data.id));
+      const stored = await library.documents.get('acct-stop', String(body.data.id));
       expect(stored.result).to.equal('A text written slowly.');
     } finally {
-      await dossier.close();
+      await library.close();
     }
 
-    const stderr = server.stderr();
+    const stderr = server.err();
     const lines = stderr
       .trim()
       .split('\n')
@@ -150,9 +131,7 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
 
   it('cuts what still runs after DOSSIER_SHUTDOWN_TIMEOUT_MS, stores nothing of it, and still exits 0', async () => {
     openai.behaviour = { kind: 'stall' };
-    const created = JSON.parse(await cli(['keys', 'create', '--name', 'cut', '--owner', 'acct-cut', '--json'], env)) as {
-      key: string;
-    };
+    const created = await createKey('cut', 'acct-cut', env);
     const server = await serve({ ...env, DOSSIER_SHUTDOWN_TIMEOUT_MS: '150' });
     child = server.child;
     const creating = fetch(`${server.url}/api/v1/documents`, {
@@ -170,17 +149,17 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
     expect(code).to.equal(0);
     expect(await creating).to.equal('cut');
     const lines = server
-      .stderr()
+      .err()
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.at(-1)).to.include({ msg: 'stopped', drained: false });
-    const dossier = createDossier({ store: env.DOSSIER_STORE! });
+    const library = createDossier({ store: env.DOSSIER_STORE! });
     try {
-      expect((await dossier.documents.list('acct-cut', {})).total).to.equal(0);
+      expect((await library.documents.list('acct-cut', {})).total).to.equal(0);
     } finally {
-      await dossier.close();
+      await library.close();
     }
-    for (const secret of [created.key, UPSTREAM_KEY]) expect(server.stderr()).to.not.include(secret);
+    for (const secret of [created.key, UPSTREAM_KEY]) expect(server.err()).to.not.include(secret);
   });
 });

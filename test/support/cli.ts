@@ -1,0 +1,72 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../adapters/cli/run.js';
+
+/** The compiled command, as `npx dossier` and `npm start` run it. */
+export const MAIN = fileURLToPath(new URL('../../adapters/cli/main.js', import.meta.url));
+
+/** How one run of the command ended. */
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The `dossier` command run in this process, through `runCli` as `main.js` runs it: for the `keys`
+ * commands, usage errors and `serve`'s start-up failures, which need no process of their own. Each run
+ * opens and closes its own store, as a separate command would; `env` is all the environment it sees.
+ */
+export async function dossier(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, env, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+/**
+ * The command in a process of its own, for what only a process shows: a working directory, and the
+ * exit of the process itself.
+ */
+export function dossierProcess(args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env } }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A running `dossier serve`, with what it has printed so far. */
+export interface Served {
+  url: string;
+  child: ChildProcess;
+  out(): string;
+  err(): string;
+}
+
+/** Starts `dossier serve` on a free port of 127.0.0.1 and waits for the line that names its URL. */
+export async function serve(env: NodeJS.ProcessEnv, cwd?: string): Promise<Served> {
+  const child = spawn(process.execPath, [MAIN, 'serve'], {
+    cwd,
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
+  });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+  });
+  return { url, child, out: () => out, err: () => err };
+}
+
+/** Stops a served process with SIGTERM and waits for it to exit. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
