@@ -38,17 +38,15 @@ const REGISTRY_FACTS = {
   dnssec: false,
 };
 
+/** The fields that are null in the answer for a domain no one holds. */
+const NULL_FIELDS = ['registrar', 'registrar_url', 'registrar_iana_id', 'created_at', 'updated_at', 'expires_at', 'dnssec'];
+
+/** The answer for a domain no one holds, but for its domain, whois_server, source and raw. */
 const UNREGISTERED = {
   registered: false,
-  registrar: null,
-  registrar_url: null,
-  registrar_iana_id: null,
-  created_at: null,
-  updated_at: null,
-  expires_at: null,
+  ...Object.fromEntries(NULL_FIELDS.map((field) => [field, null])),
   name_servers: [],
   status: [],
-  dnssec: null,
 };
 
 describe('GET /api/whois against RDAP and whois servers on loopback', function () {

@@ -1,6 +1,6 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { AdminUsageQuery } from '../../../lib/schemas/keys.js';
-import { defineRoute, type HeaderName, type ResponseSpec, type RouteSpec } from './define.js';
+import { defineRoute, type HeaderName, type ResponseSpec, type RouteAuth, type RouteSpec } from './define.js';
 import {
   AdminData,
   AdminKey,
@@ -127,8 +127,6 @@ const DOCUMENT_ERRORS = {
   504: documentError('The text generator did not answer in time.'),
   500: documentError('`Server Error.`: something went wrong on the server (logged).'),
 } satisfies Record<number, ResponseSpec>;
-const documentErrors = (...statuses: (keyof typeof DOCUMENT_ERRORS)[]): Record<number, ResponseSpec> =>
-  Object.fromEntries(statuses.map((status) => [status, DOCUMENT_ERRORS[status]]));
 
 const DOCUMENT_ID = Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) });
 const WRITE_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
@@ -142,9 +140,103 @@ const ADMIN_ERRORS = {
   422: { description: 'A bad body: `errors` names each field at fault.', body: ApiValidationError },
   503: storeDown(),
 } satisfies Record<number, ResponseSpec>;
-const adminErrors = (...statuses: (keyof typeof ADMIN_ERRORS)[]): Record<number, ResponseSpec> =>
-  Object.fromEntries(statuses.map((status) => [status, ADMIN_ERRORS[status]]));
 const KEY_ID = Type.Object({ id: Type.String({ description: "the key's id" }) });
+
+/** What the routes of one group share; {@link routeMaker} adds it to each of them. */
+interface RouteGroup<Status extends number> {
+  /** The group the reference page lists them under. */
+  tag: RouteSpec['tag'];
+  /** Who may call them. */
+  auth: RouteAuth;
+  /** The scope a key needs. */
+  scope?: RouteSpec['scope'];
+  /** The path parameters of a route whose path has `:id`. */
+  idParams: TObject;
+  /** The media types a request body may come in. */
+  bodyTypes: string[];
+  /** The group's error answers, by status; each route names those it gives. */
+  errors: Record<Status, ResponseSpec>;
+}
+
+/** What a route of a group declares itself, after its method, path and operationId. */
+type GroupRouteDetails<Status extends number> = Pick<RouteSpec, 'summary' | 'description' | 'query'> & {
+  /** Its request body; the group decides the media types. */
+  body?: Omit<NonNullable<RouteSpec['body']>, 'types'>;
+  /** Its answers other than the group's errors: mostly the one success. */
+  answers: Record<number, ResponseSpec>;
+  /** The statuses of the group's errors it may answer with. */
+  errors: Status[];
+};
+
+/**
+ * The maker of the routes of `group`: it declares a route from its method, path, operationId and
+ * details, and adds what the group shares.
+ */
+function routeMaker<Status extends number>(group: RouteGroup<Status>) {
+  return (
+    method: RouteSpec['method'],
+    path: string,
+    operationId: string,
+    { answers, errors, body, ...details }: GroupRouteDetails<Status>,
+  ): RouteSpec =>
+    defineRoute({
+      method,
+      path,
+      operationId,
+      ...details,
+      tag: group.tag,
+      auth: group.auth,
+      ...(group.scope !== undefined ? { scope: group.scope } : {}),
+      ...(path.includes(':id') ? { params: group.idParams } : {}),
+      ...(body !== undefined ? { body: { ...body, types: group.bodyTypes } } : {}),
+      responses: { ...answers, ...Object.fromEntries(errors.map((status) => [status, group.errors[status]])) },
+    });
+}
+
+/**
+ * A route of interface B (CONTRACT.md §3, §9): listed under Documents, for a key with the `documents`
+ * scope, the document's id as path parameter when the path has `:id`, a body form-encoded or JSON, and
+ * the {@link DOCUMENT_ERRORS} of the statuses it names.
+ */
+const documentRoute = routeMaker({
+  tag: 'Documents',
+  auth: 'key',
+  scope: 'documents',
+  idParams: DOCUMENT_ID,
+  bodyTypes: WRITE_TYPES,
+  errors: DOCUMENT_ERRORS,
+});
+
+/**
+ * A route of the admin API (CONTRACT.md §5): listed under Administration, for the admin token or
+ * session, the key's id as path parameter when the path has `:id`, a JSON body, and the
+ * {@link ADMIN_ERRORS} of the statuses it names.
+ */
+const adminRoute = routeMaker({
+  tag: 'Administration',
+  auth: 'admin',
+  idParams: KEY_ID,
+  bodyTypes: ['application/json'],
+  errors: ADMIN_ERRORS,
+});
+
+/** What a route of the server itself declares, after its method, path and operationId. */
+type OperationsRouteDetails = Pick<RouteSpec, 'summary' | 'params'> & {
+  /** Who may call it. @default 'none' */
+  auth?: RouteAuth;
+  /** All its answers, errors included. */
+  answers: Record<number, ResponseSpec>;
+};
+
+/** A route of the server itself (CONTRACT.md §7): listed under Operations, open to anyone unless it says otherwise. */
+function operationsRoute(
+  method: RouteSpec['method'],
+  path: string,
+  operationId: string,
+  { answers, auth = 'none', ...details }: OperationsRouteDetails,
+): RouteSpec {
+  return defineRoute({ method, path, operationId, ...details, tag: 'Operations', auth, responses: answers });
+}
 
 /**
  * Every route of the API, in the order of the reference page. Adding a route is adding one
@@ -205,171 +297,86 @@ export const ROUTES: readonly RouteSpec[] = [
   }),
 
   // ---------------------------------------------------------------- interface B (CONTRACT.md §3, §9)
-  defineRoute({
-    method: 'get',
-    path: '/api/v1/documents',
-    operationId: 'listDocuments',
+  documentRoute('get', '/api/v1/documents', 'listDocuments', {
     summary: "List the owner's documents",
-    tag: 'Documents',
-    auth: 'key',
-    scope: 'documents',
     query: DocumentListQuery,
-    responses: { 200: { description: 'One page.', body: DocumentList }, ...documentErrors(401, 403, 422, 503, 500) },
+    answers: { 200: { description: 'One page.', body: DocumentList } },
+    errors: [401, 403, 422, 503, 500],
   }),
-  defineRoute({
-    method: 'post',
-    path: '/api/v1/documents',
-    operationId: 'createDocument',
+  documentRoute('post', '/api/v1/documents', 'createDocument', {
     summary: 'Generate and store a document',
     description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events (CONTRACT.md §9).',
-    tag: 'Documents',
-    auth: 'key',
-    scope: 'documents',
-    body: { schema: DocumentCreate, types: WRITE_TYPES, required: true },
-    responses: {
+    body: { schema: DocumentCreate, required: true },
+    answers: {
       200: {
         description: 'The text as it is written, then the stored document.',
         contentType: 'text/event-stream',
         body: DocumentEvents,
       },
       201: { description: 'The stored document.', body: Envelope(Document, 201, 'DocumentCreated') },
-      ...documentErrors(401, 403, 413, 415, 422, 502, 503, 504, 500),
     },
+    errors: [401, 403, 413, 415, 422, 502, 503, 504, 500],
   }),
-  defineRoute({
-    method: 'get',
-    path: '/api/v1/documents/:id',
-    operationId: 'getDocument',
+  documentRoute('get', '/api/v1/documents/:id', 'getDocument', {
     summary: 'Read one document',
-    tag: 'Documents',
-    auth: 'key',
-    scope: 'documents',
-    params: DOCUMENT_ID,
-    responses: {
-      200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') },
-      ...documentErrors(401, 403, 404, 503, 500),
-    },
+    answers: { 200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
+    errors: [401, 403, 404, 503, 500],
   }),
   ...(['put', 'patch'] as const).map((method) =>
-    defineRoute({
-      method,
-      path: '/api/v1/documents/:id',
-      operationId: `${method}Document`,
+    documentRoute(method, '/api/v1/documents/:id', `${method}Document`, {
       summary: 'Change the fields sent',
-      tag: 'Documents',
-      auth: 'key',
-      scope: 'documents',
-      params: DOCUMENT_ID,
-      body: { schema: DocumentUpdate, types: WRITE_TYPES },
-      responses: {
-        200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') },
-        ...documentErrors(401, 403, 404, 413, 415, 422, 503, 500),
-      },
+      body: { schema: DocumentUpdate },
+      answers: { 200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
+      errors: [401, 403, 404, 413, 415, 422, 503, 500],
     }),
   ),
-  defineRoute({
-    method: 'delete',
-    path: '/api/v1/documents/:id',
-    operationId: 'deleteDocument',
+  documentRoute('delete', '/api/v1/documents/:id', 'deleteDocument', {
     summary: 'Delete a document',
-    tag: 'Documents',
-    auth: 'key',
-    scope: 'documents',
-    params: DOCUMENT_ID,
-    responses: { 200: { description: 'Deleted.', body: DocumentDeleted }, ...documentErrors(401, 403, 404, 503, 500) },
+    answers: { 200: { description: 'Deleted.', body: DocumentDeleted } },
+    errors: [401, 403, 404, 503, 500],
   }),
-  defineRoute({
-    method: 'get',
-    path: '/api/v1/templates',
-    operationId: 'listTemplates',
+  documentRoute('get', '/api/v1/templates', 'listTemplates', {
     summary: 'Every template a document can be made from',
-    tag: 'Documents',
-    auth: 'key',
-    scope: 'documents',
-    responses: { 200: { description: 'Templates by id.', body: TemplateList }, ...documentErrors(401, 403, 503, 500) },
+    answers: { 200: { description: 'Templates by id.', body: TemplateList } },
+    errors: [401, 403, 503, 500],
   }),
 
   // ---------------------------------------------------------------- admin API (CONTRACT.md §5)
-  defineRoute({
-    method: 'get',
-    path: '/admin/api/keys',
-    operationId: 'adminListKeys',
+  adminRoute('get', '/admin/api/keys', 'adminListKeys', {
     summary: 'Every key, newest first',
-    tag: 'Administration',
-    auth: 'admin',
-    responses: {
-      200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') },
-      ...adminErrors(401, 404, 503),
-    },
+    answers: { 200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') } },
+    errors: [401, 404, 503],
   }),
-  defineRoute({
-    method: 'post',
-    path: '/admin/api/keys',
-    operationId: 'adminCreateKey',
+  adminRoute('post', '/admin/api/keys', 'adminCreateKey', {
     summary: 'Create a key (its plaintext is shown this once)',
-    tag: 'Administration',
-    auth: 'admin',
-    body: { schema: AdminKeyCreate, types: ['application/json'], required: true },
-    responses: {
-      201: { description: 'The new key and its plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyCreated') },
-      ...adminErrors(401, 403, 404, 413, 422, 503),
-    },
+    body: { schema: AdminKeyCreate, required: true },
+    answers: { 201: { description: 'The new key and its plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyCreated') } },
+    errors: [401, 403, 404, 413, 422, 503],
   }),
-  defineRoute({
-    method: 'patch',
-    path: '/admin/api/keys/:id',
-    operationId: 'adminUpdateKey',
+  adminRoute('patch', '/admin/api/keys/:id', 'adminUpdateKey', {
     summary: "Change a key's name, scopes, limit or expiry",
-    tag: 'Administration',
-    auth: 'admin',
-    params: KEY_ID,
-    body: { schema: AdminKeyUpdate, types: ['application/json'], required: true },
-    responses: {
-      200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
-      ...adminErrors(401, 403, 404, 413, 422, 503),
-    },
+    body: { schema: AdminKeyUpdate, required: true },
+    answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
+    errors: [401, 403, 404, 413, 422, 503],
   }),
-  defineRoute({
-    method: 'post',
-    path: '/admin/api/keys/:id/revoke',
-    operationId: 'adminRevokeKey',
+  adminRoute('post', '/admin/api/keys/:id/revoke', 'adminRevokeKey', {
     summary: 'Revoke a key (revoking twice is not an error)',
-    tag: 'Administration',
-    auth: 'admin',
-    params: KEY_ID,
-    responses: {
-      200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') },
-      ...adminErrors(401, 403, 404, 413, 422, 503),
-    },
+    answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
+    errors: [401, 403, 404, 413, 422, 503],
   }),
-  defineRoute({
-    method: 'post',
-    path: '/admin/api/keys/:id/roll',
-    operationId: 'adminRollKey',
+  adminRoute('post', '/admin/api/keys/:id/roll', 'adminRollKey', {
     summary: 'Give a key a new secret; the old one works for grace_seconds more',
-    tag: 'Administration',
-    auth: 'admin',
-    params: KEY_ID,
-    body: { schema: AdminKeyRoll, types: ['application/json'] },
-    responses: {
-      200: { description: 'The key and its new plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyRolled') },
-      ...adminErrors(401, 403, 404, 413, 422, 503),
-    },
+    body: { schema: AdminKeyRoll },
+    answers: { 200: { description: 'The key and its new plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyRolled') } },
+    errors: [401, 403, 404, 413, 422, 503],
   }),
-  defineRoute({
-    method: 'get',
-    path: '/admin/api/keys/:id/usage',
-    operationId: 'adminKeyUsage',
+  adminRoute('get', '/admin/api/keys/:id/usage', 'adminKeyUsage', {
     summary: "A key's lookups per UTC day, oldest first, every day present",
-    tag: 'Administration',
-    auth: 'admin',
-    params: KEY_ID,
     query: AdminUsageQuery,
-    responses: {
-      200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') },
-      ...adminErrors(401, 404, 422, 503),
-    },
+    answers: { 200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') } },
+    errors: [401, 404, 422, 503],
   }),
+  // The panel is a page, not a call of the admin API: anyone may load it, and it asks for the token to sign in.
   defineRoute({
     method: 'get',
     path: '/admin',
@@ -383,47 +390,28 @@ export const ROUTES: readonly RouteSpec[] = [
   }),
 
   // ---------------------------------------------------------------- the server itself (CONTRACT.md §7)
-  defineRoute({
-    method: 'get',
-    path: '/',
-    operationId: 'index',
+  operationsRoute('get', '/', 'index', {
     summary: 'What this server is; a browser is sent to /docs',
-    tag: 'Operations',
-    auth: 'none',
-    responses: {
+    answers: {
       200: { description: 'For clients that do not ask for HTML.', body: ServiceIndex },
       302: { description: 'For a browser (`Accept: text/html`): to /docs.', headers: { Location: true } },
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/healthz',
-    operationId: 'health',
+  operationsRoute('get', '/healthz', 'health', {
     summary: 'Liveness: 200 while the process serves (no store call)',
-    tag: 'Operations',
-    auth: 'none',
-    responses: { 200: { description: 'Serving.', body: Health } },
+    answers: { 200: { description: 'Serving.', body: Health } },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/readyz',
-    operationId: 'ready',
+  operationsRoute('get', '/readyz', 'ready', {
     summary: 'Readiness: the store and the cache answer (within 1 s)',
-    tag: 'Operations',
-    auth: 'none',
-    responses: {
+    answers: {
       200: { description: 'Ready.', body: Ready },
       503: { description: 'The store or the cache did not answer in time.', body: NotReady },
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/metrics',
-    operationId: 'metrics',
+  operationsRoute('get', '/metrics', 'metrics', {
     summary: 'Prometheus metrics (Authorization: Bearer <DOSSIER_ADMIN_TOKEN>)',
-    tag: 'Operations',
     auth: 'admin',
-    responses: {
+    answers: {
       200: {
         description: 'Prometheus text format 0.0.4.',
         contentType: 'text/plain; version=0.0.4; charset=utf-8',
@@ -433,40 +421,25 @@ export const ROUTES: readonly RouteSpec[] = [
       404: apiError('Metrics are off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'openapi',
+  operationsRoute('get', '/openapi.json', 'openapi', {
     summary: 'This document (OpenAPI 3.1)',
-    tag: 'Operations',
-    auth: 'none',
-    responses: {
+    answers: {
       200: { description: 'The OpenAPI document.', body: Type.Object({ openapi: Type.String({ pattern: '^3\\.1\\.' }) }) },
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/docs',
-    operationId: 'docs',
+  operationsRoute('get', '/docs', 'docs', {
     summary: 'The reference page rendered from this document',
-    tag: 'Operations',
-    auth: 'none',
-    responses: {
+    answers: {
       200: { description: 'HTML; every asset is served from here.', contentType: 'text/html', body: Type.String() },
-      302: { description: 'From /docs/ to /docs, where the page\'s relative links point.', headers: { Location: true } },
+      302: { description: "From /docs/ to /docs, where the page's relative links point.", headers: { Location: true } },
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/docs/:asset',
-    operationId: 'docsAsset',
+  operationsRoute('get', '/docs/:asset', 'docsAsset', {
     summary: 'An asset of the reference page',
-    tag: 'Operations',
-    auth: 'none',
     params: Type.Object({
       asset: Type.String({ description: 'swagger-ui.css, swagger-ui-bundle.js, init.js or favicon-32x32.png' }),
     }),
-    responses: {
+    answers: {
       200: {
         description: "The asset, from the swagger-ui-dist package (or the page's own init.js).",
         contentType: 'text/javascript; charset=utf-8',

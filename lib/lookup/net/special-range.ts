@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
 import { parseIp } from './ip-address.js';
+import specialRanges from './special-ranges.json' with { type: 'json' };
 
 /** A range of addresses lookups never connect to, as {@link specialRangeOf} reports it. */
 export interface SpecialRange {
@@ -18,69 +19,18 @@ interface RangeEntry {
   reference: string;
   /** For an IPv6 range that carries an IPv4 address: the bit at which it starts. */
   ipv4At?: number;
+  /** Why the entry is as it is (JSON has no comments); not read. */
+  comment?: string;
 }
 
 /**
  * Every range that is not a public connection target, after the IANA IPv4 and IPv6 Special-Purpose
- * Address Registries. A range inside another (the metadata hosts, `::1` in `::/3`) is listed for its
- * more precise name; the longest match wins. An IPv6 range with `ipv4At` is judged by the IPv4 address
- * it carries instead: only the ones where that address is the real destination are listed so.
+ * Address Registries, kept as data in `special-ranges.json` (a `comment` there says why an entry is as
+ * it is). A range inside another (the metadata hosts, `::1` in `::/3`) is listed for its more precise
+ * name; the longest match wins. An IPv6 range with `ipv4At` is judged by the IPv4 address it carries
+ * instead: only the ones where that address is the real destination are listed so.
  */
-const RANGES: readonly RangeEntry[] = [
-  { cidr: '0.0.0.0/8', name: 'this network', reference: 'RFC 791, RFC 1122' },
-  { cidr: '10.0.0.0/8', name: 'private', reference: 'RFC 1918' },
-  { cidr: '100.64.0.0/10', name: 'carrier-grade NAT', reference: 'RFC 6598' },
-  { cidr: '127.0.0.0/8', name: 'loopback', reference: 'RFC 1122' },
-  { cidr: '169.254.0.0/16', name: 'link-local', reference: 'RFC 3927' },
-  { cidr: '172.16.0.0/12', name: 'private', reference: 'RFC 1918' },
-  { cidr: '192.0.0.0/24', name: 'IETF protocol assignments', reference: 'RFC 6890' },
-  { cidr: '192.0.2.0/24', name: 'documentation (TEST-NET-1)', reference: 'RFC 5737' },
-  { cidr: '192.31.196.0/24', name: 'AS112', reference: 'RFC 7535' },
-  { cidr: '192.52.193.0/24', name: 'AMT', reference: 'RFC 7450' },
-  { cidr: '192.88.99.0/24', name: 'deprecated 6to4 relay anycast', reference: 'RFC 7526' },
-  { cidr: '192.168.0.0/16', name: 'private', reference: 'RFC 1918' },
-  { cidr: '192.175.48.0/24', name: 'AS112', reference: 'RFC 7534' },
-  { cidr: '198.18.0.0/15', name: 'benchmarking', reference: 'RFC 2544' },
-  { cidr: '198.51.100.0/24', name: 'documentation (TEST-NET-2)', reference: 'RFC 5737' },
-  { cidr: '203.0.113.0/24', name: 'documentation (TEST-NET-3)', reference: 'RFC 5737' },
-  { cidr: '224.0.0.0/4', name: 'multicast', reference: 'RFC 5771' },
-  { cidr: '240.0.0.0/4', name: 'reserved', reference: 'RFC 1112' },
-  { cidr: '255.255.255.255/32', name: 'limited broadcast', reference: 'RFC 919, RFC 8190' },
-
-  { cidr: '::/128', name: 'unspecified', reference: 'RFC 4291' },
-  { cidr: '::1/128', name: 'loopback', reference: 'RFC 4291' },
-  { cidr: '::ffff:0:0/96', name: 'IPv4-mapped', reference: 'RFC 4291', ipv4At: 96 },
-  { cidr: '::ffff:0:0:0/96', name: 'IPv4-translated', reference: 'RFC 6145', ipv4At: 96 },
-  { cidr: '64:ff9b::/96', name: 'NAT64 well-known prefix', reference: 'RFC 6052', ipv4At: 96 },
-  // The IPv4 address inside a local-use prefix goes wherever the operator's translator sends it.
-  { cidr: '64:ff9b:1::/48', name: 'local-use NAT64', reference: 'RFC 8215' },
-  { cidr: '100::/64', name: 'discard-only', reference: 'RFC 6666' },
-  { cidr: '2001::/23', name: 'IETF protocol assignments', reference: 'RFC 2928' },
-  // Teredo obfuscates the client address and relays through a server: nothing to judge by.
-  { cidr: '2001::/32', name: 'Teredo', reference: 'RFC 4380' },
-  { cidr: '2001:2::/48', name: 'benchmarking', reference: 'RFC 5180' },
-  { cidr: '2001:db8::/32', name: 'documentation', reference: 'RFC 3849' },
-  { cidr: '2002::/16', name: '6to4', reference: 'RFC 3056', ipv4At: 16 },
-  { cidr: '2620:4f:8000::/48', name: 'AS112', reference: 'RFC 7534' },
-  { cidr: '3fff::/20', name: 'documentation', reference: 'RFC 9637' },
-  { cidr: '5f00::/16', name: 'segment routing (SRv6) SIDs', reference: 'RFC 9602' },
-  { cidr: 'fc00::/7', name: 'unique local', reference: 'RFC 4193' },
-  { cidr: 'fe80::/10', name: 'link-local', reference: 'RFC 4291' },
-  { cidr: 'fec0::/10', name: 'deprecated site-local', reference: 'RFC 3879' },
-  { cidr: 'ff00::/8', name: 'multicast', reference: 'RFC 4291' },
-  // Everything outside global unicast 2000::/3 (RFC 4291 §2.4), as three blocks: ::/3, 4000::/2, 8000::/1.
-  { cidr: '::/3', name: 'outside IPv6 global unicast', reference: 'RFC 4291' },
-  { cidr: '4000::/2', name: 'outside IPv6 global unicast', reference: 'RFC 4291' },
-  { cidr: '8000::/1', name: 'outside IPv6 global unicast', reference: 'RFC 4291' },
-
-  // Cloud metadata and platform services at addresses that look public, or named inside a range above.
-  { cidr: '168.63.129.16/32', name: 'cloud metadata (Azure WireServer)', reference: 'Azure: what is IP address 168.63.129.16' },
-  { cidr: '169.254.169.254/32', name: 'cloud metadata (AWS, GCP, Azure, OCI IMDS)', reference: 'cloud providers' },
-  { cidr: '169.254.170.2/32', name: 'cloud metadata (AWS ECS task metadata)', reference: 'AWS ECS' },
-  { cidr: '100.100.100.200/32', name: 'cloud metadata (Alibaba Cloud)', reference: 'Alibaba Cloud ECS metadata' },
-  { cidr: 'fd00:ec2::254/128', name: 'cloud metadata (AWS IMDS over IPv6)', reference: 'AWS EC2 IMDS' },
-  { cidr: 'fd20:ce::254/128', name: 'cloud metadata (GCP over IPv6)', reference: 'GCP metadata server' },
-];
+const RANGES: readonly RangeEntry[] = specialRanges.ranges;
 
 type Parsed<T> = { range: [T, number]; entry: RangeEntry };
 
