@@ -8,18 +8,18 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # `prepare` would compile before the sources are here: install first, build after.
-RUN npm ci --ignore-scripts && npm rebuild sqlite3
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json ./
 COPY lib ./lib
 COPY adapters ./adapters
 RUN npm run build
 
-# ---- deps: the production dependencies only, with sqlite3's native module built
+# ---- deps: the production dependencies only, with better-sqlite3's native module built
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm rebuild sqlite3 && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm rebuild better-sqlite3 && npm cache clean --force
 
 # ---- runtime: no compiler, no dev dependencies, not root
 FROM node:20-bookworm-slim AS runtime

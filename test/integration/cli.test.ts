@@ -220,7 +220,7 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     // A copy of the package, so that cleaning its dist/ cannot pull the running tests from under mocha.
     const root = projectRoot();
     dir = mkdtempSync(join(tmpdir(), 'dossier-bin-'));
-    for (const entry of ['bin', 'package.json']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
+    for (const entry of ['bin', 'package.json', '.gitignore']) cpSync(join(root, entry), join(dir, entry), { recursive: true });
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -254,7 +254,20 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     const bin = files.find((file) => file.path === pkg.bin.dossier!.replace(/^\.\//, ''));
     expect(bin, 'the bin file is in the package').to.not.equal(undefined);
     expect(bin!.mode & 0o111, 'the bin file is executable in the package').to.equal(0o111);
-    expect(files.some((file) => file.path === 'dist/adapters/cli/main.js')).to.equal(true);
+    // What the package's main, exports and bin need, although git ignores dist/; no sources, tests or data.
+    const paths = files.map((file) => file.path);
+    for (const needed of [
+      'dist/adapters/cli/main.js',
+      'dist/lib/index.js',
+      'dist/lib/index.d.ts',
+      'dist/adapters/koa/index.js',
+    ]) {
+      expect(paths, needed).to.include(needed);
+    }
+    expect(paths, 'the data files the build copies').to.include('dist/lib/lookup/net/special-ranges.json');
+    expect(
+      paths.filter((path) => !/^(bin|dist\/(lib|adapters))\/|^(package\.json|README\.md|LICENSE)$/.test(path)),
+    ).to.deep.equal([]);
   });
 });
 

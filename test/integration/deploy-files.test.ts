@@ -77,6 +77,18 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     ).to.equal(true);
   });
 
+  it('builds the native module of every dependency that has one, where it installs without scripts', () => {
+    // `npm ci --ignore-scripts` skips node-gyp: a native dependency left out of `npm rebuild` has no binary.
+    const native = Object.keys(pkg.dependencies).filter((name) => existsSync(join(ROOT, 'node_modules', name, 'binding.gyp')));
+    expect(native).to.include('better-sqlite3');
+    const installs = dockerfile.filter((i) => i.keyword === 'RUN' && /npm ci\b.*--ignore-scripts/.test(i.args));
+    expect(installs).to.have.length.at.least(1);
+    for (const install of installs) {
+      const rebuilt = [...install.args.matchAll(/npm rebuild ([^&;]+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/));
+      expect(rebuilt, install.args).to.have.members(native);
+    }
+  });
+
   it('runs only commands that exist: npm scripts of package.json, and the start command', () => {
     for (const run of dockerfile.filter((i) => i.keyword === 'RUN')) {
       for (const script of npmScripts(run.args)) expect(pkg.scripts, `npm run ${script}`).to.have.property(script);
