@@ -35,15 +35,17 @@ const dns = await startDnsServer({
 const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-'));
 const notes: string[] = [];
 const results: BenchResult[] = [];
-const stores: { label: string; url: string; target: number }[] = [
-  { label: 'SQLite', url: `sqlite://${join(dir, 'bench.sqlite')}`, target: 0.6 },
-];
-const redis = await startRedis();
+/** The stores to measure (`BENCH_STORES`, a comma-separated list of sqlite, redis, postgres): all by default. */
+const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres').toLowerCase().split(',');
+const stores: { label: string; url: string; target: number }[] = [];
+if (chosen.includes('sqlite')) stores.push({ label: 'SQLite', url: `sqlite://${join(dir, 'bench.sqlite')}`, target: 0.6 });
+const redis = chosen.includes('redis') ? await startRedis() : undefined;
 if (redis) stores.push({ label: 'Redis', url: redis.url, target: 0.7 });
-else notes.push('Redis skipped: no redis-server on PATH.');
+else if (chosen.includes('redis')) notes.push('Redis skipped: no redis-server on PATH.');
 const postgres = process.env.BENCH_POSTGRES ?? process.env.DOSSIER_TEST_POSTGRES;
-if (postgres) stores.push({ label: 'PostgreSQL', url: postgres, target: 0.5 });
-else notes.push('PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES) to a database URL.');
+if (postgres && chosen.includes('postgres')) stores.push({ label: 'PostgreSQL', url: postgres, target: 0.5 });
+else if (chosen.includes('postgres'))
+  notes.push('PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES) to a database URL.');
 
 const envOf = (store: string): Record<string, string> => ({
   DOSSIER_STORE: store,

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/harness.js';
 
@@ -108,7 +109,8 @@ describe('/docs, the reference page (CONTRACT.md §7)', () => {
       const shown = paths.map((path) => path.replace(/\u200b/g, '').trim());
       expect(shown).to.include.members(['/api/dns', '/api/v1/documents/{id}', '/admin/api/keys', '/healthz', '/api/batch']);
       expect(await page.title()).to.equal('Dossier API reference');
-      await page.screenshot({ path: '/tmp/dossier-docs.png' });
+      const shots = process.env.DOSSIER_SCREENSHOT_DIR;
+      if (shots !== undefined) await page.screenshot({ path: join(shots, 'docs.png') });
       for (const url of requested) {
         if (url.startsWith('data:')) continue;
         expect(new URL(url).origin, url).to.equal(server.url);
