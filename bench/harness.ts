@@ -42,12 +42,14 @@ export const CONNECTIONS = 32;
  * Measures `request` against the baseline at `baselineUrl`: {@link BENCH_ROUNDS} rounds of one
  * baseline run and one scenario run, so that both see the same machine (these are shared and noisy);
  * the ratio is the median of the rounds' ratios. The load comes from this process, the servers run in
- * their own.
+ * their own. The baseline gets the very same requests (method, paths, headers, body), so that the load
+ * generator does the same work in both runs: a list of 10,000 requests costs it more per request than
+ * one request repeated.
  */
 export async function measure(name: string, baselineUrl: string, request: BenchRequest, target?: number): Promise<BenchResult> {
   const rounds: { baseline: Run; scenario: Run }[] = [];
   for (let round = 0; round < BENCH_ROUNDS; round += 1) {
-    const baseline = await run({ url: baselineUrl });
+    const baseline = await run({ ...request, url: baselineUrl, expectStatus: 200 });
     const scenario = await run(request);
     rounds.push({ baseline, scenario });
   }

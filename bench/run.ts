@@ -168,7 +168,7 @@ try {
 }
 
 console.log(
-  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same JSON body\n`,
+  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same requests, same JSON body\n`,
 );
 console.log(markdownReport(results));
 console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
