@@ -12,23 +12,24 @@ import { admissionOf, type AdmissionPlan } from './plan.js';
 /**
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one
  * transaction: one round trip and one commit for every admission asked during one turn of the event
- * loop. Admissions are grouped by key record (and default limit), taken in the order of their records,
- * so that two batches lock rows in the same order and never wait on each other in a circle. For each
- * record: it is read once and judged by `workingKey`'s rule (lib/keys/stored-key.ts) in SQL (not
- * revoked, `expiresAt` after now: ISO 8601 strings compare as their instants under the "C" collation;
- * an old secret only until its `graceUntil`; the `lookup` scope). Then the day's quota counter is
- * raised under the key's ceiling, once for the whole group: a lone admission by one upsert
- * (`INSERT … ON CONFLICT DO UPDATE … WHERE` locks the row and checks the ceiling on its latest value);
- * several by reading the row `FOR UPDATE` (or creating it), granting as many as fit, in the order they
- * were asked, and writing the sum, so that a hot key costs one row update per batch, not one per
- * lookup. Calls from any number of processes stay exact: the row lock orders them. The usage counter of
- * each kind is raised by what was granted of it. Answers one row per admission: its index (1-based),
- * the record, 0 invalid, 1 no scope, 2 exceeded, 3 counted, and the day's count.
+ * loop. First each distinct key record is read (without a lock) and judged by `workingKey`'s rule
+ * (lib/keys/stored-key.ts) in SQL: not revoked, `expiresAt` after now (ISO 8601 strings compare as
+ * their instants under the "C" collation), an old secret only until its `graceUntil`, the `lookup`
+ * scope. Then the admissions that count are grouped by key (the two secrets of a rolled key share its
+ * quota) and each key's day counter is raised once, keys taken in the order of their ids, so that any
+ * two batches lock counters in the same order and never wait on each other in a circle. A lone
+ * admission is one upsert (`INSERT … ON CONFLICT DO UPDATE … WHERE` locks the row and checks the ceiling
+ * on its latest value); several lock the row (made first if missing), are granted in the order asked
+ * while they fit under the ceiling, and the sum is written once: a hot key costs one row update per
+ * batch, not one per lookup. Calls from any number of processes stay exact, the row lock ordering them.
+ * The usage counter of each kind is raised by what was granted of it. Answers one row per admission:
+ * its index (1-based), the record, 0 invalid, 1 no scope, 2 exceeded, 3 counted, and the day's count.
  *
  * The transaction commits without waiting for its WAL to reach the disk (`synchronous_commit = off`,
- * for this transaction only): a crash of the database server may forget the last fraction of a second
- * of counting, never leave a counter inconsistent; keys and documents keep the server's setting. The
- * wait for the disk, under the row lock of a hot key, held one key to a few thousand lookups a second.
+ * for this transaction only): a crash of the database server, or a failover to a replica, may forget
+ * the last fraction of a second of counting, never leave a counter inconsistent; keys and documents
+ * keep the server's setting. The wait for the disk, under the row lock of a hot key, held one key to a
+ * few thousand lookups a second.
  */
 const ADMIT_FUNCTION = `CREATE OR REPLACE FUNCTION dossier_admit(
   records text[], kinds text[], default_limits bigint[], now_iso text, now_ms bigint, day text,
@@ -36,88 +37,100 @@ const ADMIT_FUNCTION = `CREATE OR REPLACE FUNCTION dossier_admit(
 ) RETURNS TABLE (ord int, rec text, st int, used bigint) LANGUAGE plpgsql AS $fn$
 #variable_conflict use_column
 DECLARE
+  n int := cardinality(records);
+  recs text[] := array_fill(NULL::text, ARRAY[n]);
+  ids text[] := array_fill(NULL::text, ARRAY[n]);
+  scoped boolean[] := array_fill(false, ARRAY[n]);
+  lims bigint[] := array_fill(NULL::bigint, ARRAY[n]);
+  r record;
   g record;
   u record;
   v jsonb;
-  lim bigint;
-  kid text;
+  t text;
+  i int;
   qname text;
-  n int;
-  granted bigint;
-  base bigint;
+  cnt bigint;
+  start bigint;
   cur bigint;
   cur_expiry bigint;
   newv bigint;
+  counted int[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  FOR g IN SELECT records[s.i] AS record, default_limits[s.i] AS default_limit, array_agg(s.i ORDER BY s.i) AS ords
-      FROM generate_subscripts(records, 1) AS s(i) GROUP BY 1, 2 ORDER BY 1, 2 LOOP
-    rec := NULL; st := 0; used := 0; v := NULL;
-    SELECT k.value::jsonb -> 'value' INTO v FROM keyv k WHERE k.key = g.record;
-    IF v IS NULL OR (v ->> 'revokedAt') IS NOT NULL
+  FOR r IN SELECT records[s.i] AS record, array_agg(s.i) AS ords FROM generate_subscripts(records, 1) AS s(i) GROUP BY 1 LOOP
+    v := NULL;
+    SELECT k.value::jsonb -> 'value' INTO v FROM keyv k WHERE k.key = r.record;
+    CONTINUE WHEN v IS NULL OR (v ->> 'revokedAt') IS NOT NULL
       OR ((v ->> 'expiresAt') IS NOT NULL AND (v ->> 'expiresAt') COLLATE "C" <= now_iso COLLATE "C")
-      OR ((v ->> 'graceUntil') IS NOT NULL AND (v ->> 'graceUntil')::numeric <= now_ms) THEN
-      FOREACH ord IN ARRAY g.ords LOOP RETURN NEXT; END LOOP;
-      CONTINUE;
-    END IF;
-    rec := v::text;
-    kid := v ->> 'id';
-    lim := COALESCE((v ->> 'dailyLimit')::bigint, g.default_limit);
-    qname := 'quota:' || kid || ':' || day;
-    IF NOT COALESCE((v -> 'scopes') ? 'lookup', false) THEN
+      OR ((v ->> 'graceUntil') IS NOT NULL AND (v ->> 'graceUntil')::numeric <= now_ms);
+    t := v::text;
+    FOREACH i IN ARRAY r.ords LOOP
+      recs[i] := t;
+      ids[i] := v ->> 'id';
+      scoped[i] := COALESCE((v -> 'scopes') ? 'lookup', false);
+      lims[i] := COALESCE((v ->> 'dailyLimit')::bigint, default_limits[i]);
+    END LOOP;
+  END LOOP;
+
+  FOR i IN 1 .. n LOOP
+    CONTINUE WHEN scoped[i];
+    ord := i; rec := recs[i]; st := 0; used := 0;
+    IF rec IS NOT NULL THEN
       SELECT c.value INTO used FROM dossier_counters c
-        WHERE c.name = qname AND (c.expires_at IS NULL OR c.expires_at > now_ms);
+        WHERE c.name = 'quota:' || ids[i] || ':' || day AND (c.expires_at IS NULL OR c.expires_at > now_ms);
       st := 1; used := COALESCE(used, 0);
-      FOREACH ord IN ARRAY g.ords LOOP RETURN NEXT; END LOOP;
-      CONTINUE;
     END IF;
-    n := cardinality(g.ords);
-    IF n = 1 THEN
+    RETURN NEXT;
+  END LOOP;
+
+  FOR g IN SELECT ids[s.i] AS id, array_agg(s.i ORDER BY s.i) AS ords FROM generate_subscripts(records, 1) AS s(i)
+      WHERE scoped[s.i] GROUP BY 1 ORDER BY 1 LOOP
+    qname := 'quota:' || g.id || ':' || day;
+    counted := '{}';
+    IF cardinality(g.ords) = 1 THEN
+      i := g.ords[1];
       newv := NULL;
       INSERT INTO dossier_counters AS c (name, value, expires_at) VALUES (qname, 1, quota_expiry)
         ON CONFLICT (name) DO UPDATE SET
           value = CASE WHEN c.expires_at <= now_ms THEN 1 ELSE c.value + 1 END,
           expires_at = excluded.expires_at
-        WHERE c.value < lim OR c.expires_at <= now_ms
+        WHERE c.value < lims[i] OR c.expires_at <= now_ms
         RETURNING c.value INTO newv;
-      granted := CASE WHEN newv IS NULL THEN 0 ELSE 1 END;
-      base := COALESCE(newv - 1, lim);
+      ord := i; rec := recs[i];
+      IF newv IS NULL THEN
+        st := 2; used := lims[i];
+      ELSE
+        st := 3; used := newv; counted := ARRAY[i];
+      END IF;
+      RETURN NEXT;
     ELSE
       LOOP
         SELECT c.value, c.expires_at INTO cur, cur_expiry FROM dossier_counters c WHERE c.name = qname FOR UPDATE;
-        IF FOUND THEN
-          base := CASE WHEN cur_expiry <= now_ms THEN 0 ELSE cur END;
-          granted := GREATEST(0, LEAST(n, lim - base));
-          IF granted > 0 THEN
-            UPDATE dossier_counters SET value = base + granted, expires_at = quota_expiry WHERE name = qname;
-          END IF;
-          EXIT;
-        END IF;
-        base := 0;
-        granted := LEAST(n, lim);
-        INSERT INTO dossier_counters (name, value, expires_at) VALUES (qname, granted, quota_expiry)
-          ON CONFLICT (name) DO NOTHING;
         EXIT WHEN FOUND;
-        -- Another session made the row since: lock it and read it.
+        -- A new day's counter at 0, or the one another session has just made: then lock and read it.
+        INSERT INTO dossier_counters (name, value, expires_at) VALUES (qname, 0, quota_expiry) ON CONFLICT (name) DO NOTHING;
       END LOOP;
-    END IF;
-    IF granted > 0 THEN
-      FOR u IN SELECT kinds[o] AS kind, count(*) AS cnt FROM unnest(g.ords[1:granted]) AS o GROUP BY 1 ORDER BY 1 LOOP
-        INSERT INTO dossier_counters AS c (name, value, expires_at)
-          VALUES ('usage:' || kid || ':' || day || ':' || u.kind, u.cnt, usage_expiry)
-          ON CONFLICT (name) DO UPDATE SET
-            value = CASE WHEN c.expires_at <= now_ms THEN excluded.value ELSE c.value + excluded.value END,
-            expires_at = excluded.expires_at;
+      start := CASE WHEN cur_expiry <= now_ms THEN 0 ELSE cur END;
+      cnt := start;
+      FOREACH i IN ARRAY g.ords LOOP
+        ord := i; rec := recs[i];
+        IF cnt < lims[i] THEN
+          cnt := cnt + 1; st := 3; used := cnt; counted := counted || i;
+        ELSE
+          st := 2; used := lims[i];
+        END IF;
+        RETURN NEXT;
       END LOOP;
-    END IF;
-    FOR i IN 1 .. n LOOP
-      ord := g.ords[i];
-      IF i <= granted THEN
-        st := 3; used := base + i;
-      ELSE
-        st := 2; used := lim;
+      IF cnt > start THEN
+        UPDATE dossier_counters SET value = cnt, expires_at = quota_expiry WHERE name = qname;
       END IF;
-      RETURN NEXT;
+    END IF;
+    FOR u IN SELECT kinds[o] AS kind, count(*) AS added FROM unnest(counted) AS o GROUP BY 1 ORDER BY 1 LOOP
+      INSERT INTO dossier_counters AS c (name, value, expires_at)
+        VALUES ('usage:' || g.id || ':' || day || ':' || u.kind, u.added, usage_expiry)
+        ON CONFLICT (name) DO UPDATE SET
+          value = CASE WHEN c.expires_at <= now_ms THEN excluded.value ELSE c.value + excluded.value END,
+          expires_at = excluded.expires_at;
     END LOOP;
   END LOOP;
 END
