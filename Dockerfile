@@ -2,24 +2,27 @@
 # Dossier's server: `docker build -t dossier .` then `docker run -p 3000:3000 dossier`.
 # See README ("Running it in production") and examples/compose.yaml.
 
-# ---- build: compile the TypeScript with the dev dependencies
+# ---- build: compile the TypeScript with the dev dependencies (tsc loads no native module)
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # `prepare` would compile before the sources are here: install first, build after.
-RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
+RUN npm ci --ignore-scripts
 COPY tsconfig.json ./
 COPY lib ./lib
 COPY adapters ./adapters
 RUN npm run build
 
-# ---- deps: the production dependencies only, with better-sqlite3's native module built
+# ---- deps: the production dependencies, the Koa adapter's peers (optional for the library, needed to
+# serve), and better-sqlite3's native module built
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm rebuild better-sqlite3 && npm cache clean --force
+# The peers become dependencies of this copy of package.json, at the ranges it gives them, so that
+# --omit=dev keeps them; the lockfile pins their versions.
+RUN node -e "const fs = require('fs'); const p = JSON.parse(fs.readFileSync('package.json', 'utf8')); for (const [name, range] of Object.entries(p.peerDependencies)) { p.dependencies[name] = range; delete p.devDependencies[name]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+ && npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 && npm cache clean --force
 
 # ---- runtime: no compiler, no dev dependencies, not root
 FROM node:20-bookworm-slim AS runtime

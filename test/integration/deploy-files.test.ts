@@ -1,8 +1,10 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { KOA_PACKAGES } from '../../adapters/cli/koa-adapter.js';
 import { SETTINGS } from '../../lib/config/settings.js';
 import { projectRoot } from '../support/paths.js';
 import { startTestServer } from '../support/harness.js';
@@ -11,6 +13,8 @@ const ROOT = projectRoot();
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 
 /** A Dockerfile instruction: its keyword and its arguments (continuation lines joined). */
@@ -65,27 +69,46 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     expect(final.some((i) => i.keyword === 'RUN' && /apt-get|g\+\+/.test(i.args))).to.equal(false);
   });
 
-  it('installs only the production dependencies with npm ci --omit=dev for the image it ships', () => {
-    const installs = dockerfile.filter((i) => i.keyword === 'RUN' && /npm ci\b/.test(i.args));
-    const production = installs.filter((i) => /--omit=dev/.test(i.args));
-    expect(production).to.have.length.at.least(1);
-    const stageName = dockerfile
-      .find((i) => i.keyword === 'FROM' && i.stage === production[0]!.stage)!
-      .args.split(/\s+AS\s+/i)[1];
-    expect(
-      final.some((i) => i.keyword === 'COPY' && i.args.includes(`--from=${stageName}`) && i.args.includes('node_modules')),
-    ).to.equal(true);
+  it('installs the production dependencies with --omit=dev for the node_modules the image runs with', () => {
+    expect(dependencyStage().some((i) => /npm (ci|install)\b.*--omit=dev/.test(i.args))).to.equal(true);
   });
 
-  it('builds the native module of every dependency that has one, where it installs without scripts', () => {
-    // `npm ci --ignore-scripts` skips node-gyp: a native dependency left out of `npm rebuild` has no binary.
+  /** The RUN instructions of the stage whose node_modules the image runs with. */
+  function dependencyStage(): Instruction[] {
+    const copy = final.find((i) => i.keyword === 'COPY' && /--from=\S+/.test(i.args) && i.args.includes('node_modules'))!;
+    const name = /--from=(\S+)/.exec(copy.args)![1];
+    const stage = dockerfile.find((i) => i.keyword === 'FROM' && i.args.split(/\s+AS\s+/i)[1] === name)!.stage;
+    return dockerfile.filter((i) => i.stage === stage && i.keyword === 'RUN');
+  }
+
+  it('builds the native module of every dependency that has one, for the node_modules the image runs with', () => {
+    // An install with --ignore-scripts skips node-gyp: a native dependency left out of `npm rebuild` has no binary.
     const native = Object.keys(pkg.dependencies).filter((name) => existsSync(join(ROOT, 'node_modules', name, 'binding.gyp')));
     expect(native).to.include('better-sqlite3');
-    const installs = dockerfile.filter((i) => i.keyword === 'RUN' && /npm ci\b.*--ignore-scripts/.test(i.args));
-    expect(installs).to.have.length.at.least(1);
-    for (const install of installs) {
-      const rebuilt = [...install.args.matchAll(/npm rebuild ([^&;]+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/));
-      expect(rebuilt, install.args).to.have.members(native);
+    const runs = dependencyStage().map((i) => i.args);
+    expect(runs.some((run) => /--ignore-scripts/.test(run))).to.equal(true);
+    const rebuilt = runs.flatMap((run) => [...run.matchAll(/npm rebuild ([^&;]+)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)));
+    expect(rebuilt).to.have.members(native);
+  });
+
+  it("installs the Koa adapter's optional peers, which serve needs, beside the production dependencies", () => {
+    // The stage turns the peers into dependencies of its copy of package.json, then installs without dev.
+    const step = dependencyStage().find((i) => i.args.includes('node -e'));
+    expect(step, 'a step that makes the peers dependencies').to.not.equal(undefined);
+    const run = step!.args;
+    const script = /node -e "((?:[^"\\]|\\.)*)"/.exec(run)![1]!;
+    expect(run.indexOf('npm install --omit=dev')).to.be.greaterThan(run.indexOf(script));
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-deps-'));
+    try {
+      copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+      execFileSync(process.execPath, ['-e', script], { cwd: dir });
+      const image = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof pkg;
+      for (const name of KOA_PACKAGES) {
+        expect(image.dependencies[name], name).to.equal(pkg.peerDependencies[name]);
+        expect(image.devDependencies, name).to.not.have.property(name);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
