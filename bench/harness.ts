@@ -49,7 +49,7 @@ export const CONNECTIONS = 32;
 export async function measure(name: string, baselineUrl: string, request: BenchRequest, target?: number): Promise<BenchResult> {
   const rounds: { baseline: Run; scenario: Run }[] = [];
   for (let round = 0; round < BENCH_ROUNDS; round += 1) {
-    const baseline = await run({ ...request, url: baselineUrl, expectStatus: 200 });
+    const baseline = await run({ ...request, url: sameRequestOn(baselineUrl, request.url), expectStatus: 200 });
     const scenario = await run(request);
     rounds.push({ baseline, scenario });
   }
@@ -65,6 +65,12 @@ export async function measure(name: string, baselineUrl: string, request: BenchR
   };
   console.error(`  ${name}: ${Math.round(result.requestsPerSecond)} req/s, ${result.ratio.toFixed(2)}× bare Koa`);
   return result;
+}
+
+/** `url`'s path and query on the server at `base`. */
+function sameRequestOn(base: string, url: string): string {
+  const { pathname, search } = new URL(url);
+  return new URL(pathname + search, base).href;
 }
 
 interface Run {

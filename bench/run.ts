@@ -36,7 +36,10 @@ const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-'));
 const notes: string[] = [];
 const results: BenchResult[] = [];
 /** The stores to measure (`BENCH_STORES`, a comma-separated list of sqlite, redis, postgres): all by default. */
-const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres').toLowerCase().split(',');
+const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres')
+  .toLowerCase()
+  .split(',')
+  .map((name) => name.trim());
 const stores: { label: string; url: string; target: number }[] = [];
 if (chosen.includes('sqlite')) stores.push({ label: 'SQLite', url: `sqlite://${join(dir, 'bench.sqlite')}`, target: 0.6 });
 const redis = chosen.includes('redis') ? await startRedis() : undefined;

@@ -225,7 +225,7 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs after build, and again after clean and rebuild as npm test does; npm pack keeps it executable', async function () {
+  it('runs from a build, says so once dist/ is cleaned, runs from the next build (written anew, as tsc does); npm pack keeps it executable', async function () {
     this.timeout(30_000);
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     // npx runs the command through a link to the file that `bin` names, made once: so do we.

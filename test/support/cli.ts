@@ -15,12 +15,23 @@ export interface Run {
 /**
  * The `dossier` command run in this process, through `runCli` as `main.js` runs it: for the `keys`
  * commands, usage errors and `serve`'s start-up failures, which need no process of their own. Each run
- * opens and closes its own store, as a separate command would; `env` is all the environment it sees.
+ * opens and closes its own store, as a separate command would; `env` is all the environment it sees
+ * (`serve` on a free port of 127.0.0.1 unless it says otherwise). A `serve` that starts instead of
+ * failing fails the test at once: it would otherwise wait for a signal inside the test process.
  */
 export async function dossier(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(args, env, { out: (text) => (stdout += text), err: (text) => (stderr += text) });
+  let started: () => void = () => {};
+  const serving = new Promise<never>((_, reject) => {
+    started = () => reject(new Error(`dossier ${args.join(' ')} started serving in the test process: ${stdout}`));
+  });
+  const out = (text: string): void => {
+    stdout += text;
+    if (text.includes('listening on')) started();
+  };
+  const run = runCli(args, { HOST: '127.0.0.1', PORT: '0', ...env }, { out, err: (text) => (stderr += text) });
+  const code = await Promise.race([run, serving]);
   return { code, stdout, stderr };
 }
 
