@@ -123,12 +123,19 @@ export type ResolvedOptions = Required<
     whoisServerAddress: HostPort | null;
   };
 
-/** Settings of the HTTP server (`npm start`), read from `HOST` and `PORT`. */
+/** Settings of the HTTP server (`npm start`), read from `HOST`, `PORT` and `DOSSIER_TRUST_PROXY`. */
 export interface ServerOptions {
   /** Interface to listen on. @default '127.0.0.1' */
   host: string;
   /** Port to listen on; 0 picks a free one. @default 3000 */
   port: number;
+  /**
+   * Believe the `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Forwarded-For` of a reverse proxy in
+   * front (Koa's `proxy`): the admin panel then sees the address, scheme and host the browser used (its
+   * `Origin` check, `Secure` cookie and per-address sign-in lock-out). Only behind a proxy that sets
+   * them: anyone could send them otherwise. @default false
+   */
+  trustProxy: boolean;
 }
 
 /** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
@@ -173,7 +180,7 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
 }
 
 /**
- * Reads `HOST` and `PORT` for the HTTP server.
+ * Reads `HOST`, `PORT` and `DOSSIER_TRUST_PROXY` for the HTTP server.
  * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when `PORT` is not a port number.
  */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerOptions {

@@ -242,7 +242,9 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     io.err(`dossier: ${error.message}\n`);
     return 1;
   }
-  const http = createKoaApp(dossier).listen(server.port, server.host);
+  const app = createKoaApp(dossier);
+  app.proxy = server.trustProxy;
+  const http = app.listen(server.port, server.host);
   answerClientErrorsWithJson(http);
   try {
     await once(http, 'listening');

@@ -100,6 +100,12 @@ export const SETTINGS = {
 export const SERVER_SETTINGS = {
   host: { variable: 'HOST', read: readText, check: nonEmptyText, default: '127.0.0.1' },
   port: { variable: 'PORT', read: readWholeNumber, check: wholeNumber(0, 65535), default: 3000 },
+  trustProxy: {
+    variable: 'DOSSIER_TRUST_PROXY',
+    read: readBoolean,
+    check: z.boolean({ error: 'must be true or false' }),
+    default: false,
+  },
 } satisfies Record<string, Setting>;
 
 /** How an error names a setting: by its option (given in code) or by its variable (read from the environment). */

@@ -146,6 +146,63 @@ describe('the dossier command', () => {
     }
   });
 
+  it('serves the admin panel behind a reverse proxy with DOSSIER_TRUST_PROXY=true, and believes no forwarded header without it', async () => {
+    const token = 'proxy-admin-token-0123456789abcdefghij';
+    const site = 'https://dossier.example';
+    /** A request as a TLS-ending proxy passes it on for the browser at `client`. */
+    const viaProxy = (url: string, path: string, client: string, init: RequestInit = {}): Promise<Response> =>
+      fetch(`${url}${path}`, {
+        ...init,
+        redirect: 'manual',
+        headers: {
+          'X-Forwarded-Proto': 'https',
+          'X-Forwarded-Host': 'dossier.example',
+          'X-Forwarded-For': client,
+          Origin: site,
+          ...(init.headers as Record<string, string>),
+        },
+      });
+    const signIn = (url: string, client: string, secret: string): Promise<Response> =>
+      viaProxy(url, '/admin/sign-in', client, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: secret }).toString(),
+      });
+
+    const trusted = await serve({ ...env, DOSSIER_ADMIN_TOKEN: token, DOSSIER_TRUST_PROXY: 'true' });
+    try {
+      const signedIn = await signIn(trusted.url, '198.51.100.7', token);
+      expect(signedIn.status).to.equal(303);
+      const setCookie = signedIn.headers.get('Set-Cookie') ?? '';
+      expect(setCookie).to.match(/; secure; httponly$/);
+      const created = await viaProxy(trusted.url, '/admin/api/keys', '198.51.100.7', {
+        method: 'POST',
+        headers: { Cookie: setCookie.split(';')[0]!, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'behind-proxy' }),
+      });
+      expect(created.status).to.equal(201);
+      // Five wrong tokens lock the address that sent them, not every client of the proxy.
+      for (let i = 0; i < 5; i += 1) expect((await signIn(trusted.url, '203.0.113.9', 'wrong')).status).to.equal(401);
+      expect((await signIn(trusted.url, '203.0.113.9', token)).status).to.equal(429);
+      expect((await signIn(trusted.url, '198.51.100.7', token)).status).to.equal(303);
+    } finally {
+      await stop(trusted.child);
+    }
+
+    const untrusted = await serve({ ...env, DOSSIER_ADMIN_TOKEN: token });
+    try {
+      // The browser's origin is not this server's own as it sees the request: refused.
+      const refused = await signIn(untrusted.url, '198.51.100.7', token);
+      expect(refused.status).to.equal(403);
+      expect(refused.headers.get('Set-Cookie')).to.equal(null);
+    } finally {
+      await stop(untrusted.child);
+    }
+    const bad = await dossier(['serve'], { ...env, DOSSIER_TRUST_PROXY: 'yes' });
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('DOSSIER_TRUST_PROXY');
+  });
+
   it('says which port is taken instead of crashing', async () => {
     const { url, child } = await serve(env);
     try {

@@ -42,7 +42,7 @@ describe('options', () => {
     expect(options.dnsServers).to.deep.equal([]);
     expect(options.dnsServerAddresses).to.deep.equal([]);
     expect(options.whoisServerAddress).to.equal(null);
-    expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000 });
+    expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000, trustProxy: false });
   });
 
   it('reads every DOSSIER_* variable', () => {
@@ -95,7 +95,11 @@ describe('options', () => {
       logLevel: 'warn',
       shutdownTimeoutMs: 3000,
     });
-    expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080' })).to.deep.equal({ host: '0.0.0.0', port: 8080 });
+    expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080', DOSSIER_TRUST_PROXY: 'true' })).to.deep.equal({
+      host: '0.0.0.0',
+      port: 8080,
+      trustProxy: true,
+    });
   });
 
   it('reads the CA certificates of DOSSIER_SSL_CA_FILE', () => {
@@ -179,7 +183,11 @@ describe('options', () => {
 
   it('treats a blank variable as unset, so that its default applies', () => {
     expect(optionsFromEnv({ DOSSIER_STORE: '  ', DOSSIER_LOG_LEVEL: '', DOSSIER_ADMIN_TOKEN: ' ' })).to.deep.equal({});
-    expect(serverOptionsFromEnv({ HOST: ' ', PORT: '' })).to.deep.equal({ host: '127.0.0.1', port: 3000 });
+    expect(serverOptionsFromEnv({ HOST: ' ', PORT: '', DOSSIER_TRUST_PROXY: '' })).to.deep.equal({
+      host: '127.0.0.1',
+      port: 3000,
+      trustProxy: false,
+    });
   });
 
   it('hands components parsed host:port values', () => {
