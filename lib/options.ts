@@ -133,9 +133,10 @@ export interface ServerOptions {
    * Believe the `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Forwarded-For` of a reverse proxy in
    * front (Koa's `proxy`): the admin panel then sees the address, scheme and host the browser used (its
    * `Origin` check, `Secure` cookie and per-address sign-in lock-out). Only behind a proxy that sets
-   * them: anyone could send them otherwise. @default false
+   * them: anyone could send them otherwise. The client's address is the last of `X-Forwarded-For`,
+   * the one that proxy added. @default false
    */
-  trustProxy: boolean;
+  trustProxy?: boolean;
 }
 
 /** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */

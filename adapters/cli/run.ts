@@ -243,7 +243,10 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     return 1;
   }
   const app = createKoaApp(dossier);
-  app.proxy = server.trustProxy;
+  app.proxy = server.trustProxy ?? false;
+  // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any
+  // before it are whatever the client sent.
+  app.maxIpsCount = 1;
   const http = app.listen(server.port, server.host);
   answerClientErrorsWithJson(http);
   try {

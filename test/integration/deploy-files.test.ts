@@ -69,8 +69,8 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     expect(final.some((i) => i.keyword === 'RUN' && /apt-get|g\+\+/.test(i.args))).to.equal(false);
   });
 
-  it('installs the production dependencies with --omit=dev for the node_modules the image runs with', () => {
-    expect(dependencyStage().some((i) => /npm (ci|install)\b.*--omit=dev/.test(i.args))).to.equal(true);
+  it('installs exactly the locked production dependencies (npm ci --omit=dev) for the node_modules the image runs with', () => {
+    expect(dependencyStage().some((i) => /npm ci\b.*--omit=dev/.test(i.args))).to.equal(true);
   });
 
   /** The RUN instructions of the stage whose node_modules the image runs with. */
@@ -97,7 +97,7 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     expect(step, 'a step that makes the peers dependencies').to.not.equal(undefined);
     const run = step!.args;
     const script = /node -e "((?:[^"\\]|\\.)*)"/.exec(run)![1]!;
-    expect(run.indexOf('npm install --omit=dev')).to.be.greaterThan(run.indexOf(script));
+    expect(run.indexOf('npm ci --omit=dev')).to.be.greaterThan(run.indexOf(script));
     const dir = mkdtempSync(join(tmpdir(), 'dossier-deps-'));
     try {
       copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));

@@ -60,7 +60,7 @@ BEGIN
   FOR r IN SELECT records[s.i] AS record, array_agg(s.i) AS ords FROM generate_subscripts(records, 1) AS s(i) GROUP BY 1 LOOP
     v := NULL;
     SELECT k.value::jsonb -> 'value' INTO v FROM keyv k WHERE k.key = r.record;
-    CONTINUE WHEN v IS NULL OR (v ->> 'revokedAt') IS NOT NULL
+    CONTINUE WHEN v IS NULL OR (v ->> 'id') IS NULL OR (v ->> 'revokedAt') IS NOT NULL
       OR ((v ->> 'expiresAt') IS NOT NULL AND (v ->> 'expiresAt') COLLATE "C" <= now_iso COLLATE "C")
       OR ((v ->> 'graceUntil') IS NOT NULL AND (v ->> 'graceUntil')::numeric <= now_ms);
     t := v::text;
