@@ -59,6 +59,34 @@ export function admissionOf(plan: AdmissionPlan, step: AdmissionStep): Admission
   return { status: step.state, key, quota: quotaState(step.state !== 'exceeded', limit, step.used, plan.day) };
 }
 
+/** A step's state as the scripts of Redis and PostgreSQL answer it. */
+const SCRIPTED_STATES: Record<number, 'no-scope' | 'exceeded' | 'counted' | undefined> = {
+  1: 'no-scope',
+  2: 'exceeded',
+  3: 'counted',
+};
+
+/**
+ * Reads the steps a store's script answered, each as a state code (0 invalid, 1 no scope, 2 exceeded,
+ * 3 counted), the key's record as text and the day's count. A key asked for several times in one batch
+ * comes back with the same text: `parse` reads it once.
+ */
+export function scriptedSteps(
+  parse: (text: string) => StoredKey,
+): (code: number, text: string | null | undefined, used: number) => AdmissionStep {
+  const records = new Map<string, StoredKey>();
+  return (code, text, used) => {
+    const state = SCRIPTED_STATES[code];
+    if (state === undefined || text === null || text === undefined) return { state: 'invalid' };
+    let record = records.get(text);
+    if (record === undefined) {
+      record = parse(text);
+      records.set(text, record);
+    }
+    return { state, record, used };
+  };
+}
+
 /**
  * The rule the backends that run JavaScript apply to a record: `invalid` unless it works at the plan's
  * time, `no-scope` without `lookup`, else the limit to count against.

@@ -7,7 +7,7 @@ import { createTable } from '../keyv/postgres-store.js';
 import type { StoreGuard } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
 import { admitPerTurn } from './per-turn.js';
-import { admissionOf, type AdmissionPlan } from './plan.js';
+import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
 
 /**
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one
@@ -188,18 +188,10 @@ export class PostgresAdmissionStore implements AdmissionStore {
       throw storeError(error);
     }
     const byIndex = new Map(rows.map((row) => [Number(row.ord), row]));
-    // A key asked for several times comes back with the same record: read once.
-    const records = new Map<string, StoredKey>();
+    const step = scriptedSteps((rec) => deserialize<StoredKey>(rec));
     return batch.map((plan, index): Admission => {
       const row = byIndex.get(index + 1);
-      if (row === undefined || row.st === 0 || row.rec === null) return { status: 'invalid' };
-      let record = records.get(row.rec);
-      if (record === undefined) {
-        record = deserialize<StoredKey>(row.rec);
-        records.set(row.rec, record);
-      }
-      const state = row.st === 1 ? 'no-scope' : row.st === 2 ? 'exceeded' : 'counted';
-      return admissionOf({ ...plan, day: first.day }, { state, record, used: Number(row.used ?? 0) });
+      return admissionOf({ ...plan, day: first.day }, step(row?.st ?? 0, row?.rec, Number(row?.used ?? 0)));
     });
   }
 

@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { StoreGuard } from '../guard.js';
 import { deserialize } from '../keyv/serialize.js';
 import { admitPerTurn } from './per-turn.js';
-import { admissionOf, type AdmissionPlan } from './plan.js';
+import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
 
 /**
  * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),
@@ -134,18 +134,10 @@ export class RedisAdmissionStore implements AdmissionStore {
         return client.eval(ADMIT_LUA, call);
       }
     })) as [number, string?, number?][];
-    // A key asked for several times comes back with the same record: read once.
-    const records = new Map<string, StoredKey>();
+    const step = scriptedSteps((raw) => deserialize<{ value: StoredKey }>(raw).value);
     return batch.map((plan, index): Admission => {
       const [state = 0, raw, used = 0] = answers[index] ?? [];
-      if (state === 0 || raw === undefined) return { status: 'invalid' };
-      let record = records.get(raw);
-      if (record === undefined) {
-        record = deserialize<{ value: StoredKey }>(raw).value;
-        records.set(raw, record);
-      }
-      const step = state === 1 ? 'no-scope' : state === 2 ? 'exceeded' : 'counted';
-      return admissionOf({ ...plan, day: first.day }, { state: step, record, used: Number(used) });
+      return admissionOf({ ...plan, day: first.day }, step(state, raw, Number(used)));
     });
   }
 }
