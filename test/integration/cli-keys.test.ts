@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dossier, serve, stop } from '../support/cli.js';
+import { dossier, dossierJson, serve, stop } from '../support/cli.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 
@@ -25,11 +25,7 @@ describe('the dossier command: key lifecycle', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const json = async (args: string[]): Promise<Json> => {
-    const run = await dossier([...args, '--json'], env);
-    expect(run.code, `${args.join(' ')}: ${run.stderr}`).to.equal(0);
-    return JSON.parse(run.stdout) as Json;
-  };
+  const json = (args: string[]): Promise<Json> => dossierJson(args, env);
 
   it('creates a key with --expires (a date or an instant), and lists its status and expiry', async () => {
     const dated = await json(['keys', 'create', '--name', 'dated', '--expires', '2099-01-31']);

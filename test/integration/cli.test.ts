@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
-import { dossier, dossierProcess, MAIN, serve, stop, type Run } from '../support/cli.js';
+import { dossier, dossierJson, dossierProcess, MAIN, serve, stop, type Run } from '../support/cli.js';
 import { projectRoot } from '../support/paths.js';
 
 describe('the dossier command', () => {
@@ -78,7 +78,7 @@ describe('the dossier command', () => {
   });
 
   it('lists keys for people, showing revoked ones as revoked', async () => {
-    const created = JSON.parse((await dossier(['keys', 'create', '--name', 'old', '--scopes', 'lookup', '--json'], env)).stdout);
+    const created = await dossierJson<{ id: string }>(['keys', 'create', '--name', 'old', '--scopes', 'lookup'], env);
     await dossier(['keys', 'revoke', created.id], env);
     const listed = await dossier(['keys', 'list'], env);
     expect(listed.stdout).to.match(

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDossier } from '../../lib/dossier.js';
-import { dossier, serve } from '../support/cli.js';
+import { dossierJson, serve } from '../support/cli.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 
@@ -34,13 +34,6 @@ function refuses(url: string): Promise<boolean> {
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
   });
-}
-
-/** The key the command creates, from its JSON line. */
-async function createKey(name: string, owner: string, env: NodeJS.ProcessEnv): Promise<{ key: string }> {
-  const run = await dossier(['keys', 'create', '--name', name, '--owner', owner, '--json'], env);
-  expect(run.code, run.stderr).to.equal(0);
-  return JSON.parse(run.stdout) as { key: string };
 }
 
 describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
@@ -78,7 +71,7 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
       text: 'A text written slowly.',
       gate: new Promise<void>((resolve) => (release = resolve)),
     };
-    const created = await createKey('stopper', 'acct-stop', env);
+    const created = await dossierJson<{ key: string }>(['keys', 'create', '--name', 'stopper', '--owner', 'acct-stop'], env);
     const server = await serve(env);
     child = server.child;
     const auth = { Authorization: `Bearer ${created.key}` };
@@ -131,7 +124,7 @@ describe('dossier serve stops gracefully (CONTRACT.md §7)', () => {
 
   it('cuts what still runs after DOSSIER_SHUTDOWN_TIMEOUT_MS, stores nothing of it, and still exits 0', async () => {
     openai.behaviour = { kind: 'stall' };
-    const created = await createKey('cut', 'acct-cut', env);
+    const created = await dossierJson<{ key: string }>(['keys', 'create', '--name', 'cut', '--owner', 'acct-cut'], env);
     const server = await serve({ ...env, DOSSIER_SHUTDOWN_TIMEOUT_MS: '150' });
     child = server.child;
     const creating = fetch(`${server.url}/api/v1/documents`, {

@@ -1,3 +1,4 @@
+import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../adapters/cli/run.js';
@@ -33,6 +34,13 @@ export async function dossier(args: string[], env: NodeJS.ProcessEnv): Promise<R
   const run = runCli(args, { HOST: '127.0.0.1', PORT: '0', ...env }, { out, err: (text) => (stderr += text) });
   const code = await Promise.race([run, serving]);
   return { code, stdout, stderr };
+}
+
+/** What the command prints with `--json` (added to `args`), once it has succeeded. */
+export async function dossierJson<T = Record<string, unknown>>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  const run = await dossier([...args, '--json'], env);
+  expect(run.code, `dossier ${args.join(' ')} --json: ${run.stderr}`).to.equal(0);
+  return JSON.parse(run.stdout) as T;
 }
 
 /**
