@@ -1,16 +1,6 @@
 import { expect } from 'chai';
-import { DossierValidationError } from '../../../lib/errors.js';
+import { errorsOf } from '../../support/validation-errors.js';
 import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput } from '../../../lib/documents/validation.js';
-
-function errorsOf(run: () => unknown): Record<string, string[]> {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DossierValidationError);
-    return (error as DossierValidationError).errors;
-  }
-  throw new Error('expected a validation error');
-}
 
 describe('document validation', () => {
   describe('parseListQuery', () => {

@@ -1,17 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { expect } from 'chai';
 import { DossierValidationError } from '../../../lib/errors.js';
+import { errorsOf } from '../../support/validation-errors.js';
 import { checkLaravel, type LaravelRules } from '../../../lib/schemas/laravel.js';
-
-function errorsOf(run: () => unknown): Record<string, string[]> {
-  try {
-    run();
-  } catch (error) {
-    expect(error).to.be.instanceOf(DossierValidationError);
-    return (error as DossierValidationError).errors;
-  }
-  throw new Error('expected a validation error');
-}
 
 // An ad-hoc schema: whatever it says is what is checked, with no rule of its own in the layer.
 const Schema = Type.Object({
