@@ -19,6 +19,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Both interfaces answer 503 with their own bodies: a lookup (with Retry-After) and a document list. */
+async function expectStoreUnavailable(server: TestServer, key: string): Promise<void> {
+  const lookup = await server.get('/api/dns?domain=example.test', key);
+  expect(lookup.status).to.equal(503);
+  expect(lookup.headers.get('Retry-After')).to.match(/^\d+$/);
+  expect(await lookup.json()).to.deep.include({ status: 'error', code: 'service_unavailable' });
+  const documents = await server.get('/api/v1/documents', key);
+  expect(documents.status).to.equal(503);
+  expect(await documents.json()).to.deep.include({ status: 503 });
+}
+
 /** A private Redis of this test's own, which the test can stop and start again. */
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
@@ -63,13 +74,7 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
     expect((await server.get('/api/v1/documents', key)).status).to.equal(200);
 
     await stop(redis);
-    const lookup = await server.get('/api/dns?domain=example.test', key);
-    expect(lookup.status).to.equal(503);
-    expect(lookup.headers.get('Retry-After')).to.match(/^\d+$/);
-    expect(await lookup.json()).to.deep.include({ status: 'error', code: 'service_unavailable' });
-    const documents = await server.get('/api/v1/documents', key);
-    expect(documents.status).to.equal(503);
-    expect((await documents.json()).status).to.equal(503);
+    await expectStoreUnavailable(server, key);
 
     // The data lived only in that Redis (no persistence): the key is gone, but the server reconnects.
     redis = await startRedis(port);
@@ -169,13 +174,7 @@ describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCON
       frozen();
       // Each of these would wait for as long as Redis stays frozen without a deadline of Dossier's own:
       // they are answered while it is still stopped.
-      const lookup = await server.get('/api/dns?domain=example.test', key);
-      expect(lookup.status).to.equal(503);
-      expect(lookup.headers.get('Retry-After')).to.match(/^\d+$/);
-      expect(await lookup.json()).to.deep.include({ status: 'error', code: 'service_unavailable' });
-      const documents = await server.get('/api/v1/documents', key);
-      expect(documents.status).to.equal(503);
-      expect(await documents.json()).to.deep.include({ status: 503 });
+      await expectStoreUnavailable(server, key);
       const again = await server.get('/api/v1/documents', key);
       expect(again.status, 'a second call does not queue behind the first').to.equal(503);
 
