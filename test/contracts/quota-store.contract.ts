@@ -46,6 +46,16 @@ export function quotaStoreContract(backend: BackendCase): void {
       expect((await dossier.quotas.peek(key, 3)).remaining).to.equal(3);
     });
 
+    it('keeps a count by the injected clock, far from the store clock (Redis is told how long, not until when)', async () => {
+      for (const instant of [Date.UTC(2001, 0, 1, 12), Date.UTC(2101, 0, 1, 12)]) {
+        now = instant;
+        const key = uniqueName('k');
+        expect((await dossier.quotas.consume(key, 1, 'dns')).allowed).to.equal(true);
+        expect((await dossier.quotas.consume(key, 1, 'dns')).allowed).to.equal(false);
+        expect(await dossier.quotas.peek(key, 1)).to.include({ remaining: 0 });
+      }
+    });
+
     it('gives exactly 1000 of 1500 parallel requests against a limit of 1000', async () => {
       const key = uniqueName('k');
       const states = await Promise.all(Array.from({ length: 1500 }, () => dossier.quotas.consume(key, 1000, 'dns')));

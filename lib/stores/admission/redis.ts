@@ -3,6 +3,7 @@ import type { StoredKey } from '../../keys/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { StoreGuard } from '../guard.js';
+import { timeToLive } from '../counters/redis.js';
 import { deserialize } from '../keyv/serialize.js';
 import { admitPerTurn } from './per-turn.js';
 import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
@@ -13,7 +14,8 @@ import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
  * counter under the key's ceiling and the usage counter of the kind, as `RedisCounterStore` keeps them.
  * A key asked for several times in one batch is read and judged once, and its counters are written
  * once at the end, with the batch's totals (nothing else runs in between: the script is atomic).
- * ARGV: now (ISO 8601), now (ms), UTC day, quota expiry, usage expiry, counter prefix, then the default
+ * ARGV: now (ISO 8601), now (ms), UTC day, the quota and usage counters' times to live (ms, as
+ * `RedisCounterStore` sets them), counter prefix, then the default
  * limit and the kind of each record. Answers one `{state, record, used}` per record: 0 invalid,
  * 1 no scope, 2 exceeded, 3 counted.
  */
@@ -70,12 +72,12 @@ end
 for _, quota in ipairs(quotas) do
   if touched[quota] then
     redis.call('SET', quota, used[quota])
-    redis.call('PEXPIREAT', quota, ARGV[4])
+    redis.call('PEXPIRE', quota, ARGV[4])
   end
 end
 for _, name in ipairs(usages) do
   redis.call('INCRBY', name, usage[name])
-  redis.call('PEXPIREAT', name, ARGV[5])
+  redis.call('PEXPIRE', name, ARGV[5])
 end
 return answers`;
 const ADMIT_SHA = createHash('sha1').update(ADMIT_LUA).digest('hex');
@@ -118,8 +120,8 @@ export class RedisAdmissionStore implements AdmissionStore {
         first.nowIso,
         String(Math.floor(first.now)),
         String(first.day),
-        String(first.quotaExpiresAt),
-        String(first.usageExpiresAt),
+        String(timeToLive(first.quotaExpiresAt, first.now)),
+        String(timeToLive(first.usageExpiresAt, first.now)),
         this.counterPrefix,
         ...batch.flatMap((plan) => [String(plan.defaultLimit), plan.kind]),
       ],

@@ -13,7 +13,7 @@ export interface RedisOptions {
   url: string;
   /** Prefix of this backend's keys on the server. @default 'dossier' */
   namespace?: string;
-  /** Time source of the admissions (counter expiry is the server's). @default Date.now */
+  /** Time source of the admissions and of counter expiry (sent to Redis as a time to live). @default Date.now */
   clock?: Clock;
   /**
    * The deadline of one call, connecting included, in milliseconds. Past it the call fails with
@@ -48,7 +48,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
   const counterPrefix = `${namespace}:counter:`;
   return assembleBackend({
     keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false, serialize, deserialize }),
-    counters: new RedisCounterStore(connected, counterPrefix, guard),
+    counters: new RedisCounterStore(connected, counterPrefix, clock, guard),
     clock,
     guard,
     // Keyv's Redis store writes a record under `<namespace>::<name>`.

@@ -1,3 +1,4 @@
+import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
 import { StoreGuard } from '../guard.js';
 
@@ -8,11 +9,13 @@ export interface RedisEvalClient {
 }
 
 // One script per change, so the read, the check against the ceiling and the write are one atomic step.
+// ARGV[2] is the counter's time to live in ms: an expiry is an instant of the Clock port, which Redis's
+// own clock need not agree with (a test's clock, a skewed host), so Redis is told how long, not until when.
 const INCREMENT = `
 local value = tonumber(redis.call('GET', KEYS[1]) or '0')
 if value >= tonumber(ARGV[1]) then return -1 end
 value = redis.call('INCR', KEYS[1])
-if ARGV[2] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) else redis.call('PERSIST', KEYS[1]) end
+if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[2]) else redis.call('PERSIST', KEYS[1]) end
 return value`;
 const DECREMENT = `
 local value = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -30,12 +33,13 @@ return 0`;
 /** Counters as Redis strings, changed by Lua scripts that Redis runs atomically. */
 export class RedisCounterStore implements CounterStore {
   /**
-   * @param client a connected client; @param prefix namespaces the counter names; @param guard holds
-   * every command to the backend's deadline.
+   * @param client a connected client; @param prefix namespaces the counter names; @param clock says
+   * how long a counter has left before its expiry; @param guard holds every command to the backend's deadline.
    */
   constructor(
     private readonly client: () => Promise<RedisEvalClient>,
     private readonly prefix: string,
+    private readonly clock: Clock,
     private readonly guard: StoreGuard = new StoreGuard(),
   ) {}
 
@@ -44,7 +48,10 @@ export class RedisCounterStore implements CounterStore {
     const result = await this.guard.run(async () =>
       (await this.client()).eval(INCREMENT, {
         keys: [this.prefix + name],
-        arguments: [String(ceiling), options.expiresAt === undefined ? '' : String(Math.ceil(options.expiresAt))],
+        arguments: [
+          String(ceiling),
+          options.expiresAt === undefined ? '' : String(timeToLive(options.expiresAt, this.clock.now())),
+        ],
       }),
     );
     const value = Number(result);
@@ -75,4 +82,9 @@ export class RedisCounterStore implements CounterStore {
 
   /** The connection belongs to the Keyv store, which closes it. */
   async close(): Promise<void> {}
+}
+
+/** Milliseconds from `now` to `expiresAt` (both of the Clock port), at least 1: what Redis's PEXPIRE takes. */
+export function timeToLive(expiresAt: number, now: number): number {
+  return Math.max(1, Math.ceil(expiresAt - now));
 }
