@@ -11,8 +11,8 @@ export interface BackendCase {
   /** True when two Dossier instances on the same URL share data (not so for memory://). */
   shared: boolean;
   /**
-   * True when expiry follows the server's own clock (Redis), which a test cannot move: such suites
-   * use short lifetimes and wait them out instead of moving an injected clock.
+   * True when the server counts a lifetime down on its own clock (Redis), which a test cannot move:
+   * such suites use short lifetimes and wait them out as well as moving the injected clock.
    */
   serverClock?: boolean;
   /** Removes what `url()` created. */
