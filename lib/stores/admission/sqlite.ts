@@ -98,7 +98,7 @@ export class SqliteAdmissionStore implements AdmissionStore {
       return steps;
     };
     const transaction = db.transaction(batch);
-    return (plans) => transaction.immediate(plans);
+    return (plans) => this.connection.runAlone(() => transaction.immediate(plans));
   }
 }
 

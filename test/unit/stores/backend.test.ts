@@ -151,4 +151,31 @@ describe('SQLite files that @keyv/sqlite wrote, and group commits', () => {
       connection.close();
     }
   });
+
+  it('reads one turn in one snapshot, sees another process commit from the next turn, and writes after it', async () => {
+    const path = join(dir, 'snapshot.sqlite');
+    const connection = new SqliteConnection({ path });
+    const other = new Database(path, { timeout: 2000 });
+    try {
+      await connection.write((db) => db.exec("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER); INSERT INTO t VALUES ('a', 1)"));
+      const read = () => connection.run((db) => (db.prepare('SELECT v FROM t WHERE k = ?').get('a') as { v: number }).v);
+      // In one turn: a read, another connection's commit, a second read; then a write of this turn.
+      const first = read();
+      other.prepare('UPDATE t SET v = 2 WHERE k = ?').run('a');
+      const second = read();
+      const written = connection.write((db) => db.prepare('UPDATE t SET v = v + 10 WHERE k = ?').run('a').changes);
+      expect([await first, await second, await written]).to.deep.equal([1, 1, 1]);
+      expect(await read()).to.equal(12);
+      // An admission-like write transaction of its own, asked right after a read of the same turn.
+      const before = read();
+      const alone = connection.runAlone((db) =>
+        db.transaction(() => db.prepare('UPDATE t SET v = v + 1').run().changes).immediate(),
+      );
+      expect([await before, alone]).to.deep.equal([12, 1]);
+      expect(other.prepare('SELECT v FROM t').pluck().get()).to.equal(13);
+    } finally {
+      connection.close();
+      other.close();
+    }
+  });
 });
