@@ -326,6 +326,10 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     }
     expect(paths, 'the data files the build copies').to.include('dist/lib/lookup/net/special-ranges.json');
     expect(
+      paths.filter((path) => path.endsWith('.map')),
+      'no source maps: they would point to TypeScript sources the package does not hold',
+    ).to.deep.equal([]);
+    expect(
       paths.filter((path) => !/^(bin|dist\/(lib|adapters))\/|^(package\.json|README\.md|LICENSE)$/.test(path)),
     ).to.deep.equal([]);
   });
