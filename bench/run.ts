@@ -83,6 +83,8 @@ async function cachedBody(server: ServerProcess, secret: string): Promise<unknow
 }
 
 let baseline: ServerProcess | undefined;
+/** A bare Koa answering `/healthz`'s body, for the floor scenario. */
+let healthBaseline: ServerProcess | undefined;
 const memory: string[] = [];
 try {
   for (const { label, url, target } of stores) {
@@ -113,6 +115,15 @@ try {
       );
 
       if (label === 'SQLite') {
+        // The floor: Dossier's cheapest route, through the same middleware (request id, errors, both fast
+        // paths, a router) with no key, no store and no lookup. No route that does more can run faster.
+        const health = await fetch(`${server.url}/healthz`);
+        healthBaseline = await startBareKoa(await health.json());
+        results.push(
+          await measure('GET /healthz: the middleware alone (no key, no store)', healthBaseline.url, {
+            url: `${server.url}/healthz`,
+          }),
+        );
         const created = await fetch(`${server.url}/api/v1/documents`, {
           method: 'POST',
           headers: { ...bearer(secret), 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -165,6 +176,7 @@ try {
   }
 } finally {
   await baseline?.close();
+  await healthBaseline?.close();
   await redis?.close();
   await dns.close();
   rmSync(dir, { recursive: true, force: true });
