@@ -1,5 +1,6 @@
 import { createContainer } from './container.js';
 import { DossierError } from './errors.js';
+import { AdminSessions } from './keys/admin-sessions.js';
 import { resolveOptions, type DossierOptions, type ResolvedOptions } from './options.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
@@ -26,6 +27,8 @@ export interface Dossier {
   readonly metering: Metering;
   /** Interface B: documents. */
   readonly documents: DocumentService;
+  /** The administration panel's sign-outs and sign-in lock-outs, shared by every process on the store. */
+  readonly adminSessions: AdminSessions;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
   /**
@@ -85,12 +88,22 @@ export function createDossier(options: DossierOptions = {}): Dossier {
     return { store, cache };
   };
   let closing: Promise<void> | undefined;
+  let adminSessions: AdminSessions | undefined;
   return {
     lookups: container.resolve(TOKENS.lookupService),
     keys: container.resolve(TOKENS.keyStore),
     quotas: container.resolve(TOKENS.quotaStore),
     metering: container.resolve(Metering),
     documents: container.resolve(TOKENS.documentService),
+    // Made on first use: a Dossier that serves no panel opens no store for it.
+    get adminSessions() {
+      adminSessions ??= new AdminSessions(
+        container.resolve(TOKENS.storeKv),
+        container.resolve(TOKENS.storeCounters),
+        resolved.clock,
+      );
+      return adminSessions;
+    },
     options: resolved,
     async ready(deadlineMs = READY_DEADLINE_MS) {
       const [{ store, cache }] = await Promise.all([probe(deadlineMs), ready()]);

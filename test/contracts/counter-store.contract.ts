@@ -22,7 +22,7 @@ export function counterStoreContract(backend: BackendCase): void {
     // live from that clock and counts it down on its own, so there the lifetimes are short and the tests
     // also wait them out (at most 200 ms).
     let now: number;
-    const lifetime = backend.serverClock ? 120 : 1500;
+    const lifetime = backend.serverClock ? 190 : 1500;
     const pass = async (ms: number): Promise<void> => {
       now += ms;
       if (backend.serverClock) await sleep(Math.min(ms, 200));
@@ -75,10 +75,10 @@ export function counterStoreContract(backend: BackendCase): void {
       expect(await opened.counters.increment(name, { ceiling: 1, expiresAt })).to.equal(1);
       expect(await opened.counters.increment(name, { ceiling: 1, expiresAt })).to.equal(null);
       expect(await opened.counters.get(name)).to.equal(1);
-      await pass(lifetime + 80);
+      await pass(lifetime + 10);
       expect(await opened.counters.get(name)).to.equal(0);
       expect(await opened.counters.increment(name, { ceiling: 1 })).to.equal(1);
-      await pass(lifetime + 80);
+      await pass(lifetime + 10);
       expect(await opened.counters.get(name), 'an increment without expiry never expires').to.equal(1);
     });
 

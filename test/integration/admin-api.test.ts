@@ -1,7 +1,10 @@
 import Router from '@koa/router';
 import { expect } from 'chai';
 import Koa from 'koa';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAdminRouter } from '../../adapters/koa/admin/index.js';
 import { errorMiddleware } from '../../adapters/koa/error-middleware.js';
 import { createDossier } from '../../lib/dossier.js';
@@ -513,6 +516,56 @@ describe('the admin session (CONTRACT.md §5)', () => {
       http.close();
       await dossier.close();
     }
+  });
+});
+
+describe('the admin session on two processes sharing a store (CONTRACT.md §5)', () => {
+  let dir: string;
+  let first: TestServer;
+  let second: TestServer;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-admin-'));
+    const options = { adminToken: TOKEN, store: `sqlite://${join(dir, 'store.sqlite')}` };
+    first = await startTestServer(options);
+    second = await startTestServer(options);
+  });
+  afterEach(async () => {
+    await Promise.all([first.close(), second.close()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const signIn = (server: TestServer, token: string): Promise<Response> =>
+    fetch(`${server.url}/admin/sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url },
+      body: new URLSearchParams({ token }),
+      redirect: 'manual',
+    });
+  const keysWith = async (server: TestServer, cookie: string): Promise<number> =>
+    (await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status;
+
+  it('ends a session on both when it signs out on one', async () => {
+    const cookie = (await signIn(first, TOKEN)).headers.get('Set-Cookie')!.split(';')[0]!;
+    expect([await keysWith(first, cookie), await keysWith(second, cookie)]).to.deep.equal([200, 200]);
+    const out = await fetch(`${first.url}/admin/sign-out`, {
+      method: 'POST',
+      headers: { Cookie: cookie, Origin: first.url },
+      redirect: 'manual',
+    });
+    expect(out.status).to.equal(303);
+    expect([await keysWith(first, cookie), await keysWith(second, cookie)]).to.deep.equal([401, 401]);
+    const page = await fetch(`${second.url}/admin`, { headers: { Cookie: cookie } });
+    expect(await page.text()).to.include('Admin token');
+  });
+
+  it('locks an address out on both after five wrong tries spread over them, counting tries made at once', async () => {
+    const wrong = await Promise.all([first, second, first, second].map((server, i) => signIn(server, `wrong-${i}`)));
+    expect(wrong.map((response) => response.status)).to.deep.equal([401, 401, 401, 401]);
+    const fifth = await signIn(second, 'wrong-5');
+    expect(fifth.status).to.equal(401);
+    expect(await fifth.text()).to.include('sign-in is locked for a minute');
+    for (const server of [first, second]) expect((await signIn(server, TOKEN)).status).to.equal(429);
   });
 });
 

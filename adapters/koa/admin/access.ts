@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { AdminSessions } from '../../../lib/keys/admin-sessions.js';
 import type { Clock } from '../../../lib/ports/clock.js';
 
 /** The session cookie of the panel. */
@@ -7,12 +8,6 @@ export const SESSION_COOKIE = 'dossier_admin';
 
 /** How long a panel session lasts: 8 hours. */
 export const SESSION_SECONDS = 8 * 3600;
-
-/** Wrong sign-ins from one address, within {@link LOCKOUT_WINDOW_MS}, that lock that address. */
-export const LOCKOUT_FAILURES = 5;
-
-/** The window of {@link LOCKOUT_FAILURES}, and how long the lock lasts: one minute. */
-export const LOCKOUT_WINDOW_MS = 60_000;
 
 /** How a request proved it may use the admin API. */
 export type AdminCredential = 'bearer' | 'session';
@@ -29,21 +24,20 @@ export type SignIn =
 /**
  * Who may use the panel and its API: the admin token, compared in constant time (digests through
  * `timingSafeEqual`, so neither its content nor its length leaks), a signed session cookie for the page,
- * the `Origin` rule for writes made with that cookie, and the lock-out of an address after
- * {@link LOCKOUT_FAILURES} wrong sign-ins a minute. Time comes from the Clock port.
+ * the `Origin` rule for writes made with that cookie, and the lock-out of an address after five wrong
+ * sign-ins a minute. Time comes from the Clock port.
  *
  * A session cookie is `<id>.<expiry ms>.<HMAC>`, keyed by the token, so every process that shares the
- * token accepts it and changing the token ends every session. Signing out forgets the id in this
- * process and clears the cookie in the browser. Lock-outs are kept per process.
+ * token accepts it and changing the token ends every session. Sign-outs and lock-outs are kept in the
+ * store ({@link AdminSessions}), so that they hold on every process that shares it.
  */
 export class AdminAccess {
   private readonly tokenDigest: Buffer;
   private readonly sessionKey: Buffer;
-  private readonly signedOut = new Map<string, number>();
-  private readonly failures = new Map<string, { times: number[]; lockedUntil: number }>();
 
   constructor(
     token: string,
+    private readonly sessions: AdminSessions,
     private readonly clock: Clock,
   ) {
     this.tokenDigest = digest(token);
@@ -58,8 +52,9 @@ export class AdminAccess {
   /**
    * Checks the request's bearer token, else its session cookie; a write (any method but GET and HEAD)
    * made with the cookie must also carry the request's own `Origin`.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when a cookie cannot be checked against the sign-outs.
    */
-  check(ctx: Context): AccessCheck {
+  async check(ctx: Context): Promise<AccessCheck> {
     const authorization = ctx.get('Authorization');
     // Another scheme (Basic, Token, …) is no bearer token at all: missing, as interface A answers it.
     if (authorization !== '' && !/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
@@ -69,45 +64,45 @@ export class AdminAccess {
     }
     const cookie = ctx.cookies.get(SESSION_COOKIE);
     if (cookie === undefined) return { ok: false, reason: 'missing' };
-    if (!this.isSession(cookie)) return { ok: false, reason: 'wrong' };
+    if (!(await this.isSession(cookie))) return { ok: false, reason: 'wrong' };
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx)) return { ok: false, reason: 'origin' };
     return { ok: true, via: 'session' };
   }
 
-  /** Whether the request carries a working session cookie. */
-  hasSession(ctx: Context): boolean {
+  /**
+   * Whether the request carries a working session cookie.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async hasSession(ctx: Context): Promise<boolean> {
     const cookie = ctx.cookies.get(SESSION_COOKIE);
-    return cookie !== undefined && this.isSession(cookie);
+    return cookie !== undefined && (await this.isSession(cookie));
   }
 
   /**
-   * A sign-in from `address` with `candidate`: a new session cookie value, or a refusal. The
-   * {@link LOCKOUT_FAILURES}th wrong try within a minute locks the address for a minute, during which
-   * every try is refused, the right token included.
+   * A sign-in from `address` with `candidate`: a new session cookie value, or a refusal. The fifth wrong
+   * try within a minute locks the address for a minute, during which every try is refused, the right
+   * token included.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
-  signIn(address: string, candidate: string): SignIn {
-    const now = this.clock.now();
-    const record = this.failures.get(address);
-    if (record !== undefined && record.lockedUntil > now) {
-      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((record.lockedUntil - now) / 1000)) };
+  async signIn(address: string, candidate: string): Promise<SignIn> {
+    const lockedUntil = await this.sessions.lockedUntil(address);
+    if (lockedUntil > 0) {
+      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - this.clock.now()) / 1000)) };
     }
     if (this.isToken(candidate)) {
-      this.failures.delete(address);
-      return { outcome: 'signed-in', cookie: this.newSession(now) };
+      await this.sessions.succeeded(address);
+      return { outcome: 'signed-in', cookie: this.newSession(this.clock.now()) };
     }
-    this.forgetOld(now);
-    const times = (record?.times ?? []).filter((time) => time > now - LOCKOUT_WINDOW_MS);
-    times.push(now);
-    const nowLocked = times.length >= LOCKOUT_FAILURES;
-    this.failures.set(address, nowLocked ? { times: [], lockedUntil: now + LOCKOUT_WINDOW_MS } : { times, lockedUntil: 0 });
-    return { outcome: 'wrong', nowLocked };
+    return { outcome: 'wrong', nowLocked: await this.sessions.failed(address) };
   }
 
-  /** Ends the session of this cookie value in this process. */
-  signOut(cookie: string | undefined): void {
+  /**
+   * Ends the session of this cookie value, on every process that shares the store.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async signOut(cookie: string | undefined): Promise<void> {
     const parsed = cookie === undefined ? undefined : this.parse(cookie);
-    this.forgetOld(this.clock.now());
-    if (parsed !== undefined) this.signedOut.set(parsed.id, parsed.expires);
+    if (parsed !== undefined) await this.sessions.signOut(parsed.id, parsed.expires);
   }
 
   private newSession(now: number): string {
@@ -116,9 +111,9 @@ export class AdminAccess {
     return `${payload}.${this.mac(payload)}`;
   }
 
-  private isSession(cookie: string): boolean {
+  private async isSession(cookie: string): Promise<boolean> {
     const parsed = this.parse(cookie);
-    return parsed !== undefined && parsed.expires > this.clock.now() && !this.signedOut.has(parsed.id);
+    return parsed !== undefined && parsed.expires > this.clock.now() && !(await this.sessions.isSignedOut(parsed.id));
   }
 
   /** The id and expiry of a cookie whose signature holds. */
@@ -133,18 +128,6 @@ export class AdminAccess {
 
   private mac(payload: string): string {
     return createHmac('sha256', this.sessionKey).update(payload).digest('base64url');
-  }
-
-  /** Drops sign-outs and failure records that no longer matter, so that neither map grows without end. */
-  private forgetOld(now: number): void {
-    if (this.failures.size > 10_000) {
-      for (const [address, record] of this.failures) {
-        if (record.lockedUntil <= now && record.times.every((time) => time <= now - LOCKOUT_WINDOW_MS)) {
-          this.failures.delete(address);
-        }
-      }
-    }
-    for (const [id, expires] of this.signedOut) if (expires <= now) this.signedOut.delete(id);
   }
 }
 

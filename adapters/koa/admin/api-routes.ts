@@ -101,7 +101,7 @@ function idOf(ctx: Context): string {
 function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    const check = access.check(ctx);
+    const check = await access.check(ctx);
     if (!check.ok) {
       if (check.reason === 'origin') {
         answer(

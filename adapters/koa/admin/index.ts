@@ -8,7 +8,7 @@ import { addAdminOffPage, addAdminPages } from './page-routes.js';
  * Adds the administration panel and its API (CONTRACT.md §5) to a router: with
  * `dossier.options.adminToken` set, `GET /admin` (the page), its sign-in and sign-out, a key's detail
  * view and `/admin/api/…`; without it, only a `/admin` page that says how to turn the panel on (the API
- * paths are then unknown, 404). Sessions and sign-in lock-outs belong to the router they are added to.
+ * paths are then unknown, 404). Sign-outs and sign-in lock-outs are kept in the store.
  */
 export function addAdminRoutes(router: Router, dossier: Dossier): void {
   const token = dossier.options.adminToken;
@@ -16,7 +16,7 @@ export function addAdminRoutes(router: Router, dossier: Dossier): void {
     addAdminOffPage(router);
     return;
   }
-  const access = new AdminAccess(token, dossier.options.clock);
+  const access = new AdminAccess(token, dossier.adminSessions, dossier.options.clock);
   addAdminPages(router, dossier, access);
   addAdminApiRoutes(router, dossier, access);
 }

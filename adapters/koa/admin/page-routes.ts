@@ -40,49 +40,55 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
     '/admin',
     whileStoreAnswers(async (ctx) => {
       const page = pageContext(ctx);
-      if (!access.hasSession(ctx)) return html(ctx, 200, signInPage(page));
+      if (!(await access.hasSession(ctx))) return html(ctx, 200, signInPage(page));
       html(ctx, 200, keysPage(page, await listJson(dossier), dossier.options.clock.now()));
     }),
   );
 
-  router.post('/admin/sign-in', async (ctx) => {
-    const page = pageContext(ctx);
-    // A sign-in from another site's form is refused; a browser always sends Origin with a POST.
-    if (ctx.get('Origin') !== '' && !sameOrigin(ctx)) return html(ctx, 403, signInPage(page, 'Sign in from this page itself.'));
-    const result = access.signIn(ctx.ip, await readToken(ctx));
-    if (result.outcome === 'locked') {
-      ctx.set('Retry-After', String(result.retryAfterSeconds));
-      const wait = `${result.retryAfterSeconds} second${result.retryAfterSeconds === 1 ? '' : 's'}`;
-      return html(
-        ctx,
-        429,
-        signInPage(page, `Too many wrong tokens from your address: sign-in is locked. Try again in ${wait}.`),
-      );
-    }
-    if (result.outcome === 'wrong') {
-      const locked = result.nowLocked ? ' That was the fifth wrong try in a minute: sign-in is locked for a minute.' : '';
-      return html(ctx, 401, signInPage(page, `That admin token is wrong.${locked}`));
-    }
-    ctx.cookies.set(SESSION_COOKIE, result.cookie, cookieOptions(ctx, page, SESSION_SECONDS * 1000));
-    ctx.status = 303;
-    ctx.redirect(page.base);
-  });
+  router.post(
+    '/admin/sign-in',
+    whileStoreAnswers(async (ctx) => {
+      const page = pageContext(ctx);
+      // A sign-in from another site's form is refused; a browser always sends Origin with a POST.
+      if (ctx.get('Origin') !== '' && !sameOrigin(ctx)) return html(ctx, 403, signInPage(page, 'Sign in from this page itself.'));
+      const result = await access.signIn(ctx.ip, await readToken(ctx));
+      if (result.outcome === 'locked') {
+        ctx.set('Retry-After', String(result.retryAfterSeconds));
+        const wait = `${result.retryAfterSeconds} second${result.retryAfterSeconds === 1 ? '' : 's'}`;
+        return html(
+          ctx,
+          429,
+          signInPage(page, `Too many wrong tokens from your address: sign-in is locked. Try again in ${wait}.`),
+        );
+      }
+      if (result.outcome === 'wrong') {
+        const locked = result.nowLocked ? ' That was the fifth wrong try in a minute: sign-in is locked for a minute.' : '';
+        return html(ctx, 401, signInPage(page, `That admin token is wrong.${locked}`));
+      }
+      ctx.cookies.set(SESSION_COOKIE, result.cookie, cookieOptions(ctx, page, SESSION_SECONDS * 1000));
+      ctx.status = 303;
+      ctx.redirect(page.base);
+    }),
+  );
 
-  router.post('/admin/sign-out', (ctx) => {
-    const page = pageContext(ctx);
-    // Signing out with a cookie is a write: another site may not do it for the user.
-    if (!sameOrigin(ctx)) return html(ctx, 403, signInPage(page, 'Sign out from this page itself.'));
-    access.signOut(ctx.cookies.get(SESSION_COOKIE));
-    ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx, page, 0), expires: new Date(0) });
-    ctx.status = 303;
-    ctx.redirect(page.base);
-  });
+  router.post(
+    '/admin/sign-out',
+    whileStoreAnswers(async (ctx) => {
+      const page = pageContext(ctx);
+      // Signing out with a cookie is a write: another site may not do it for the user.
+      if (!sameOrigin(ctx)) return html(ctx, 403, signInPage(page, 'Sign out from this page itself.'));
+      await access.signOut(ctx.cookies.get(SESSION_COOKIE));
+      ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx, page, 0), expires: new Date(0) });
+      ctx.status = 303;
+      ctx.redirect(page.base);
+    }),
+  );
 
   router.get(
     '/admin/keys/:id',
     whileStoreAnswers(async (ctx) => {
       const page = pageContext(ctx);
-      if (!access.hasSession(ctx)) {
+      if (!(await access.hasSession(ctx))) {
         ctx.status = 303;
         return ctx.redirect(page.base);
       }
