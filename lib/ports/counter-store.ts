@@ -30,6 +30,11 @@ export interface CounterStore {
    */
   get(name: string): Promise<number>;
   /**
+   * The current values of several counters, in the order of `names`, read in one call of the backend.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
+   */
+  getMany(names: string[]): Promise<number[]>;
+  /**
    * Takes the lease `name` for `owner` for `ttlMs`, unless another owner holds it and it has not expired.
    * @returns true when `owner` now holds it.
    * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.

@@ -42,13 +42,14 @@ export class CounterQuotaStore implements QuotaStore {
   async history(keyId: string, days: number): Promise<UsageDay[]> {
     const today = this.today();
     const dayNumbers = Array.from({ length: days }, (_, index) => today - days + 1 + index);
-    return Promise.all(
-      dayNumbers.map(async (day) => {
-        const counts = await Promise.all(LOOKUP_KINDS.map((kind) => this.counters.get(usageCounter(keyId, day, kind))));
-        const [dns = 0, whois = 0, ip = 0, ssl = 0] = counts;
-        return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), dns, whois, ip, ssl, total: dns + whois + ip + ssl };
-      }),
+    // Every day's counter of every kind, in one call of the store.
+    const counts = await this.counters.getMany(
+      dayNumbers.flatMap((day) => LOOKUP_KINDS.map((kind) => usageCounter(keyId, day, kind))),
     );
+    return dayNumbers.map((day, index) => {
+      const [dns = 0, whois = 0, ip = 0, ssl = 0] = counts.slice(index * LOOKUP_KINDS.length, (index + 1) * LOOKUP_KINDS.length);
+      return { date: new Date(day * DAY_MS).toISOString().slice(0, 10), dns, whois, ip, ssl, total: dns + whois + ip + ssl };
+    });
   }
 
   private today(): number {

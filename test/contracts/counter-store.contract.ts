@@ -42,6 +42,24 @@ export function counterStoreContract(backend: BackendCase): void {
       expect(await opened.counters.get(name)).to.equal(2);
     });
 
+    it('reads several counters in one call, in the order asked, 0 for one never counted or expired', async () => {
+      const [a, b, never, gone] = ['a', 'b', 'never', 'gone'].map((part) => uniqueName(`c-${part}`)) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      await opened.counters.increment(a);
+      await opened.counters.increment(b);
+      await opened.counters.increment(b);
+      await opened.counters.increment(gone, { expiresAt: now + lifetime });
+      await pass(lifetime + 10);
+      expect(await opened.counters.getMany([b, never, a, gone, b])).to.deep.equal([2, 0, 1, 0, 2]);
+      expect(await opened.counters.getMany([])).to.deep.equal([]);
+      const many = Array.from({ length: 2500 }, (_, i) => `${a}-${i}`);
+      expect(await opened.counters.getMany([...many, a])).to.deep.equal([...many.map(() => 0), 1]);
+    });
+
     it('refuses to pass the ceiling and leaves the value as it is', async () => {
       const name = uniqueName('c');
       expect(await opened.counters.increment(name, { ceiling: 2 })).to.equal(1);

@@ -51,6 +51,7 @@ export function assembleBackend(options: AssembleOptions): Backend {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),
     decrement: (name) => ifOpen(() => counters.decrement(name)),
     get: (name) => ifOpen(() => counters.get(name)),
+    getMany: (names) => ifOpen(() => counters.getMany(names)),
     acquireLease: (name, owner, ttlMs) => ifOpen(() => counters.acquireLease(name, owner, ttlMs)),
     releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
     close: () => counters.close(),

@@ -4,7 +4,7 @@ import Keyv from 'keyv';
 import pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
 import { PostgresAdmissionStore } from '../admission/postgres.js';
-import { SqlCounterStore, type SqlQuery } from '../counters/sql.js';
+import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../counters/sql.js';
 import { StoreGuard } from '../guard.js';
 import { PostgresKeyvStore } from '../keyv/postgres-store.js';
 import { deserialize, serialize } from '../keyv/serialize.js';
@@ -66,7 +66,7 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
     ));
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';
-  const counters = new SqlCounterStore(query, (n) => `$${n}`, clock, guard);
+  const counters = new SqlCounterStore(query, POSTGRES_DIALECT, clock, guard);
   const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace, serialize, deserialize });
   const admissions = new PostgresAdmissionStore(query, counters, guard, namespace, clock);
   return assembleBackend({ keyv, counters, clock, guard, admissions, release: end });

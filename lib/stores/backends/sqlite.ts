@@ -1,7 +1,7 @@
 import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
 import { SqliteAdmissionStore } from '../admission/sqlite.js';
-import { SqlCounterStore } from '../counters/sql.js';
+import { SQLITE_DIALECT, SqlCounterStore } from '../counters/sql.js';
 import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
 import { SqliteConnection, statementCache } from '../sqlite/connection.js';
 import { deserialize, serialize } from '../keyv/serialize.js';
@@ -47,7 +47,7 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
         return [];
       });
     },
-    () => '?',
+    SQLITE_DIALECT,
     clock,
   );
   const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace, serialize, deserialize });

@@ -24,6 +24,10 @@ export class MemoryCounterStore implements CounterStore {
     return this.read(name);
   }
 
+  async getMany(names: string[]): Promise<number[]> {
+    return names.map((name) => this.read(name));
+  }
+
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const held = this.leases.get(name);
     if (held !== undefined && held.owner !== owner && held.expiresAt > this.clock.now()) return false;

@@ -6,6 +6,7 @@ import { StoreGuard } from '../guard.js';
 export interface RedisEvalClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   get(key: string): Promise<string | null>;
+  mGet(keys: string[]): Promise<(string | null)[]>;
 }
 
 // One script per change, so the read, the check against the ceiling and the write are one atomic step.
@@ -65,6 +66,12 @@ export class RedisCounterStore implements CounterStore {
   async get(name: string): Promise<number> {
     const value = await this.guard.run(async () => (await this.client()).get(this.prefix + name));
     return value === null ? 0 : Number(value);
+  }
+
+  async getMany(names: string[]): Promise<number[]> {
+    if (names.length === 0) return [];
+    const values = await this.guard.run(async () => (await this.client()).mGet(names.map((name) => this.prefix + name)));
+    return values.map((value) => (value === null ? 0 : Number(value)));
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {

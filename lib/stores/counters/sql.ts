@@ -5,8 +5,20 @@ import { StoreGuard } from '../guard.js';
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
 
-/** How a dialect writes the n-th (1-based) parameter: `?` for SQLite, `$n` for PostgreSQL. */
-export type Placeholder = (n: number) => string;
+/** What differs between the SQL of SQLite and of PostgreSQL, for {@link SqlCounterStore}. */
+export interface SqlDialect {
+  /** How the n-th (1-based) parameter is written: `?` for SQLite, `$n` for PostgreSQL. */
+  placeholder(n: number): string;
+  /** A subquery of the strings of the JSON array text given as the parameter `?`. */
+  jsonStrings: string;
+}
+
+export const SQLITE_DIALECT: SqlDialect = { placeholder: () => '?', jsonStrings: 'SELECT value FROM json_each(?)' };
+
+export const POSTGRES_DIALECT: SqlDialect = {
+  placeholder: (n) => `$${n}`,
+  jsonStrings: 'SELECT json_array_elements_text(?::json)',
+};
 
 /** A counter that has not expired, given the time now as the next parameter. */
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
@@ -37,12 +49,13 @@ export class SqlCounterStore implements CounterStore {
   private readonly texts = new Map<string, string>();
 
   /**
-   * @param query runs one statement on the store's own connection or pool; @param clock says when a
-   * counter expired; @param guard holds every statement to the backend's deadline.
+   * @param query runs one statement on the store's own connection or pool; @param dialect says how the
+   * database writes what differs; @param clock says when a counter expired; @param guard holds every
+   * statement to the backend's deadline.
    */
   constructor(
     private readonly query: SqlQuery,
-    private readonly placeholder: Placeholder,
+    private readonly dialect: SqlDialect,
     private readonly clock: Clock,
     private readonly guard: StoreGuard = new StoreGuard(),
   ) {
@@ -71,6 +84,16 @@ export class SqlCounterStore implements CounterStore {
   async get(name: string): Promise<number> {
     const rows = await this.run(GET_SQL, [name, this.now()]);
     return rows[0] === undefined ? 0 : Number(rows[0].value);
+  }
+
+  async getMany(names: string[]): Promise<number[]> {
+    if (names.length === 0) return [];
+    const rows = (await this.run(
+      `SELECT name, value FROM dossier_counters WHERE name IN (${this.dialect.jsonStrings}) AND ${LIVE}`,
+      [JSON.stringify(names), this.now()],
+    )) as { name: string; value: number | string }[];
+    const values = new Map(rows.map((row) => [row.name, Number(row.value)]));
+    return names.map((name) => values.get(name) ?? 0);
   }
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -102,7 +125,7 @@ export class SqlCounterStore implements CounterStore {
     let text = this.texts.get(sql);
     if (text === undefined) {
       let n = 0;
-      text = sql.replace(/\?/g, () => this.placeholder(++n));
+      text = sql.replace(/\?/g, () => this.dialect.placeholder(++n));
       this.texts.set(sql, text);
     }
     const dialectText = text;
