@@ -65,9 +65,7 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
         const locked = result.nowLocked ? ' That was the fifth wrong try in a minute: sign-in is locked for a minute.' : '';
         return html(ctx, 401, signInPage(page, `That admin token is wrong.${locked}`));
       }
-      ctx.cookies.set(SESSION_COOKIE, result.cookie, cookieOptions(ctx, page, SESSION_SECONDS * 1000));
-      ctx.status = 303;
-      ctx.redirect(page.base);
+      backToPanel(ctx, page, result.cookie);
     }),
   );
 
@@ -78,9 +76,7 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
       // Signing out with a cookie is a write: another site may not do it for the user.
       if (!sameOrigin(ctx)) return html(ctx, 403, signInPage(page, 'Sign out from this page itself.'));
       await access.signOut(ctx.cookies.get(SESSION_COOKIE));
-      ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx, page, 0), expires: new Date(0) });
-      ctx.status = 303;
-      ctx.redirect(page.base);
+      backToPanel(ctx, page, null);
     }),
   );
 
@@ -101,6 +97,14 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
       }
     }),
   );
+}
+
+/** Sets the session cookie (`null`: clears it) and sends the browser back to the panel. */
+function backToPanel(ctx: Context, page: PageContext, cookie: string | null): void {
+  if (cookie === null) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx, page, 0), expires: new Date(0) });
+  else ctx.cookies.set(SESSION_COOKIE, cookie, cookieOptions(ctx, page, SESSION_SECONDS * 1000));
+  ctx.status = 303;
+  ctx.redirect(page.base);
 }
 
 /** A page handler whose store outage is answered with an HTML page (503), not the API's JSON. */
