@@ -132,8 +132,20 @@ export class SqliteConnection {
   private endSnapshot(): void {
     if (this.snapshot?.open !== true) return;
     this.snapshot.open = false;
+    const db = this.db;
     // A failed statement may have ended it already (SQLite rolls back on some errors).
-    if (this.db?.inTransaction) this.snapshot.end.run();
+    if (db === undefined || !db.inTransaction) return;
+    try {
+      this.snapshot.end.run();
+    } catch {
+      // Ending a read transaction changes nothing stored; whatever kept it open, the next write must not
+      // find it (this also runs from setImmediate, where a throw would end the process).
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // Nothing is left to undo.
+      }
+    }
   }
 
   /**
