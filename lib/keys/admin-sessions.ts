@@ -9,6 +9,10 @@ export const SIGN_IN_FAILURES = 5;
 /** The window of {@link SIGN_IN_FAILURES}, and how long the lock lasts: one minute. */
 export const SIGN_IN_WINDOW_MS = 60_000;
 
+/** What a sign-in attempt came to ({@link AdminSessions.attempt}); `lockedUntil` in ms since the epoch. */
+export type SignInVerdict =
+  { outcome: 'right' } | { outcome: 'wrong'; nowLocked: boolean } | { outcome: 'locked'; lockedUntil: number };
+
 /** An address's wrong sign-ins of the last minute, and until when it is locked (ms since the epoch). */
 interface FailureRecord {
   times: number[];
@@ -20,8 +24,7 @@ interface FailureRecord {
  * sessions signed out before their expiry, and the wrong sign-ins of each address, five of which within
  * a minute lock that address for a minute. Both live in the store, so that signing out on one process
  * ends the session on all of them, and an address gets five tries a minute in all, not five per
- * process. An address's record is changed under a lease ({@link withLease}), so that wrong tries made
- * at once on several processes are all counted. Time comes from the Clock port.
+ * process. Time comes from the Clock port.
  */
 export class AdminSessions {
   constructor(
@@ -48,46 +51,33 @@ export class AdminSessions {
   }
 
   /**
-   * Until when `address` may not sign in (ms since the epoch), `0` when it may.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   * One sign-in from `address`. A locked address is refused, and `isRight` is not asked, so that a
+   * refusal tells nothing of the token. Otherwise `isRight` decides: a right try forgets the address's
+   * wrong ones; a wrong one is counted, and the fifth within a minute locks the address for a minute.
+   * The decision is made under the address's lease, so that tries made at once, on any process, are
+   * judged one after the other, and none of them is answered before it is counted.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`, before `isRight` is asked when the lease or the record
+   *   cannot be had.
    */
-  async lockedUntil(address: string): Promise<number> {
-    const record = await this.kv.get<FailureRecord>(failureRecord(address));
-    return record !== undefined && record.lockedUntil > this.clock.now() ? record.lockedUntil : 0;
-  }
-
-  /**
-   * Counts a wrong sign-in from `address`; true when it is the one that locks the address.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`
-   */
-  async failed(address: string): Promise<boolean> {
-    return this.changed(address, (record, now) => {
-      const times = (record?.times ?? []).filter((time) => time > now - SIGN_IN_WINDOW_MS);
-      times.push(now);
-      return times.length >= SIGN_IN_FAILURES
-        ? { record: { times: [], lockedUntil: now + SIGN_IN_WINDOW_MS }, locked: true }
-        : { record: { times, lockedUntil: 0 }, locked: false };
-    });
-  }
-
-  /**
-   * Forgets the wrong sign-ins of `address` (a right one was made).
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`
-   */
-  async succeeded(address: string): Promise<void> {
-    await this.kv.delete(failureRecord(address));
-  }
-
-  /** Changes the record of `address` under its lease; it is kept for a window after its last change. */
-  private changed(
-    address: string,
-    change: (record: FailureRecord | undefined, now: number) => { record: FailureRecord; locked: boolean },
-  ): Promise<boolean> {
+  async attempt(address: string, isRight: () => boolean): Promise<SignInVerdict> {
     const name = failureRecord(address);
-    return withLease(this.counters, name, async () => {
-      const next = change(await this.kv.get<FailureRecord>(name), this.clock.now());
-      await this.kv.set(name, next.record, SIGN_IN_WINDOW_MS);
-      return next.locked;
+    // A locked address is refused on a read alone: tries made while it is locked write nothing.
+    const seen = await this.kv.get<FailureRecord>(name);
+    if (seen !== undefined && seen.lockedUntil > this.clock.now()) return { outcome: 'locked', lockedUntil: seen.lockedUntil };
+    return withLease(this.counters, name, async (): Promise<SignInVerdict> => {
+      const record = await this.kv.get<FailureRecord>(name);
+      const now = this.clock.now();
+      if (record !== undefined && record.lockedUntil > now) return { outcome: 'locked', lockedUntil: record.lockedUntil };
+      if (isRight()) {
+        if (record !== undefined) await this.kv.delete(name);
+        return { outcome: 'right' };
+      }
+      const times = [...(record?.times ?? []).filter((time) => time > now - SIGN_IN_WINDOW_MS), now];
+      const nowLocked = times.length >= SIGN_IN_FAILURES;
+      const next: FailureRecord = nowLocked ? { times: [], lockedUntil: now + SIGN_IN_WINDOW_MS } : { times, lockedUntil: 0 };
+      // Kept for a window after its last change: by then no try of it counts any more.
+      await this.kv.set(name, next, SIGN_IN_WINDOW_MS);
+      return { outcome: 'wrong', nowLocked };
     });
   }
 }

@@ -559,12 +559,19 @@ describe('the admin session on two processes sharing a store (CONTRACT.md §5)',
     expect(await page.text()).to.include('Admin token');
   });
 
-  it('locks an address out on both after five wrong tries spread over them, counting tries made at once', async () => {
+  it('locks an address out on both after five wrong tries spread over them, also when they are made at once', async () => {
     const wrong = await Promise.all([first, second, first, second].map((server, i) => signIn(server, `wrong-${i}`)));
     expect(wrong.map((response) => response.status)).to.deep.equal([401, 401, 401, 401]);
     const fifth = await signIn(second, 'wrong-5');
     expect(fifth.status).to.equal(401);
     expect(await fifth.text()).to.include('sign-in is locked for a minute');
+    for (const server of [first, second]) expect((await signIn(server, TOKEN)).status).to.equal(429);
+  });
+
+  it('answers a burst of wrong tries made at once with five 401s and then 429s, and stays locked for the right token', async () => {
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(i % 2 ? second : first, `wrong-${i}`)));
+    const statuses = burst.map((response) => response.status).sort();
+    expect(statuses).to.deep.equal([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
     for (const server of [first, second]) expect((await signIn(server, TOKEN)).status).to.equal(429);
   });
 });

@@ -85,15 +85,12 @@ export class AdminAccess {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async signIn(address: string, candidate: string): Promise<SignIn> {
-    const lockedUntil = await this.sessions.lockedUntil(address);
-    if (lockedUntil > 0) {
-      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((lockedUntil - this.clock.now()) / 1000)) };
+    const verdict = await this.sessions.attempt(address, () => this.isToken(candidate));
+    const now = this.clock.now();
+    if (verdict.outcome === 'locked') {
+      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((verdict.lockedUntil - now) / 1000)) };
     }
-    if (this.isToken(candidate)) {
-      await this.sessions.succeeded(address);
-      return { outcome: 'signed-in', cookie: this.newSession(this.clock.now()) };
-    }
-    return { outcome: 'wrong', nowLocked: await this.sessions.failed(address) };
+    return verdict.outcome === 'wrong' ? verdict : { outcome: 'signed-in', cookie: this.newSession(now) };
   }
 
   /**

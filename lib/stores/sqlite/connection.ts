@@ -94,10 +94,11 @@ export class SqliteConnection {
 
   /**
    * Runs a read (`use`) on the open connection: synchronously once it is open (no extra tick on the hot
-   * path). The reads of one turn of the event loop share one read transaction, which ends with the turn
-   * (or before any write): in WAL mode each transaction takes and drops the file's read locks, a system
-   * call apiece, and a request that reads its key and then a document would pay for two. The reads of a
-   * turn see the store as it was at the first of them, a few milliseconds at most.
+   * path). Reads share one read transaction until the event loop's next `setImmediate` phase (or until a
+   * write): in WAL mode each transaction takes and drops the file's read locks, a system call apiece, and
+   * a request that reads its key and then a document would pay for two. So a read sees the store as it
+   * was at the first read of that span, at most one iteration of the loop earlier (well under a
+   * millisecond under load): as if the request had come that much sooner.
    * @throws the driver's error, or the opening's.
    */
   run<T>(use: (db: Database.Database) => T): Promise<T> {
