@@ -1,6 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
 import { StoreGuard } from '../guard.js';
+import { perTurn } from '../per-turn.js';
 
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
@@ -19,6 +20,9 @@ export const POSTGRES_DIALECT: SqlDialect = {
   placeholder: (n) => `$${n}`,
   jsonStrings: 'SELECT json_array_elements_text(?::json)',
 };
+
+/** Counter names read by one statement of {@link SqlCounterStore.getMany}. */
+const READ_CHUNK = 5000;
 
 /** A counter that has not expired, given the time now as the next parameter. */
 const LIVE = '(expires_at IS NULL OR expires_at > ?)';
@@ -87,14 +91,25 @@ export class SqlCounterStore implements CounterStore {
   }
 
   async getMany(names: string[]): Promise<number[]> {
-    if (names.length === 0) return [];
-    const rows = (await this.run(
-      `SELECT name, value FROM dossier_counters WHERE name IN (${this.dialect.jsonStrings}) AND ${LIVE}`,
-      [JSON.stringify(names), this.now()],
-    )) as { name: string; value: number | string }[];
-    const values = new Map(rows.map((row) => [row.name, Number(row.value)]));
-    return names.map((name) => values.get(name) ?? 0);
+    return names.length === 0 ? [] : this.readPerTurn(names);
   }
+
+  /**
+   * The reads of one turn in a few statements (the admin list reads every key's counters at once): their
+   * names, each once, {@link READ_CHUNK} to a statement, the statements side by side on the pool.
+   */
+  private readonly readPerTurn = perTurn(async (lists: string[][]): Promise<number[][]> => {
+    const names = [...new Set(lists.flat())];
+    const now = this.now();
+    const sql = `SELECT name, value FROM dossier_counters WHERE name IN (${this.dialect.jsonStrings}) AND ${LIVE}`;
+    const reads: Promise<{ value: number | string }[]>[] = [];
+    for (let start = 0; start < names.length; start += READ_CHUNK) {
+      reads.push(this.run(sql, [JSON.stringify(names.slice(start, start + READ_CHUNK)), now]));
+    }
+    const rows = (await Promise.all(reads)).flat() as { name: string; value: number | string }[];
+    const values = new Map(rows.map((row) => [row.name, Number(row.value)]));
+    return lists.map((list) => list.map((name) => values.get(name) ?? 0));
+  });
 
   async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
