@@ -27,6 +27,7 @@ export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageTy
 export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES, keyStatusAt } from './keys/key-rules.js';
+export type { AdminSessions, SignInVerdict } from './keys/admin-sessions.js';
 export type { Logger } from './ports/logger.js';
 export {
   type CaaRecord,

@@ -4,10 +4,10 @@ import type { KvStore } from '../stores/kv-store.js';
 import { withLease } from '../stores/lease.js';
 
 /** Wrong sign-ins from one address, within {@link SIGN_IN_WINDOW_MS}, that lock that address. */
-export const SIGN_IN_FAILURES = 5;
+const SIGN_IN_FAILURES = 5;
 
 /** The window of {@link SIGN_IN_FAILURES}, and how long the lock lasts: one minute. */
-export const SIGN_IN_WINDOW_MS = 60_000;
+const SIGN_IN_WINDOW_MS = 60_000;
 
 /** What a sign-in attempt came to ({@link AdminSessions.attempt}); `lockedUntil` in ms since the epoch. */
 export type SignInVerdict =
