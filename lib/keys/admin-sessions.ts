@@ -52,12 +52,12 @@ export class AdminSessions {
 
   /**
    * One sign-in from `address`. A locked address is refused, and `isRight` is not asked, so that a
-   * refusal tells nothing of the token. Otherwise `isRight` decides: a right try forgets the address's
-   * wrong ones; a wrong one is counted, and the fifth within a minute locks the address for a minute.
-   * The decision is made under the address's lease, so that tries made at once, on any process, are
-   * judged one after the other, and none of them is answered before it is counted.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`, before `isRight` is asked when the lease or the record
-   *   cannot be had.
+   * refusal tells nothing of the token. Otherwise the try is first counted as a wrong one (the fifth
+   * within a minute locking the address for a minute), and only then is `isRight` asked: a right try
+   * takes the count back and forgets the address's wrong tries. So a store that fails answers before
+   * anything about the token is learned, and no wrong try goes uncounted. The decision is made under the
+   * address's lease, so that tries made at once, on any process, are judged one after the other.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async attempt(address: string, isRight: () => boolean): Promise<SignInVerdict> {
     const name = failureRecord(address);
@@ -68,16 +68,14 @@ export class AdminSessions {
       const record = await this.kv.get<FailureRecord>(name);
       const now = this.clock.now();
       if (record !== undefined && record.lockedUntil > now) return { outcome: 'locked', lockedUntil: record.lockedUntil };
-      if (isRight()) {
-        if (record !== undefined) await this.kv.delete(name);
-        return { outcome: 'right' };
-      }
       const times = [...(record?.times ?? []).filter((time) => time > now - SIGN_IN_WINDOW_MS), now];
       const nowLocked = times.length >= SIGN_IN_FAILURES;
-      const next: FailureRecord = nowLocked ? { times: [], lockedUntil: now + SIGN_IN_WINDOW_MS } : { times, lockedUntil: 0 };
+      const counted: FailureRecord = nowLocked ? { times: [], lockedUntil: now + SIGN_IN_WINDOW_MS } : { times, lockedUntil: 0 };
       // Kept for a window after its last change: by then no try of it counts any more.
-      await this.kv.set(name, next, SIGN_IN_WINDOW_MS);
-      return { outcome: 'wrong', nowLocked };
+      await this.kv.set(name, counted, SIGN_IN_WINDOW_MS);
+      if (!isRight()) return { outcome: 'wrong', nowLocked };
+      await this.kv.delete(name);
+      return { outcome: 'right' };
     });
   }
 }
