@@ -9,7 +9,16 @@ import type { KvStore } from '../stores/kv-store.js';
 import { withLease } from '../stores/lease.js';
 import { TOKENS } from '../tokens.js';
 import { digestOf, keyRecord, publicKey, SECRET_PATTERN, SECRET_PREFIX, workingKey, type StoredKey } from './stored-key.js';
-import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes, SCOPES } from './key-rules.js';
+import {
+  checkExpiry,
+  checkGraceSeconds,
+  checkLimit,
+  checkName,
+  checkOwner,
+  checkScopes,
+  keyStatusAt,
+  SCOPES,
+} from './key-rules.js';
 
 /**
  * Keys in a Keyv store. A key's secret is random, shown once, and stored only as its SHA-256 digest,
@@ -90,6 +99,11 @@ export class KeyvKeyStore implements KeyStore {
     return withLease(this.counters, `key:${id}`, async () => {
       const { digest: oldDigest, stored } = await this.current(id);
       const now = this.clock.now();
+      // A new secret for a key that no longer works would not work either.
+      const status = keyStatusAt(publicKey(stored), now);
+      if (status !== 'active') {
+        throw new DossierValidationError({ id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`] });
+      }
       const secret = newSecret();
       const digest = digestOf(secret);
       const previous = (stored.previous ?? []).filter((entry) => entry.until > now);

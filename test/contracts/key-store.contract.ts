@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
-import { isDossierError } from '../../lib/errors.js';
+import { isDossierError, type DossierValidationError } from '../../lib/errors.js';
 import { CONTRACT_STORE_TIMEOUT_MS, type BackendCase } from './backends.js';
 
 /** The KeyStore contract: secrets shown once and stored as digests; revocation at once. */
@@ -157,6 +157,26 @@ export function keyStoreContract(backend: BackendCase): void {
         expect(await timed.keys.verify(third)).to.equal(null);
         const error = await timed.keys.roll(key.id, -1).catch((e: unknown) => e);
         expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+      });
+
+      it('refuses to roll a revoked or expired key, whose new secret could not work, and writes nothing', async () => {
+        const { key: revoked, secret: revokedSecret } = await timed.keys.create({ name: 'revoked' });
+        await timed.keys.revoke(revoked.id);
+        const { key: expiring } = await timed.keys.create({ name: 'expiring', expiresAt: '2026-11-24' });
+        now = Date.UTC(2026, 10, 24);
+        for (const [key, status] of [
+          [revoked, 'revoked'],
+          [expiring, 'expired'],
+        ] as const) {
+          const before = await timed.keys.get(key.id);
+          const error = await timed.keys.roll(key.id).catch((e: unknown) => e);
+          expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), status).to.equal(true);
+          expect((error as DossierValidationError).errors).to.deep.equal({
+            id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`],
+          });
+          expect(await timed.keys.get(key.id)).to.deep.equal(before);
+        }
+        expect(await timed.keys.verify(revokedSecret)).to.equal(null);
       });
     });
 

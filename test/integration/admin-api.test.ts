@@ -180,6 +180,13 @@ describe('the admin API (CONTRACT.md §5)', () => {
     expect((await server.get('/api/dns?domain=example.test', String(data.key))).status).to.equal(401);
     expect((await server.get('/api/dns?domain=example.test', String((again.json.data as Json).key))).status).to.equal(200);
     expect(JSON.stringify((await admin('GET', '/keys')).json)).to.not.include(String((again.json.data as Json).key));
+
+    // A revoked key gets no new secret: it could not work.
+    await admin('POST', `/keys/${String(key.id)}/revoke`);
+    const refused = await admin('POST', `/keys/${String(key.id)}/roll`);
+    expect(refused.status).to.equal(422);
+    expect(refused.json).to.deep.include({ status: 'error', code: 'invalid_request' });
+    expect(refused.json.errors).to.deep.equal({ id: ['The key is revoked, so it cannot be rolled; create a new key instead.'] });
   });
 
   it('answers bad input with the clear 4xx, and changes nothing stored', async () => {
