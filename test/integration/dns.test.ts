@@ -125,6 +125,20 @@ describe('GET /api/dns against a DNS server on loopback', () => {
     expect(dns.questions).to.equal(asked);
   });
 
+  it('answers a cached lookup with the same JSON as the first, but for cached (the answer is serialized once)', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await server.get('/api/dns?domain=example.test', key);
+      expect(response.headers.get('Content-Type')).to.equal('application/json; charset=utf-8');
+      answers.push(await response.text());
+    }
+    const [first, second, third] = answers as [string, string, string];
+    const parsed = JSON.parse(first) as { status: string; data: unknown; cached: boolean };
+    expect(first).to.equal(JSON.stringify({ status: 'success', data: parsed.data, cached: false }));
+    expect(second).to.equal(JSON.stringify({ status: 'success', data: parsed.data, cached: true }));
+    expect(third).to.equal(second);
+  });
+
   it('shares one upstream query among identical concurrent cold lookups', async () => {
     const bodies = await Promise.all(
       Array.from({ length: 20 }, () => server.get('/api/dns?domain=example.test', key).then((r) => r.json())),
