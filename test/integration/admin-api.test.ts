@@ -27,6 +27,21 @@ const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 
 type Json = Record<string, unknown>;
 
+/** A sign-in on the panel of `server`, posted as its own page posts it (with its Origin), not followed. */
+function signInTo(server: TestServer, token: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${server.url}/admin/sign-in`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url, ...headers },
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
+}
+
+/** The session cookie an answer sets, as a `Cookie` header carries it. */
+function cookieOf(response: Response): string {
+  return (response.headers.get('Set-Cookie') ?? '').split(';')[0]!;
+}
+
 describe('the admin API (CONTRACT.md §5)', () => {
   let dns: TestDnsServer;
   let server: TestServer;
@@ -300,15 +315,7 @@ describe('the admin session (CONTRACT.md §5)', () => {
   });
   afterEach(() => server.close());
 
-  const signIn = (token: string, headers: Record<string, string> = {}): Promise<Response> =>
-    fetch(`${server.url}/admin/sign-in`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url, ...headers },
-      body: new URLSearchParams({ token }),
-      redirect: 'manual',
-    });
-
-  const cookieOf = (response: Response): string => (response.headers.get('Set-Cookie') ?? '').split(';')[0]!;
+  const signIn = (token: string, headers: Record<string, string> = {}): Promise<Response> => signInTo(server, token, headers);
 
   it('signs in with an HttpOnly, SameSite=Strict cookie that reads and, with its Origin, writes', async () => {
     const response = await signIn(TOKEN);
@@ -542,18 +549,11 @@ describe('the admin session on two processes sharing a store (CONTRACT.md §5)',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const signIn = (server: TestServer, token: string): Promise<Response> =>
-    fetch(`${server.url}/admin/sign-in`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: server.url },
-      body: new URLSearchParams({ token }),
-      redirect: 'manual',
-    });
   const keysWith = async (server: TestServer, cookie: string): Promise<number> =>
     (await fetch(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } })).status;
 
   it('ends a session on both when it signs out on one', async () => {
-    const cookie = (await signIn(first, TOKEN)).headers.get('Set-Cookie')!.split(';')[0]!;
+    const cookie = cookieOf(await signInTo(first, TOKEN));
     expect([await keysWith(first, cookie), await keysWith(second, cookie)]).to.deep.equal([200, 200]);
     const out = await fetch(`${first.url}/admin/sign-out`, {
       method: 'POST',
@@ -567,19 +567,19 @@ describe('the admin session on two processes sharing a store (CONTRACT.md §5)',
   });
 
   it('locks an address out on both after five wrong tries spread over them, also when they are made at once', async () => {
-    const wrong = await Promise.all([first, second, first, second].map((server, i) => signIn(server, `wrong-${i}`)));
+    const wrong = await Promise.all([first, second, first, second].map((server, i) => signInTo(server, `wrong-${i}`)));
     expect(wrong.map((response) => response.status)).to.deep.equal([401, 401, 401, 401]);
-    const fifth = await signIn(second, 'wrong-5');
+    const fifth = await signInTo(second, 'wrong-5');
     expect(fifth.status).to.equal(401);
     expect(await fifth.text()).to.include('sign-in is locked for a minute');
-    for (const server of [first, second]) expect((await signIn(server, TOKEN)).status).to.equal(429);
+    for (const server of [first, second]) expect((await signInTo(server, TOKEN)).status).to.equal(429);
   });
 
   it('answers a burst of wrong tries made at once with five 401s and then 429s, and stays locked for the right token', async () => {
-    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(i % 2 ? second : first, `wrong-${i}`)));
+    const burst = await Promise.all(Array.from({ length: 12 }, (_, i) => signInTo(i % 2 ? second : first, `wrong-${i}`)));
     const statuses = burst.map((response) => response.status).sort();
     expect(statuses).to.deep.equal([...Array<number>(5).fill(401), ...Array<number>(7).fill(429)]);
-    for (const server of [first, second]) expect((await signIn(server, TOKEN)).status).to.equal(429);
+    for (const server of [first, second]) expect((await signInTo(server, TOKEN)).status).to.equal(429);
   });
 });
 
