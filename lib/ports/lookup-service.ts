@@ -69,6 +69,13 @@ export interface DmarcPolicy {
   record: string;
 }
 
+/** The holder of a domain, as far as a registry publishes it. */
+export interface WhoisRegistrant {
+  organization: string | null;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country_code: string | null;
+}
+
 /** `GET /api/whois` data. */
 export interface WhoisData {
   domain: string;
@@ -76,6 +83,10 @@ export interface WhoisData {
   registrar: string | null;
   registrar_url: string | null;
   registrar_iana_id: string | null;
+  /** The registrar's abuse contact (CONTRACT §10); null when unpublished or a placeholder. */
+  registrar_abuse_email: string | null;
+  /** Who holds the domain, where the registry publishes it; each field null when it does not or redacts it. */
+  registrant: WhoisRegistrant;
   created_at: string | null;
   updated_at: string | null;
   expires_at: string | null;

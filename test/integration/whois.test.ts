@@ -30,6 +30,8 @@ const REGISTRY_FACTS = {
   registrar: 'MarkMonitor Inc.',
   registrar_url: 'http://www.markmonitor.com',
   registrar_iana_id: '292',
+  registrar_abuse_email: 'abusecomplaints@markmonitor.com',
+  registrant: { organization: null, country_code: null },
   created_at: '1997-09-15T04:00:00.000Z',
   updated_at: '2019-09-09T15:39:04.000Z',
   expires_at: '2028-09-14T04:00:00.000Z',
@@ -38,13 +40,26 @@ const REGISTRY_FACTS = {
   dnssec: false,
 };
 
+/** What the registrar's answer ({@link registrarWhois}) adds about the registrant. */
+const REGISTRANT = { registrant: { organization: 'Example Holdings LLC', country_code: 'US' } };
+
 /** The fields that are null in the answer for a domain no one holds. */
-const NULL_FIELDS = ['registrar', 'registrar_url', 'registrar_iana_id', 'created_at', 'updated_at', 'expires_at', 'dnssec'];
+const NULL_FIELDS = [
+  'registrar',
+  'registrar_url',
+  'registrar_iana_id',
+  'registrar_abuse_email',
+  'created_at',
+  'updated_at',
+  'expires_at',
+  'dnssec',
+];
 
 /** The answer for a domain no one holds, but for its domain, whois_server, source and raw. */
 const UNREGISTERED = {
   registered: false,
   ...Object.fromEntries(NULL_FIELDS.map((field) => [field, null])),
+  registrant: { organization: null, country_code: null },
   name_servers: [],
   status: [],
 };
@@ -236,7 +251,8 @@ describe('GET /api/whois against RDAP and whois servers on loopback', function (
       const { status, body } = await whois(DOMAIN);
       expect(status).to.equal(200);
       const { raw, ...data } = body.data;
-      expect(data).to.deep.equal({ ...REGISTRY_FACTS, whois_server: 'whois.markmonitor.com', source: 'whois' });
+      // The registry's answer has no registrant; the registrar's does (CONTRACT §10's registrant fields).
+      expect(data).to.deep.equal({ ...REGISTRY_FACTS, ...REGISTRANT, whois_server: 'whois.markmonitor.com', source: 'whois' });
       expect(registry.queries).to.deep.equal([DOMAIN]);
       expect(registrar.queries).to.deep.equal([DOMAIN]);
       expect(raw).to.contain('Domain Name: EXAMPLE.COM').and.to.contain('Registrant Organization: Example Holdings LLC');
@@ -249,7 +265,7 @@ describe('GET /api/whois against RDAP and whois servers on loopback', function (
       await start();
       const { body } = await whois(DOMAIN);
       const { raw, ...data } = body.data;
-      expect(data).to.deep.equal({ ...REGISTRY_FACTS, whois_server: referralTo(registrar.port), source: 'whois' });
+      expect(data).to.deep.equal({ ...REGISTRY_FACTS, ...REGISTRANT, whois_server: referralTo(registrar.port), source: 'whois' });
       expect(raw).to.be.a('string');
     });
 

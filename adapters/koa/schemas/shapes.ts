@@ -123,6 +123,14 @@ export const WhoisData = Exact(
     registrar: Nullable(Type.String()),
     registrar_url: Nullable(Type.String()),
     registrar_iana_id: Nullable(Type.Union([Type.String(), Type.Integer()])),
+    registrar_abuse_email: Nullable(Type.String({ description: "the registrar's abuse contact" })),
+    registrant: Exact(
+      {
+        organization: Nullable(Type.String()),
+        country_code: Nullable(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' })),
+      },
+      { description: 'null fields where the registry does not publish them or redacts them' },
+    ),
     created_at: Nullable(IsoDate),
     updated_at: Nullable(IsoDate),
     expires_at: Nullable(IsoDate),

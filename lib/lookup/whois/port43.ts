@@ -19,13 +19,14 @@ export interface Port43Query {
 /**
  * Asks a whois server (RFC 3912) over a guarded connection: connect, send the query and CR LF, read
  * until the server closes. whoiser's own `query()` cannot do this safely (it resolves the name itself,
- * reads without limit and cannot be aborted), hence this client.
+ * reads without limit and cannot be aborted), hence this client. The answer is given as bytes: registries
+ * answer in their own charsets (see `decodeWhoisAnswer`).
  * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`; `ERR_UPSTREAM_FAILED` (refused, reset, an
  *   empty answer, more than `maxBytes`); `ERR_UPSTREAM_TIMEOUT` or the signal's reason when it aborts.
  */
-export function queryPort43({ server, query, maxBytes, reach }: Port43Query): Promise<string> {
+export function queryPort43({ server, query, maxBytes, reach }: Port43Query): Promise<Buffer> {
   const what = `The whois server ${server.host}`;
-  return guardedConnect<Socket, string>(
+  return guardedConnect<Socket, Buffer>(
     server,
     reach,
     () => what,
@@ -35,9 +36,9 @@ export function queryPort43({ server, query, maxBytes, reach }: Port43Query): Pr
       const tooLong = (): DossierError =>
         new DossierError('ERR_UPSTREAM_FAILED', `${what} sent more than ${maxBytes} bytes; it was cut off.`);
       readCapped(socket, { maxBytes, tooLong }).then((body) => {
-        const text = body.toString('utf8');
-        if (text.trim() === '') outcome.reject(new DossierError('ERR_UPSTREAM_FAILED', `${what} sent an empty answer.`));
-        else outcome.resolve(text);
+        if (body.toString('latin1').trim() === '')
+          outcome.reject(new DossierError('ERR_UPSTREAM_FAILED', `${what} sent an empty answer.`));
+        else outcome.resolve(body);
       }, outcome.reject);
     },
   );

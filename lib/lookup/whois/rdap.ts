@@ -1,5 +1,7 @@
 import { DossierError } from '../../errors.js';
 import { emptyFacts, normalizeNameServer, normalizeStatus, toIsoDate, unique, type WhoisFacts } from './record.js';
+import { countryCode } from './registries/countries.js';
+import { meaningful } from './registries/read-answer.js';
 
 /** What one RDAP answer says about a domain. */
 export interface RdapDomain {
@@ -39,13 +41,16 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
   }
 
   const facts = emptyFacts();
+  const events = new Map<string, string>();
   for (const event of arrayOf(json.events)) {
-    if (!isObject(event)) continue;
+    if (!isObject(event) || typeof event.eventAction !== 'string' || events.has(event.eventAction)) continue;
     const date = toIsoDate(text(event.eventDate));
-    if (event.eventAction === 'registration') facts.created_at ??= date;
-    else if (event.eventAction === 'last changed') facts.updated_at ??= date;
-    else if (event.eventAction === 'expiration') facts.expires_at ??= date;
+    if (date !== null) events.set(event.eventAction, date);
   }
+  facts.created_at = events.get('registration') ?? null;
+  facts.updated_at = events.get('last changed') ?? null;
+  facts.expires_at = events.get('expiration') ?? events.get('registrar expiration') ?? null;
+  const redacted = redactedPaths(json.redacted);
   const registrar = arrayOf(json.entities).find(
     (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('registrar'),
   );
@@ -56,6 +61,21 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
     const ianaId = arrayOf(registrar.publicIds).find((id) => isObject(id) && id.type === 'IANA Registrar ID');
     const identifier = isObject(ianaId) ? text(ianaId.identifier) : null;
     facts.registrar_iana_id = identifier !== null && /^\d+$/.test(identifier) ? identifier : null;
+    const abuse = arrayOf(registrar.entities).find(
+      (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('abuse'),
+    );
+    const email = abuse === undefined ? undefined : vcard(abuse.vcardArray).get('email');
+    facts.registrar_abuse_email = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email.toLowerCase() : null;
+  }
+  const registrant = arrayOf(json.entities).find(
+    (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('registrant'),
+  );
+  if (registrant !== undefined) {
+    const card = vcardOf(registrant.vcardArray);
+    facts.registrant = {
+      organization: redacted.has('org') ? null : meaningful(card.org ?? null),
+      country_code: redacted.has('country') ? null : countryCode(card.country),
+    };
   }
   facts.name_servers = unique(
     arrayOf(json.nameservers).flatMap((ns) => {
@@ -71,6 +91,40 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
 
   const referral = link(json.links, 'related', /rdap\+json|^$/);
   return { notFound: false, facts, referral: referral !== null && referral !== url && referral !== json.self ? referral : null };
+}
+
+/**
+ * What RFC 9537's `redacted` array withholds of the registrant: `org` and/or `country`, read from
+ * each member's name (`Registrant Organization`) or JSONPath (`…[?(@[0]=='org')]…`).
+ */
+function redactedPaths(value: unknown): Set<'org' | 'country'> {
+  const withheld = new Set<'org' | 'country'>();
+  for (const member of arrayOf(value)) {
+    if (!isObject(member)) continue;
+    const name = isObject(member.name) ? `${text(member.name.type) ?? ''} ${text(member.name.description) ?? ''}` : '';
+    const where = `${name} ${text(member.prePath) ?? ''} ${text(member.postPath) ?? ''}`.toLowerCase();
+    if (!where.includes('registrant')) continue;
+    if (/organi[sz]ation|'org'/.test(where)) withheld.add('org');
+    if (/country|'adr'/.test(where)) withheld.add('country');
+  }
+  return withheld;
+}
+
+/** The organization and country of a jCard: `org`, and `adr`'s `cc` parameter or its country name. */
+function vcardOf(value: unknown): { org: string | undefined; country: string | null } {
+  const card = vcard(value);
+  let country: string | null = null;
+  const [, entries] = arrayOf(value);
+  for (const entry of arrayOf(entries)) {
+    const [name, parameters, , content] = arrayOf(entry);
+    if (name !== 'adr') continue;
+    const cc = isObject(parameters) ? text(parameters.cc) : null;
+    const label = isObject(parameters) ? text(parameters.label) : null;
+    const parts = arrayOf(content);
+    country = cc ?? text(parts[6]) ?? (label === null ? null : (label.split('\n').at(-1) ?? null));
+    break;
+  }
+  return { org: card.get('org'), country };
 }
 
 /** The first property value of each name in a jCard (RFC 7095). */

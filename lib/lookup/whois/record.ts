@@ -1,4 +1,5 @@
 import type { WhoisData } from '../../ports/lookup-service.js';
+import { parseWhoisDate } from './dates.js';
 
 /** The fields one registry or registrar answer gave, before the answers are merged. */
 export type WhoisFacts = Pick<
@@ -6,6 +7,8 @@ export type WhoisFacts = Pick<
   | 'registrar'
   | 'registrar_url'
   | 'registrar_iana_id'
+  | 'registrar_abuse_email'
+  | 'registrant'
   | 'created_at'
   | 'updated_at'
   | 'expires_at'
@@ -21,6 +24,8 @@ export function emptyFacts(): WhoisFacts {
     registrar: null,
     registrar_url: null,
     registrar_iana_id: null,
+    registrar_abuse_email: null,
+    registrant: { organization: null, country_code: null },
     created_at: null,
     updated_at: null,
     expires_at: null,
@@ -41,6 +46,11 @@ export function completeFacts(registry: WhoisFacts, registrar: WhoisFacts): Whoi
     registrar: registry.registrar ?? registrar.registrar,
     registrar_url: registry.registrar_url ?? registrar.registrar_url,
     registrar_iana_id: registry.registrar_iana_id ?? registrar.registrar_iana_id,
+    registrar_abuse_email: registry.registrar_abuse_email ?? registrar.registrar_abuse_email,
+    registrant: {
+      organization: registry.registrant.organization ?? registrar.registrant.organization,
+      country_code: registry.registrant.country_code ?? registrar.registrant.country_code,
+    },
     created_at: registry.created_at ?? registrar.created_at,
     updated_at: registry.updated_at ?? registrar.updated_at,
     expires_at: registry.expires_at ?? registrar.expires_at,
@@ -73,12 +83,40 @@ export function unique(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
 
+/** The status codes of EPP (RFC 5731 §2.3, RFC 3915's grace periods), keyed by their letters in lower case. */
+const EPP_CODES = new Map(
+  [
+    'ok',
+    'inactive',
+    'addPeriod',
+    'autoRenewPeriod',
+    'renewPeriod',
+    'transferPeriod',
+    'redemptionPeriod',
+    'pendingCreate',
+    'pendingDelete',
+    'pendingRenew',
+    'pendingRestore',
+    'pendingTransfer',
+    'pendingUpdate',
+    'clientDeleteProhibited',
+    'clientHold',
+    'clientRenewProhibited',
+    'clientTransferProhibited',
+    'clientUpdateProhibited',
+    'serverDeleteProhibited',
+    'serverHold',
+    'serverRenewProhibited',
+    'serverTransferProhibited',
+    'serverUpdateProhibited',
+  ].map((code) => [code.toLowerCase(), code]),
+);
+
 /**
- * An EPP status code (RFC 5731) from the forms registries write: whois's
- * `clientTransferProhibited https://icann.org/epp#clientTransferProhibited` and RDAP's
- * `client transfer prohibited` (RFC 8056) both give `clientTransferProhibited`. RDAP's `active` is
- * EPP's `ok` (RFC 8056 §2), so both sources agree. Other registries' words are kept as they are.
- * Null for an empty value.
+ * A status as CONTRACT §10 spells it: an EPP code (RFC 5731) as EPP spells it, from any of the forms
+ * registries write (`clientTransferProhibited https://icann.org/epp#clientTransferProhibited`,
+ * `CLIENT TRANSFER PROHIBITED`, RDAP's `client transfer prohibited`); RDAP's `active` is EPP's `ok`
+ * (RFC 8056 §2), so both sources agree. Other words are kept, in lower case. Null for an empty value.
  */
 export function normalizeStatus(value: string): string | null {
   const text = value
@@ -86,65 +124,14 @@ export function normalizeStatus(value: string): string | null {
     .trim()
     .replace(/\s+/g, ' ');
   if (text === '') return null;
-  if (/^active$/i.test(text)) return 'ok';
-  if (!/^[a-z]+(?: [a-z]+)*$/i.test(text)) return text;
-  const words = text.split(' ');
-  if (words.length === 1) return /^[A-Z]+$/.test(text) ? text.toLowerCase() : text;
-  return words.map((word, i) => (i === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase())).join('');
+  const letters = text.toLowerCase().replace(/[\s_-]+/g, '');
+  if (letters === 'active') return 'ok';
+  return EPP_CODES.get(letters) ?? text.toLowerCase();
 }
-
-const MONTHS: Record<string, number> = {
-  jan: 0,
-  feb: 1,
-  mar: 2,
-  apr: 3,
-  may: 4,
-  jun: 5,
-  jul: 6,
-  aug: 7,
-  sep: 8,
-  oct: 9,
-  nov: 10,
-  dec: 11,
-};
 
 /**
- * A registry's date as ISO 8601 in UTC, or null when it cannot be read. A date without a time zone is
- * taken as UTC (registries mean UTC; reading it in the server's zone would shift it).
+ * A registry's date as ISO 8601 in UTC, or null when it cannot be read (see {@link parseWhoisDate}).
  */
 export function toIsoDate(value: string | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  const text = value.trim();
-  if (text === '') return null;
-  const attempts = [text, text.split(/\s+/)[0] ?? ''];
-  for (const attempt of attempts) {
-    const date = parseOneDate(attempt);
-    if (date !== null) return date;
-  }
-  return null;
-}
-
-function parseOneDate(text: string): string | null {
-  let ms = Number.NaN;
-  const iso =
-    /^(\d{4})[-./](\d{2})[-./](\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$/i.exec(text);
-  const dayFirst = /^(\d{1,2})[-. /]([a-z]{3}|\d{1,2})[-. /](\d{4})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|UTC|GMT)?$/i.exec(
-    text,
-  );
-  if (iso) {
-    const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone] = iso;
-    const offset = zone === undefined || /^(Z|UTC|GMT)$/i.test(zone) ? 'Z' : zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
-    ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${fraction.slice(0, 4)}${offset}`);
-  } else if (dayFirst) {
-    const [, d = '', mo = '', y = '', h = '00', mi = '00', s = '00'] = dayFirst;
-    const month = /^\d+$/.test(mo) ? Number(mo) - 1 : MONTHS[mo.toLowerCase()];
-    if (month !== undefined && month >= 0 && month < 12 && Number(d) >= 1 && Number(d) <= 31)
-      ms = Date.UTC(Number(y), month, Number(d), Number(h), Number(mi), Number(s));
-  } else if (/\d{4}/.test(text) && /(?:Z|UTC|GMT|[+-]\d{2}:?\d{2})$/i.test(text)) {
-    ms = Date.parse(text);
-  }
-  if (!Number.isFinite(ms)) return null;
-  const date = new Date(ms);
-  const year = date.getUTCFullYear();
-  return year >= 1970 && year < 10000 ? date.toISOString() : null;
+  return parseWhoisDate(value);
 }

@@ -42,8 +42,8 @@ export class TldWhoisServers {
   async serverFor(tld: string, reach: Reach): Promise<string | null> {
     const cached = this.known.get(tld);
     if (cached !== undefined && cached.until > this.clock.now()) return cached.server;
-    const text = await queryPort43({ server: { ...this.iana, trusted: false }, query: tld, maxBytes: MAX_BYTES, reach });
-    const server = tldWhoisServer(text);
+    const answer = await queryPort43({ server: { ...this.iana, trusted: false }, query: tld, maxBytes: MAX_BYTES, reach });
+    const server = tldWhoisServer(answer.toString('latin1'));
     this.remember(tld, server);
     return server;
   }

@@ -14,7 +14,7 @@ import { whoisPeer } from './peer.js';
 import { abortError, withTimeout } from '../net/abort.js';
 import type { HostPort } from '../net/host-port.js';
 import { withOwnResolver, type Reach } from '../net/reach.js';
-import { parseWhoisText } from './whois-text.js';
+import { readWhoisBytes, whoisQuestion } from './whois-text.js';
 
 /** Settings of {@link WhoisLookup}. */
 export interface WhoisLookupOptions {
@@ -186,22 +186,24 @@ export class WhoisLookup implements Lookup<'whois'> {
       if (named === null) throw new DossierError('ERR_UPSTREAM_FAILED', `No whois server is known for .${tld}.`);
       server = whoisPeer(named);
     }
-    const text = await queryPort43({
+    const answer = await queryPort43({
       server: { ...server, trusted: configured !== undefined },
-      query: whoisQuery(server.host, domain),
+      query: whoisQuestion(server.host, domain),
       maxBytes: WHOIS_MAX_BYTES.whois,
       reach: registryReach,
     });
-    const registry = parseWhoisText(domain, text);
-    if (registry.notFound) return unregistered(domain, 'whois', server.host, text);
-    if (!hasFacts(registry.facts)) {
+    const { text, reading } = readWhoisBytes(domain, answer, server.host);
+    if (reading.outcome === 'limited') throw limitedError(server.host, reading.words);
+    if (reading.outcome === 'free') return unregistered(domain, 'whois', server.host, text);
+    if (reading.outcome === 'empty') {
       throw new DossierError('ERR_UPSTREAM_FAILED', `The whois server ${server.host} gave no data about ${domain}.`);
     }
-    let facts: WhoisFacts = { ...registry.facts, whois_server: registry.facts.whois_server ?? server.host };
+    let facts: WhoisFacts = { ...reading.facts, whois_server: reading.facts.whois_server ?? server.host };
     let raw = text;
-    const signal = registry.referral === null ? null : referralSignal();
-    if (registry.referral !== null && signal !== null && !isSameServer(registry.referral, server)) {
-      const registrar = await this.whoisReferral(domain, registry.referral, reach(signal), registryReach.signal);
+    const { referral } = reading;
+    const signal = referral === null ? null : referralSignal();
+    if (referral !== null && signal !== null && !isSameServer(referral, server)) {
+      const registrar = await this.whoisReferral(domain, referral, reach(signal), registryReach.signal);
       if (registrar !== null) {
         facts = completeFacts(facts, registrar.facts);
         raw = `${text.trimEnd()}\n\n${registrar.text}`;
@@ -220,16 +222,17 @@ export class WhoisLookup implements Lookup<'whois'> {
     try {
       const peer = whoisPeer(referral);
       const { host } = peer;
-      const text = await queryPort43({
+      const answer = await queryPort43({
         server: { ...peer, trusted: false },
-        query: whoisQuery(host, domain),
+        query: whoisQuestion(host, domain),
         maxBytes: WHOIS_MAX_BYTES.whois,
         reach,
       });
-      const registrar = parseWhoisText(domain, text);
-      if (registrar.notFound || !hasFacts(registrar.facts)) {
+      const { text, reading } = readWhoisBytes(domain, answer, host);
+      if (reading.outcome !== 'registered') {
         throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${host} gave no data.`);
       }
+      const registrar = reading;
       return { facts: { ...registrar.facts, whois_server: registrar.facts.whois_server ?? referral }, text };
     } catch (error) {
       return this.referralFailed(domain, referral, error, lookupSignal);
@@ -262,18 +265,13 @@ function isSameServer(named: string, server: HostPort): boolean {
   return named === server.host.toLowerCase() || named === `${server.host.toLowerCase()}:${server.port}`;
 }
 
-/** The query a whois server expects: most take the bare name; a few want a flag. */
-function whoisQuery(host: string, domain: string): string {
-  switch (host.toLowerCase()) {
-    case 'whois.verisign-grs.com':
-      return `domain ${domain}`;
-    case 'whois.denic.de':
-      return `-T dn,ace ${domain}`;
-    case 'whois.jprs.jp':
-      return `${domain}/e`;
-    default:
-      return domain;
-  }
+/**
+ * A registry's refusal or limit (CONTRACT §10): a 502 that says so, never cached (the lookup fails) and
+ * never read as a free name.
+ */
+function limitedError(host: string, words: string): DossierError {
+  const quoted = words.length > 120 ? `${words.slice(0, 117)}...` : words;
+  return new DossierError('ERR_UPSTREAM_FAILED', `The whois server ${host} limited the question ("${quoted}"); try again later.`);
 }
 
 function registered(domain: string, source: WhoisData['source'], facts: WhoisFacts, raw: string | null): WhoisData {

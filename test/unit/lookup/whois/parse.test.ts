@@ -1,21 +1,31 @@
 import { expect } from 'chai';
 import { parseBootstrap } from '../../../../lib/lookup/whois/rdap-bootstrap.js';
 import { parseRdapAnswer } from '../../../../lib/lookup/whois/rdap.js';
+import type { WhoisFacts } from '../../../../lib/lookup/whois/record.js';
 import { parseWhoisText, tldWhoisServer } from '../../../../lib/lookup/whois/whois-text.js';
 import { rdapDomain } from '../../../support/rdap-server.js';
 import { registrarWhois, verisignNoMatch, verisignWhois } from '../../../support/whois-server.js';
 
 const URL_ = 'https://rdap.example/domain/example.com';
 
+/** The facts of an answer read as a registered domain's (fails the test otherwise). */
+function factsOf(domain: string, text: string): WhoisFacts {
+  const reading = parseWhoisText(domain, text);
+  if (reading.outcome !== 'registered') expect.fail(`read as ${reading.outcome}`);
+  return reading.facts;
+}
+
 describe('whois text parsing', () => {
   it('reads a Verisign registry answer', () => {
-    const { notFound, facts, referral } = parseWhoisText('example.com', verisignWhois({ domain: 'example.com' }));
-    expect(notFound).to.equal(false);
-    expect(referral).to.equal('whois.markmonitor.com');
-    expect(facts).to.deep.equal({
+    const reading = parseWhoisText('example.com', verisignWhois({ domain: 'example.com' }));
+    if (reading.outcome !== 'registered') expect.fail(reading.outcome);
+    expect(reading.referral).to.equal('whois.markmonitor.com');
+    expect(reading.facts).to.deep.equal({
       registrar: 'MarkMonitor Inc.',
       registrar_url: 'http://www.markmonitor.com',
       registrar_iana_id: '292',
+      registrar_abuse_email: 'abusecomplaints@markmonitor.com',
+      registrant: { organization: null, country_code: null },
       created_at: '1997-09-15T04:00:00.000Z',
       updated_at: '2019-09-09T15:39:04.000Z',
       expires_at: '2028-09-14T04:00:00.000Z',
@@ -27,7 +37,8 @@ describe('whois text parsing', () => {
   });
 
   it("reads a registrar's answer, with its own expiration date label", () => {
-    const { facts } = parseWhoisText('example.com', registrarWhois({ domain: 'example.com' }));
+    const facts = factsOf('example.com', registrarWhois({ domain: 'example.com' }));
+    expect(facts.registrant).to.deep.equal({ organization: 'Example Holdings LLC', country_code: 'US' });
     expect(facts).to.include({
       registrar: 'MarkMonitor, Inc.',
       expires_at: '2028-09-13T07:00:00.000Z',
@@ -37,22 +48,20 @@ describe('whois text parsing', () => {
   });
 
   it('reads "No match" as not found', () => {
-    expect(parseWhoisText('free.com', verisignNoMatch('free.com')).notFound).to.equal(true);
+    expect(parseWhoisText('free.com', verisignNoMatch('free.com')).outcome).to.equal('free');
   });
 
   it('does not read a registered answer as not found because of a "not found" phrase in its notices', () => {
     const text = `${verisignWhois({ domain: 'example.com' })}\r\nNot found what you need? Visit us.\r\n`;
-    expect(parseWhoisText('example.com', text).notFound).to.equal(false);
+    expect(parseWhoisText('example.com', text).outcome).to.equal('registered');
   });
 
   it('keeps a host:port referral and reduces a URL referral to its host', () => {
-    expect(
-      parseWhoisText('a.com', verisignWhois({ domain: 'a.com', registrarWhois: 'whois.registrar.test:4343' })).referral,
-    ).to.equal('whois.registrar.test:4343');
-    expect(
-      parseWhoisText('a.com', verisignWhois({ domain: 'a.com', registrarWhois: 'https://www.Registrar.example/whois' })).referral,
-    ).to.equal('www.registrar.example');
-    expect(parseWhoisText('a.com', verisignWhois({ domain: 'a.com', registrarWhois: '' })).referral).to.equal(null);
+    const referral = (registrarWhois: string) =>
+      factsOf('a.com', verisignWhois({ domain: 'a.com', registrarWhois })).whois_server;
+    expect(referral('whois.registrar.test:4343')).to.equal('whois.registrar.test:4343');
+    expect(referral('https://www.Registrar.example/whois')).to.equal('www.registrar.example');
+    expect(referral('')).to.equal(null);
   });
 
   for (const [line, expected] of [
@@ -63,14 +72,12 @@ describe('whois text parsing', () => {
     ['DNSSEC: something else', null],
   ] as const) {
     it(`reads "${line}" as dnssec ${String(expected)}`, () => {
-      expect(parseWhoisText('a.com', `Domain Name: A.COM\nRegistrar: X\n${line}\n`).facts.dnssec).to.equal(expected);
+      expect(factsOf('a.com', `Domain Name: A.COM\nRegistrar: X\n${line}\n`).dnssec).to.equal(expected);
     });
   }
 
-  it('gives empty facts for garbage, without throwing', () => {
-    const { notFound, facts } = parseWhoisText('a.fr', '\u0000\u00ff\ufffd%%%\nregistrar:\nnic-hdl: X\n');
-    expect(notFound).to.equal(false);
-    expect(facts.registrar).to.equal(null);
+  it('reads nothing from garbage, without throwing', () => {
+    expect(parseWhoisText('a.fr', '\u0000\u00ff\ufffd%%%\nregistrar:\nnic-hdl: X\n').outcome).to.equal('empty');
   });
 
   it("reads IANA's whois: line for a TLD", () => {
@@ -99,6 +106,8 @@ describe('RDAP parsing', () => {
         registrar: 'MarkMonitor Inc.',
         registrar_url: null,
         registrar_iana_id: '292',
+        registrar_abuse_email: 'abusecomplaints@markmonitor.com',
+        registrant: { organization: null, country_code: null },
         created_at: '1997-09-15T04:00:00.000Z',
         updated_at: '2019-09-09T15:39:04.000Z',
         expires_at: '2028-09-14T04:00:00.000Z',
@@ -108,6 +117,53 @@ describe('RDAP parsing', () => {
         whois_server: 'whois.example',
       },
     });
+  });
+
+  /** The registrant entity of RFC 9083, with an RFC 9537 `redacted` list when given. */
+  const withRegistrant = (adr: unknown[], redacted?: unknown[]) => {
+    const object = rdapDomain({ domain: 'example.com' });
+    (object.entities as unknown[]).push({
+      objectClassName: 'entity',
+      roles: ['registrant'],
+      vcardArray: [
+        'vcard',
+        [['version', {}, 'text', '4.0'], ['fn', {}, 'text', ''], ['org', {}, 'text', 'Example Holdings LLC'], adr],
+      ],
+    });
+    if (redacted !== undefined) object.redacted = redacted;
+    return parseRdapAnswer(200, JSON.stringify(object), URL_).facts.registrant;
+  };
+
+  it("reads the registrant's organization and country from its vCard, by code or by name", () => {
+    expect(withRegistrant(['adr', { cc: 'us' }, 'text', ['', '', '', '', 'CA', '', '']])).to.deep.equal({
+      organization: 'Example Holdings LLC',
+      country_code: 'US',
+    });
+    expect(withRegistrant(['adr', {}, 'text', ['', '', '', 'Seoul', '', '', 'Korea, Republic of']])).to.deep.equal({
+      organization: 'Example Holdings LLC',
+      country_code: 'KR',
+    });
+  });
+
+  it("gives null for what RFC 9537's redacted list withholds", () => {
+    const registrant = withRegistrant(
+      ['adr', { cc: 'US' }, 'text', ['', '', '', '', '', '', '']],
+      [
+        {
+          name: { type: 'Registrant Organization' },
+          prePath: "$.entities[?(@.roles[0]=='registrant')].vcardArray[1][?(@[0]=='org')]",
+          method: 'removal',
+        },
+        { name: { type: 'Registrant Country' }, method: 'removal' },
+      ],
+    );
+    expect(registrant).to.deep.equal({ organization: null, country_code: null });
+  });
+
+  it("takes the registrar's expiration when the registry gives no expiration event", () => {
+    const object = rdapDomain({ domain: 'example.com' });
+    object.events = [{ eventAction: 'registrar expiration', eventDate: '2030-01-02T03:04:05Z' }];
+    expect(parseRdapAnswer(200, JSON.stringify(object), URL_).facts.expires_at).to.equal('2030-01-02T03:04:05.000Z');
   });
 
   it('reads 404 and an error object with code 404 as not found', () => {

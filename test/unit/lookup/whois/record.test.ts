@@ -6,6 +6,7 @@ import {
   normalizeStatus,
   toIsoDate,
 } from '../../../../lib/lookup/whois/record.js';
+import { parseWhoisDate } from '../../../../lib/lookup/whois/dates.js';
 
 describe('whois record helpers', () => {
   describe('normalizeStatus', () => {
@@ -20,7 +21,10 @@ describe('whois record helpers', () => {
       ['ok https://icann.org/epp#ok', 'ok'],
       ['OK', 'ok'],
       ['connect', 'connect'],
-      ['Registered until expiry date.', 'Registered until expiry date.'],
+      ['CLIENT DELETE PROHIBITED', 'clientDeleteProhibited'],
+      ['RENEWPERIOD', 'renewPeriod'],
+      ['redemption_period', 'redemptionPeriod'],
+      ['Registered until expiry date.', 'registered until expiry date.'],
     ] as const) {
       it(`${JSON.stringify(given)} → ${expected}`, () => expect(normalizeStatus(given)).to.equal(expected));
     }
@@ -39,10 +43,34 @@ describe('whois record helpers', () => {
       ['17-Apr-1996', '1996-04-17T00:00:00.000Z'],
       ['02.08.2024', '2024-08-02T00:00:00.000Z'],
       ['2025-01-01T00:00:00Z 2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
+      // CONTRACT §10's examples: every registry's format, its zone applied.
+      ['2019-09-09T08:39:04-0700', '2019-09-09T15:39:04.000Z'],
+      ['12-Feb-2006 18:08:52 UTC', '2006-02-12T18:08:52.000Z'],
+      ['2012. 05. 19.', '2012-05-19T00:00:00.000Z'],
+      ['19961206', '1996-12-06T00:00:00.000Z'],
+      ['19961206 #24302', '1996-12-06T00:00:00.000Z'],
+      ['15.12.2015 09:48:01', '2015-12-15T09:48:01.000Z'],
+      ['15.12.2015', '2015-12-15T00:00:00.000Z'],
+      ['2023/04/01 01:05:57 (JST)', '2023-03-31T16:05:57.000Z'],
+      ['1999-06-07 13:01:43 (GMT+0:00)', '1999-06-07T13:01:43.000Z'],
+      ['1999-06-07 13:01:43 (GMT+2:00)', '1999-06-07T11:01:43.000Z'],
+      ['2008-05-23 (YYYY-MM-DD)', '2008-05-23T00:00:00.000Z'],
+      ['before 1 January 1996', '1996-01-01T00:00:00.000Z'],
+      ['before Aug-1996', '1996-08-01T00:00:00.000Z'],
+      ['Thu Jul 31 18:40:35 2014', '2014-07-31T18:40:35.000Z'],
+      ['2009-03-25 01:57:22 PDT', '2009-03-25T08:57:22.000Z'],
+      ['30/05/2005', '2005-05-30T00:00:00.000Z'],
     ] as const) {
       it(`${given} → ${expected}`, () => expect(toIsoDate(given)).to.equal(expected));
     }
-    for (const given of ['', 'REDACTED', 'before 1996', '2024-13-45', 'tomorrow', null, undefined]) {
+    it("reads an ambiguous numeric date in the registry's order", () => {
+      expect(parseWhoisDate('12/18/2001', 'mdy')).to.equal('2001-12-18T00:00:00.000Z');
+      expect(parseWhoisDate('05/06/2020', 'mdy')).to.equal('2020-05-06T00:00:00.000Z');
+      expect(parseWhoisDate('05/06/2020', 'dmy')).to.equal('2020-06-05T00:00:00.000Z');
+      // A value only one order can read is read that way, whatever the registry's order.
+      expect(parseWhoisDate('12/18/2001', 'dmy')).to.equal('2001-12-18T00:00:00.000Z');
+    });
+    for (const given of ['', 'REDACTED', 'before 1996', '2024-13-45', '31.02.2020', 'tomorrow', null, undefined]) {
       it(`${JSON.stringify(given)} → null`, () => expect(toIsoDate(given)).to.equal(null));
     }
   });

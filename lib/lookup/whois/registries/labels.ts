@@ -1,0 +1,237 @@
+/**
+ * The labels registries write for each field, normalized as {@link normalizeLabel} does (lower case,
+ * `_` and `-` as spaces, no punctuation). A label may be qualified by the header it sits under
+ * (`registrar organization` is `Organization:` under `Registrar`). The generic reader tries these on
+ * every answer; a registry profile adds its own words where they are not English or not generic.
+ */
+export interface FieldLabels {
+  registrar: readonly string[];
+  registrarUrl: readonly string[];
+  registrarIanaId: readonly string[];
+  abuseEmail: readonly string[];
+  created: readonly string[];
+  updated: readonly string[];
+  expires: readonly string[];
+  nameServers: readonly string[];
+  status: readonly string[];
+  dnssec: readonly string[];
+  referral: readonly string[];
+  registrantOrganization: readonly string[];
+  registrantCountry: readonly string[];
+}
+
+export const GENERIC_LABELS: FieldLabels = {
+  registrar: [
+    'registrar organization',
+    'registrar organisation',
+    'registrar company',
+    'sponsoring registrar organization',
+    'registrar name',
+    'sponsoring registrar',
+    'registrar',
+    'registrar of record',
+    'registration service provider',
+    'registration service provided by',
+    'authorized agency',
+    'current registrar',
+    'registrar info',
+    'registrar details',
+    'registrar technical contacts organization',
+    'registrar technical contacts name',
+    'registrar handle name',
+  ],
+  registrarUrl: [
+    'registrar url',
+    'registrar website',
+    'registrar web',
+    'referral url',
+    'registrar url registration services',
+    'registrar www',
+  ],
+  registrarIanaId: ['registrar iana id', 'sponsoring registrar iana id', 'registrar id iana'],
+  abuseEmail: [
+    'registrar abuse contact email',
+    'registrar abuse email',
+    'abuse contact email',
+    'abuse email',
+    'registrar abuse contact',
+    'abuse contact',
+  ],
+  created: [
+    'creation date',
+    'created date',
+    'create date',
+    'created',
+    'created on',
+    'created at',
+    'domain created',
+    'domain create date',
+    'domain creation date',
+    'domain registration date',
+    'domain registered',
+    'domain dateregistered',
+    'registered',
+    'registered on',
+    'registered date',
+    'registration date',
+    'registration time',
+    'registration',
+    'record created',
+    'record created on',
+    'domain record activated',
+    'activated',
+    'first registration date',
+    'commencement date',
+    'entry created',
+    'relevant dates registered on',
+    'dates registered',
+    'dates created',
+    'fecha de registro',
+    'fecha de creacion',
+    'fecha de alta',
+    'data de criacao',
+    'data de registo',
+    'created (dd mm yyyy)',
+  ],
+  updated: [
+    'updated date',
+    'updated',
+    'updated on',
+    'last updated',
+    'last updated on',
+    'last updated date',
+    'last update',
+    'last updated at',
+    'last modified',
+    'last modified date',
+    'modified',
+    'modified date',
+    'modification date',
+    'changed',
+    'last changed',
+    'domain last updated date',
+    'domain updated date',
+    'domain datelastmodified',
+    'record last updated on',
+    'record last updated',
+    'domain record last updated',
+    'record modified',
+    'relevant dates last updated',
+    'dates updated',
+    'dates last updated',
+    'fecha de ultima actualizacion',
+    'ultima actualizacion',
+    'data de modificacao',
+  ],
+  expires: [
+    'registry expiry date',
+    'registry expiration date',
+    'registrar registration expiration date',
+    'expiry date',
+    'expiration date',
+    'expire date',
+    'expires',
+    'expires on',
+    'expires at',
+    'expire',
+    'expiry',
+    'expired',
+    'expiration',
+    'expiration time',
+    'domain expiration date',
+    'domain expiry date',
+    'domain expires',
+    'domain expire date',
+    'record expires on',
+    'record expires',
+    'renewal date',
+    'renewal',
+    'paid till',
+    'valid until',
+    'valid till',
+    'validity',
+    'exp date',
+    'relevant dates expiry date',
+    'dates expires',
+    'dates expiry date',
+    'fecha de expiracion',
+    'fecha de vencimiento',
+    'data de expiracao',
+    'data de validade',
+  ],
+  nameServers: [
+    'name server',
+    'name servers',
+    'nameserver',
+    'nameservers',
+    'name server information',
+    'nserver',
+    'ns',
+    'dns',
+    'dns servers',
+    'dns server',
+    'domain servers',
+    'domain servers in listed order',
+    'domain nameservers',
+    'domain name servers',
+    'primary server',
+    'secondary server',
+    'primary name server',
+    'secondary name server',
+    'servidores de nombre',
+    'servidor de nombres',
+    'servidores dns',
+  ],
+  status: ['domain status', 'status', 'state', 'domain state', 'registration status', 'epp status', 'domain status code'],
+  dnssec: ['dnssec', 'domain dnssec', 'dnssec status', 'signing key', 'ds records'],
+  referral: ['registrar whois server', 'registrar whois', 'whois server', 'referralserver'],
+  registrantOrganization: [
+    'registrant organization',
+    'registrant organisation',
+    'registrant company',
+    'registrant org',
+    'owner organization',
+    'holder organization',
+    'registrant contact organization',
+    'registrant contact organisation',
+  ],
+  registrantCountry: [
+    'registrant country',
+    'registrant country code',
+    'registrant country economy',
+    'registrant contact country',
+    'registrant contact country code',
+    'owner country',
+    'owner country code',
+    'holder country',
+  ],
+};
+
+/** Headers whose entries describe a name server: their host names are the domain's name servers. */
+export const NAME_SERVER_SECTION =
+  /^(?:(?:\d+\S* )?(?:primary |secondary )?(?:name ?servers?|nameservers?|nserver|dns(?: servers?)?|domain servers?|servers?)(?: \d+)?(?: information| in listed order)?)$/;
+
+/** Labels, under a name-server header, of an entry that holds a host name. */
+export const NAME_SERVER_HOST = /^(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;
+
+/** Headers whose entries describe a contact, not the domain: their dates and names are not the domain's. */
+export const CONTACT_SECTION =
+  /(?:registrant|admin|technical|tech|billing|holder|owner|contact|person|role|nic hdl|zone c|hostmaster|administrator|abuse|reseller|registrar|subscriber|trustee|organi[sz]ation)/;
+
+/** Headers of the registrant's (holder's) contact. */
+export const REGISTRANT_SECTION =
+  /^(?:registrant|holder|owner|titular|domain holder|holder of domain name|registrant contact|registrant contact information|subscriber|organisation|organization)(?: .*)?$/;
+
+/** Under a registrant header: the labels of its organization and of its country. */
+export const REGISTRANT_FIELDS = {
+  organization: /^(?:organi[sz]ation|org|company|company name|organi[sz]ation name)$/,
+  country: /^(?:country|country code|country economy|cc|land)$/,
+} as const;
+
+/** Under a registrar header: its name (the organization before a bare name, which may be a handle). */
+export const REGISTRAR_FIELDS = {
+  organization: /^(?:organi[sz]ation|org|company|organi[sz]ation name|registrar name)$/,
+  name: /^(?:name)$/,
+  url: /^(?:url|web|website|www|homepage)$/,
+  abuseEmail: /^(?:abuse (?:contact )?email|abuse)$/,
+} as const;

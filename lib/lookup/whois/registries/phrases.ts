@@ -1,0 +1,70 @@
+/**
+ * How registries word what is not a record: a free name, a refused question, a value withheld. Matched
+ * against the whole answer (free, limited) or one value (placeholder); a registry whose words these
+ * miss says them in its profile.
+ */
+
+/**
+ * A name nobody holds, in the words registries use. Only read when the answer holds nothing about a
+ * registration, so that a phrase in a registered answer's notices cannot turn it into a free name.
+ */
+export const NOT_FOUND = new RegExp(
+  [
+    String.raw`\bnot found\b`,
+    String.raw`\bno match(?:es)?\b`,
+    String.raw`\bno matching (?:record|domain|entry)`,
+    String.raw`\bno (?:data|entries|entry|records?|objects?|results?|information|domain records?)(?: (?:was|were))? (?:found|available)`,
+    String.raw`\bno (?:data|entries|entry|records?|objects?|results?) (?:found|matching)\b`,
+    String.raw`\bnothing found\b`,
+    String.raw`\bno such (?:domain|object)\b`,
+    String.raw`\b(?:does|do) not exist\b`,
+    String.raw`\bobject does not exist\b`,
+    String.raw`\b(?:is |was )?not (?:registered|registred)\b`,
+    String.raw`\bhas not been registered\b`,
+    String.raw`\bnot known in\b`,
+    String.raw`\bno_se_encontro`,
+    String.raw`\bwe do not have an entry\b`,
+    String.raw`\bdoes not have any data for\b`,
+    String.raw`\bcould not find the requested domain\b`,
+    String.raw`\bnot available in our whois database\b`,
+    String.raw`\bno information (?:is )?available on\b`,
+    String.raw`\bnincs tal`,
+    String.raw`\bno existe\b`,
+    String.raw`^\s*(?:\S+\s+)?is (?:free|available)\b`,
+    String.raw`^[\s%#]*(?:domain )?status:\s*(?:free|available|not registered|no object found|\d* ?available)\b`,
+    String.raw`^\s*(?:available|free)\s*$`,
+    String.raw`^query_status: 220\b`,
+  ].join('|'),
+  'im',
+);
+
+/**
+ * An answer that refuses or limits the question (CONTRACT §10): never a free name, never cached. The
+ * words are the registries' own: `request limit exceeded`, `WHOIS LIMIT EXCEEDED`, `quota … exceeded`,
+ * `too many requests`, `try again later`, `access control limit reached`, `Please go away for 13 Seconds`.
+ */
+export const LIMITED = new RegExp(
+  [
+    String.raw`\blimit (?:exceeded|reached)\b`,
+    String.raw`\bexceeded (?:your |the )?(?:\w+ )?(?:quota|limit|maximum)`,
+    String.raw`\b(?:quota|query limit|rate limit)\b[^\n]{0,60}\b(?:exceeded|reached)\b`,
+    String.raw`\bquota exceeded\b`,
+    String.raw`\btoo many (?:queries|requests|connections|lookups)\b`,
+    String.raw`\btry again later\b`,
+    String.raw`\bplease (?:wait a while and )?try again\b`,
+    String.raw`\baccess (?:denied|control limit)\b`,
+    String.raw`\brequest denied\b`,
+    String.raw`\bplease (?:go away|slow down)\b`,
+    String.raw`\b\d+ requests? per (?:second|minute)\b`,
+    String.raw`\btemporarily (?:unavailable|blocked|denied)\b`,
+    String.raw`\bdatabase is (?:currently )?down\b`,
+    String.raw`\bserver (?:too )?busy\b`,
+    String.raw`\bwait \d+ seconds\b`,
+    String.raw`\byour request could not be performed\b`,
+  ].join('|'),
+  'i',
+);
+
+/** A value that stands for one withheld: GDPR redaction, privacy services, "not disclosed". */
+export const PLACEHOLDER =
+  /^(?:n\/?a|none|null|-+|\.+|not (?:disclosed|available|applicable|shown)|hidden|private|redacted|withheld)$|redacted|data protected|not disclosed|gdpr|statutory masking|privacy|withheld|contact privacy|protected by|whoisguard|domains by proxy|identity protect|on behalf of|non-public data|please query the rdds service|select request email form|visible upon request|see privacy|masked|not available from registry/i;

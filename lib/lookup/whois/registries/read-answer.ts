@@ -1,0 +1,230 @@
+import { parseWhoisDate } from '../dates.js';
+import { emptyFacts, normalizeNameServer, normalizeStatus, unique, type WhoisFacts } from '../record.js';
+import { countryCode } from './countries.js';
+import {
+  CONTACT_SECTION,
+  GENERIC_LABELS,
+  NAME_SERVER_HOST,
+  NAME_SERVER_SECTION,
+  REGISTRANT_FIELDS,
+  REGISTRANT_SECTION,
+  REGISTRAR_FIELDS,
+  type FieldLabels,
+} from './labels.js';
+import { LIMITED, NOT_FOUND, PLACEHOLDER } from './phrases.js';
+import type { RegistryProfile } from './profile.js';
+import { readEntries, type Entry } from './reader.js';
+
+/** What one whois answer says. */
+export type WhoisReading =
+  /** About a registered domain: its facts, and the registrar's whois server it refers to, if any. */
+  | { outcome: 'registered'; facts: WhoisFacts; referral: string | null }
+  /** The registry says, in its words, that it holds no such name. */
+  | { outcome: 'free' }
+  /** The registry refused or limited the question (`limit exceeded`, `try again later`); the words it used. */
+  | { outcome: 'limited'; words: string }
+  /** Nothing could be read from it. */
+  | { outcome: 'empty' };
+
+/**
+ * Reads a registry's or registrar's answer about `domain` with the generic reader, the profile's own
+ * labels and phrases tried first. A limit is recognised before anything else (AFNIC writes "Too many
+ * requests" above "No entries found"); a free name only when nothing about a registration was read.
+ */
+export function readWhoisAnswer(domain: string, text: string, profile: RegistryProfile | null): WhoisReading {
+  const limited = profile?.throttled?.exec(text) ?? LIMITED.exec(text);
+  if (limited !== null) return { outcome: 'limited', words: limited[0].trim() };
+
+  const entries = [...readEntries(text, profile?.unkeyedLabels), ...(profile?.layout?.(text) ?? [])];
+  const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
+  const fields = new Fields(entries, domain);
+  const date = (field: 'created' | 'updated' | 'expires'): string | null => {
+    for (const value of fields.values(labels(field), { contacts: false })) {
+      const parsed = parseWhoisDate(value, profile?.dateOrder);
+      if (parsed !== null) return parsed;
+    }
+    return null;
+  };
+
+  const facts: WhoisFacts = {
+    ...emptyFacts(),
+    registrar: fields.registrar(labels('registrar')),
+    registrar_url:
+      fields.first(labels('registrarUrl'), (value) => (/^(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+\S*$/i.test(value) ? value : null)) ??
+      fields.inRegistrar(REGISTRAR_FIELDS.url),
+    registrar_iana_id: fields.first(labels('registrarIanaId'), (value) => (/^\d+$/.test(value) ? value : null)),
+    registrar_abuse_email: emailOf(
+      fields.first(labels('abuseEmail'), emailOf) ?? fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail),
+    ),
+    registrant: {
+      organization: meaningful(
+        fields.first(labels('registrantOrganization'), meaningful) ?? fields.inRegistrant(REGISTRANT_FIELDS.organization),
+      ),
+      country_code: countryCode(
+        fields.first(labels('registrantCountry'), countryCode) ?? fields.inRegistrant(REGISTRANT_FIELDS.country),
+      ),
+    },
+    created_at: date('created'),
+    updated_at: date('updated'),
+    expires_at: date('expires'),
+    name_servers: fields.nameServers(labels('nameServers')),
+    status: unique(fields.values(labels('status'), { contacts: false }).flatMap(statusesOf)),
+    dnssec: dnssecOf(fields.first(labels('dnssec'), (value) => value)),
+  };
+  const referral = referralHost(fields.first(labels('referral'), (value) => value));
+  facts.whois_server = referral;
+
+  const aboutRegistration =
+    facts.registrar !== null || facts.created_at !== null || facts.expires_at !== null || facts.name_servers.length > 0;
+  if (!aboutRegistration && ((profile?.notFound?.test(text) ?? false) || NOT_FOUND.test(text))) return { outcome: 'free' };
+  if (!aboutRegistration && facts.status.length === 0) return { outcome: 'empty' };
+  return { outcome: 'registered', facts, referral };
+}
+
+/** The entries of one answer, asked by label. */
+class Fields {
+  constructor(
+    private readonly entries: readonly Entry[],
+    private readonly domain: string,
+  ) {}
+
+  /**
+   * The values of entries labelled with one of `labels`, in the order of `labels` (the most telling
+   * first), then of the text. An entry under a header qualifies as `header label`; unqualified, it
+   * counts only outside a contact's block unless `contacts` is true.
+   */
+  values(labels: readonly string[], { contacts }: { contacts: boolean }): string[] {
+    const found: string[] = [];
+    for (const label of labels) {
+      for (const entry of this.entries) {
+        const qualified = entry.section !== '' && `${entry.section} ${entry.label}` === label;
+        const plain =
+          entry.label === label &&
+          (contacts || entry.section === '' || !CONTACT_SECTION.test(entry.section) || entry.section === label);
+        if ((qualified || plain) && entry.value !== '') found.push(entry.value);
+      }
+    }
+    return found;
+  }
+
+  /** The first value of `labels` that `accept` turns into something, or null. */
+  first<T>(labels: readonly string[], accept: (value: string) => T | null): T | null {
+    for (const value of this.values(labels, { contacts: false })) {
+      const accepted = accept(value);
+      if (accepted !== null) return accepted;
+    }
+    return null;
+  }
+
+  /**
+   * The registrar's name: the first value of `labels` that is a name rather than a registry's handle
+   * for it (`MARK-0292`), else a handle, else a field under a `Registrar` header.
+   */
+  registrar(labels: readonly string[]): string | null {
+    const names = [
+      ...this.values(labels, { contacts: false }),
+      ...this.underRegistrar(REGISTRAR_FIELDS.organization),
+      ...this.underRegistrar(REGISTRAR_FIELDS.name),
+    ]
+      .map(registrarName)
+      .filter((name): name is string => name !== null);
+    return names.find((name) => !isHandle(name)) ?? names[0] ?? null;
+  }
+
+  inRegistrar(label: RegExp): string | null {
+    return this.underRegistrar(label)[0] ?? null;
+  }
+
+  inRegistrant(label: RegExp): string | null {
+    return this.entries.find((entry) => REGISTRANT_SECTION.test(entry.section) && label.test(entry.label))?.value ?? null;
+  }
+
+  private underRegistrar(label: RegExp): string[] {
+    return this.entries
+      .filter((entry) => /^(?:sponsoring )?registrar(?: .*)?$/.test(entry.section) && label.test(entry.label))
+      .map((entry) => entry.value);
+  }
+
+  /** Name servers: entries with a name-server label, and host names under a name-server header. */
+  nameServers(labels: readonly string[]): string[] {
+    const values: string[] = [];
+    for (const entry of this.entries) {
+      const label = entry.label.replace(/ ?\d+$/, '');
+      const qualified = entry.section !== '' && labels.includes(`${entry.section} ${label}`);
+      const plain = labels.includes(label) && (entry.section === '' || !CONTACT_SECTION.test(entry.section));
+      const underHeader = NAME_SERVER_SECTION.test(entry.section) && NAME_SERVER_HOST.test(label);
+      if (qualified || plain || underHeader) values.push(entry.value);
+    }
+    const domain = this.domain.toLowerCase();
+    return unique(values.flatMap(hostNames).filter((name) => name !== domain));
+  }
+}
+
+/** The host names in a name server's value: `ns1.example.com`, `ns1.example.com 192.0.2.1`, `ns1.example.com. [192.0.2.1]`. */
+function hostNames(value: string): string[] {
+  const tokens = value.split(/[\s,;()[\]]+/).filter((token) => token !== '');
+  const names = tokens.flatMap((token) => {
+    if (/^[\d.]+$/.test(token) || token.includes(':')) return [];
+    const name = normalizeNameServer(token);
+    return name === null ? [] : [name];
+  });
+  // One value names one server and, maybe, its addresses; a list on one line is rare but read too.
+  return tokens.length > 0 && names.length > 0 && names[0] === normalizeNameServer(tokens[0]!) ? names : names.slice(0, 1);
+}
+
+function statusesOf(value: string): string[] {
+  const parts = /,/.test(value) ? value.split(',') : [value];
+  return parts.flatMap((part) => normalizeStatus(part) ?? []);
+}
+
+/** A registrar's name without the registry's handle for it in parentheses (`MarkMonitor, Inc. (R22-LRCC)`). */
+function registrarName(value: string): string | null {
+  const name = value
+    .replace(/\s*\((?:R\d+-\w+|\d+|[A-Z0-9-]+)\)\s*$/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return meaningful(name);
+}
+
+function isHandle(value: string): boolean {
+  return !/\s/.test(value) && /[\d_-]/.test(value) && value === value.toUpperCase();
+}
+
+/** The value, or null when it is a placeholder (`REDACTED FOR PRIVACY`, `Not Disclosed`, `N/A`). */
+export function meaningful(value: string | null): string | null {
+  if (value === null) return null;
+  const text = value.trim();
+  return text === '' || PLACEHOLDER.test(text) ? null : text;
+}
+
+function emailOf(value: string | null): string | null {
+  if (value === null) return null;
+  const match = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/.exec(value);
+  return match === null ? null : match[0].toLowerCase();
+}
+
+function dnssecOf(value: string | null): boolean | null {
+  const text = value?.trim().toLowerCase();
+  if (text === undefined) return null;
+  if (/^(?:unsigned|no|n|none|inactive|false|not signed|unsigned delegation)\b/.test(text)) return false;
+  if (/^(?:signed|signeddelegation|signed delegation|yes|y|active|true)\b/.test(text)) return true;
+  return null;
+}
+
+/**
+ * A referral's server as `host` or `host:port`: URL forms (`http://whois.example.com/`) give their host
+ * name, the way whoiser and the `whois` tool read them. Null when it is not a host name.
+ */
+function referralHost(value: string | null): string | null {
+  if (value === null) return null;
+  let host = value.trim().toLowerCase();
+  if (host.includes('://')) {
+    try {
+      host = new URL(host).hostname;
+    } catch {
+      return null;
+    }
+  }
+  host = host.replace(/\/.*$/, '').replace(/\.$/, '');
+  return /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?(?::\d{1,5})?$/.test(host) && host.includes('.') ? host : null;
+}

@@ -1,0 +1,138 @@
+/**
+ * The generic reader of whois answers: it turns the text into `label: value` entries, whatever the
+ * layout a registry chose, and remembers the header each entry sits under. It knows the shapes
+ * registries use, not their words; which label means what is {@link ./labels.ts}'s business.
+ *
+ * Shapes read:
+ * - `Label: value`, `Label.......: value`, `Label....... value`, `[Label]  value` (JPRS);
+ * - a header line (`Registrar`, `Name servers:`) followed by indented lines, or, flush left, by lines
+ *   up to a blank line (`.ch`, `.pl`): `key: value` lines under it get it as their section, lines
+ *   without a label are values of the header itself;
+ * - a value continued on the next lines, indented under it (`.pl`'s name servers);
+ * - a line that starts with a label its registry writes without a colon (`Record expires on 2011-11-09`).
+ */
+
+/** One `label: value` of an answer. */
+export interface Entry {
+  /** The label, normalized by {@link normalizeLabel}. */
+  label: string;
+  /** The header the entry sits under, normalized the same way; `''` at the top level. */
+  section: string;
+  value: string;
+}
+
+interface Header {
+  label: string;
+  indent: number;
+  /** Its lines are flush with it and end at a blank line (rather than being indented under it). */
+  flat: boolean;
+  /** Whether a `key: value` line came under it yet. */
+  keyed: boolean;
+}
+
+/** A label as the tables spell it: lower case, words separated by one space, no notes in parentheses. */
+export function normalizeLabel(label: string): string {
+  return label
+    .toLowerCase()
+    .replace(/\([^)]*\)/g, ' ')
+    .replace(/[_\-/*]+/g, ' ')
+    .replace(/[.:\]\[]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const COMMENT = /^\s*(?:%|#|>>>|;|\*|--)/;
+const KEYED = /^([^:]{1,60}?)\s*(?:\.{2,}\s*)?:(?!\/\/)\s*(.*)$/;
+const BRACKETED = /^\[([^\]]{1,60})\]\s*(.*)$/;
+const DOTTED = /^([^.:]{1,60}?)\s*\.{3,}\s*(.+)$/;
+
+/**
+ * The entries of an answer, in the order written.
+ * @param unkeyedLabels labels (normalized) that a registry writes without a colon before the value.
+ */
+export function readEntries(text: string, unkeyedLabels: readonly string[] = []): Entry[] {
+  const lines = text.split(/\r\n|\r|\n/).map((line) => line.replace(/\t/g, '        ').replace(/\s+$/, ''));
+  const entries: Entry[] = [];
+  const headers: Header[] = [];
+  let last: { label: string; section: string; indent: number } | null = null;
+
+  const nextLine = (from: number): string | null => {
+    for (let i = from + 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.trim() === '') return null;
+      if (!COMMENT.test(line)) return line;
+    }
+    return null;
+  };
+  const indentOf = (line: string): number => line.length - line.trimStart().length;
+  const sectionOf = (): string => headers.at(-1)?.label ?? '';
+
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') {
+      headers.length = 0;
+      last = null;
+      continue;
+    }
+    if (COMMENT.test(line)) continue;
+    const indent = indentOf(line);
+    const content = line.trim();
+    while (headers.length > 0 && !headers.at(-1)!.flat && headers.at(-1)!.indent >= indent) headers.pop();
+
+    const pair = keyValue(content);
+    if (pair !== null) {
+      const [label, value] = pair;
+      const top = headers.at(-1);
+      if (top?.flat && value === '') headers.pop();
+      if (top !== undefined) top.keyed = true;
+      if (value === '') {
+        // An empty field, or a header: a header has lines under it, indented or (flush) without labels.
+        const next = nextLine(i);
+        const flat = next !== null && indentOf(next) <= indent;
+        if (next !== null && (!flat || keyValue(next.trim()) === null)) headers.push({ label, indent, flat, keyed: false });
+        last = null;
+      } else {
+        entries.push({ label, section: sectionOf(), value });
+        last = { label, section: sectionOf(), indent };
+      }
+      continue;
+    }
+
+    const unkeyed = unkeyedLabels.find((label) => normalizeLabel(content).startsWith(`${label} `));
+    if (unkeyed !== undefined) {
+      const words = unkeyed.split(' ').length;
+      const value = content.split(/\s+/).slice(words).join(' ');
+      entries.push({ label: unkeyed, section: sectionOf(), value });
+      last = null;
+      continue;
+    }
+
+    const next = nextLine(i);
+    const top = headers.at(-1);
+    const opensBlock =
+      next !== null &&
+      content.length <= 48 &&
+      !/[.,;]$/.test(content) &&
+      (indentOf(next) > indent || (keyValue(next.trim()) !== null && indentOf(next) === indent));
+    if (opensBlock && (top === undefined || !top.flat || top.keyed)) {
+      if (top?.flat) headers.pop();
+      headers.push({ label: normalizeLabel(content), indent, flat: indentOf(next) <= indent, keyed: false });
+      last = null;
+    } else if (top !== undefined) {
+      entries.push({ label: top.label, section: headers.at(-2)?.label ?? '', value: content });
+    } else if (last !== null && indent > last.indent) {
+      entries.push({ label: last.label, section: last.section, value: content });
+    }
+  }
+  return entries;
+}
+
+/** `[label, value]` of a line written as a label and its value, or null. */
+function keyValue(content: string): [string, string] | null {
+  const match = BRACKETED.exec(content) ?? KEYED.exec(content) ?? DOTTED.exec(content);
+  if (match === null) return null;
+  const label = normalizeLabel(match[1]!);
+  // A label is a few words, not a sentence that happens to hold a colon, nor a time of day.
+  if (label === '' || label.split(' ').length > 6 || !/\p{L}/u.test(label) || /^https?$/.test(label)) return null;
+  return [label, match[2]!.trim()];
+}

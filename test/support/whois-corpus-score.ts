@@ -1,0 +1,44 @@
+import type { Reading, ScoredField, CorpusCase } from './whois-corpus.js';
+import { SCORED_FIELDS, scoreReading } from './whois-corpus.js';
+
+/** The scored cases: answers about a registered domain or a free name, with expectations. */
+export function scoredCases(cases: CorpusCase[]): CorpusCase[] {
+  return cases.filter(
+    (item) =>
+      item.expected !== null &&
+      (item.name === 'status_registered' || item.name === 'status_available') &&
+      item.expected.available !== null,
+  );
+}
+
+/** The domain a fixture answers about: its expectation's, else the one its text names, else one under its TLD. */
+export function corpusDomain(item: CorpusCase): string {
+  if (item.expected?.domain) return item.expected.domain.toLowerCase();
+  const text = item.bytes.toString('latin1');
+  const named =
+    /(?:^|\n)\s*(?:domain(?: name)?|nom de domaine|dominio)\s*(?:\.{2,}|:|\])\s*([a-z0-9.-]+\.[a-z0-9-]+)\s*(?:\r?\n)/i.exec(
+      text,
+    ) ?? /(?:no match for|not found:?|no entries found for)\s*"?([a-z0-9.-]+\.[a-z0-9-]+)"?/i.exec(text);
+  if (named) return named[1]!.toLowerCase().replace(/\.$/, '');
+  return `no-such-name-here.${item.tld ?? 'com'}`;
+}
+
+/** Right answers per field, for a table that compares parsers. */
+export class Tally {
+  readonly right = new Map<ScoredField, number>();
+  readonly total = new Map<ScoredField, number>();
+  readonly misses: string[] = [];
+  add(item: CorpusCase, reading: Reading | null, text: string): void {
+    for (const [field, ok] of scoreReading(item.expected!, reading, text)) {
+      this.total.set(field, (this.total.get(field) ?? 0) + 1);
+      if (ok) this.right.set(field, (this.right.get(field) ?? 0) + 1);
+      else this.misses.push(`${item.id} ${field}`);
+    }
+  }
+  share(field?: ScoredField): number {
+    const fields: readonly ScoredField[] = field === undefined ? SCORED_FIELDS : [field];
+    const right = fields.reduce((sum, f) => sum + (this.right.get(f) ?? 0), 0);
+    const total = fields.reduce((sum, f) => sum + (this.total.get(f) ?? 0), 0);
+    return total === 0 ? 1 : right / total;
+  }
+}
