@@ -18,7 +18,14 @@ for (const item of cases) {
         : null;
   tally.add(item, reading, text);
   if (item.expected?.domain) withDomain.add(item, reading, text);
-  if (process.argv[3] && item.id.includes(process.argv[2]!)) console.log(item.id, parsed);
+  if (process.argv[3] && item.id.includes(process.argv[2]!)) {
+    const field = process.argv[3];
+    const e = item.expected as unknown as Record<string, unknown>;
+    const r = reading as unknown as Record<string, unknown> | null;
+    const map: Record<string, string> = { registrar: 'registrar', created: 'created_at', updated: 'updated_at', expires: 'expires_at', nameservers: 'name_servers' };
+    if (field === 'x') console.log(item.id, parsed);
+    else console.log(item.id, '| want', JSON.stringify(e[field]), '| got', JSON.stringify(r?.[map[field] ?? field]), parsed.outcome);
+  }
 }
 const pct = (n: number) => (100 * n).toFixed(1) + '%';
 for (const t of [tally, withDomain]) {

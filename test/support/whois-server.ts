@@ -6,6 +6,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
  */
 export type WhoisReply =
   | string
+  /** These bytes, as a registry in another charset sends them. */
+  | Buffer
   /** Accept the connection, read the query and never answer nor close. */
   | { silent: true }
   /** Answer without end, as fast as the client reads. */
@@ -75,7 +77,7 @@ export async function startWhoisServer(reply: (query: string) => WhoisReply): Pr
 }
 
 function answer(socket: Socket, reply: WhoisReply): void {
-  if (typeof reply === 'string') {
+  if (typeof reply === 'string' || Buffer.isBuffer(reply)) {
     socket.end(reply);
   } else if ('after' in reply) {
     void reply.after.then((later) => answer(socket, later));

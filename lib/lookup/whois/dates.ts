@@ -92,6 +92,8 @@ const NAMED_MONTH_FIRST = new RegExp(
   'i',
 );
 const MONTH_YEAR = /(?<![\d])([a-z]{3,9})[-. ](\d{4})(?![\d])/i;
+/** `16/09/03` (Red.es): a two-digit year, read as 19xx from 70 on and as 20xx below. */
+const SHORT_YEAR = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{2})(?![\d/.-])/;
 
 function readDate(text: string, order: DateOrder): { parts: Parts; rest: string } | null {
   let match: RegExpExecArray | null;
@@ -127,6 +129,12 @@ function readDate(text: string, order: DateOrder): { parts: Parts; rest: string 
   if ((match = COMPACT.exec(text))) {
     const [, y, mo, d, h, mi, s] = match;
     return withTime(Number(y), Number(mo), Number(d), [h, mi, s], text, match);
+  }
+  if ((match = SHORT_YEAR.exec(text))) {
+    const [, a, , b, yy] = match;
+    const year = Number(yy) + (Number(yy) >= 70 ? 1900 : 2000);
+    const [day, month] = order === 'mdy' ? [Number(b), Number(a)] : [Number(a), Number(b)];
+    return withTime(year, month, day, [], text, match);
   }
   if ((match = MONTH_YEAR.exec(text))) {
     // `before Aug-1996` (Nominet): the first of that month is the best the registry tells.

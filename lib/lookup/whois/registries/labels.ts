@@ -91,7 +91,12 @@ export const GENERIC_LABELS: FieldLabels = {
     'fecha de alta',
     'data de criacao',
     'data de registo',
-    'created (dd mm yyyy)',
+    'date approved',
+    'date registered',
+    'entry created',
+    'activated on',
+    'domain name commencement date',
+    'record created on',
   ],
   updated: [
     'updated date',
@@ -122,6 +127,11 @@ export const GENERIC_LABELS: FieldLabels = {
     'fecha de ultima actualizacion',
     'ultima actualizacion',
     'data de modificacao',
+    'update date',
+    'entry updated',
+    'record changed on',
+    'record last updated on',
+    'date updated',
   ],
   expires: [
     'registry expiry date',
@@ -158,6 +168,10 @@ export const GENERIC_LABELS: FieldLabels = {
     'fecha de vencimiento',
     'data de expiracao',
     'data de validade',
+    'date renewal',
+    'domain datebilleduntil',
+    'record will expire on',
+    'billed until',
   ],
   nameServers: [
     'name server',
@@ -165,6 +179,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'nameserver',
     'nameservers',
     'name server information',
+    'name servers information',
     'nserver',
     'ns',
     'dns',
@@ -181,6 +196,15 @@ export const GENERIC_LABELS: FieldLabels = {
     'servidores de nombre',
     'servidor de nombres',
     'servidores dns',
+    'servers',
+    'domain server',
+    'ns name',
+    'ns hostname',
+    'nameserver name',
+    'name servers in the listed order',
+    'name servers in listed order',
+    'domain name servers listed in order',
+    'domain name servers in listed order',
   ],
   status: ['domain status', 'status', 'state', 'domain state', 'registration status', 'epp status', 'domain status code'],
   dnssec: ['dnssec', 'domain dnssec', 'dnssec status', 'signing key', 'ds records'],
@@ -207,9 +231,18 @@ export const GENERIC_LABELS: FieldLabels = {
   ],
 };
 
+/**
+ * Date labels written without a colon (`Record expires on 2011-11-09`): a line that starts with one of
+ * these and goes on with a date is read as that field. Only labels of two words or more, so that a
+ * sentence of a notice cannot pass for one.
+ */
+export const UNKEYED_DATE_LABELS: readonly string[] = [...GENERIC_LABELS.created, ...GENERIC_LABELS.updated, ...GENERIC_LABELS.expires]
+  .filter((label) => label.includes(' '))
+  .sort((a, b) => b.length - a.length);
+
 /** Headers whose entries describe a name server: their host names are the domain's name servers. */
 export const NAME_SERVER_SECTION =
-  /^(?:(?:\d+\S* )?(?:primary |secondary )?(?:name ?servers?|nameservers?|nserver|dns(?: servers?)?|domain servers?|servers?)(?: \d+)?(?: information| in listed order)?)$/;
+  /^(?:(?:\d+\S* )?(?:primary |secondary )?(?:domain )?(?:name ?servers?|nameservers?|nserver|dns(?: servers?)?|domain servers?|servers?)(?: \d+)?(?: information| (?:listed )?in (?:the )?listed order| listed in order)?)$/;
 
 /** Labels, under a name-server header, of an entry that holds a host name. */
 export const NAME_SERVER_HOST = /^(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;

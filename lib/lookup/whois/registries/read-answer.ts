@@ -9,6 +9,7 @@ import {
   REGISTRANT_FIELDS,
   REGISTRANT_SECTION,
   REGISTRAR_FIELDS,
+  UNKEYED_DATE_LABELS,
   type FieldLabels,
 } from './labels.js';
 import { LIMITED, NOT_FOUND, PLACEHOLDER } from './phrases.js';
@@ -32,10 +33,8 @@ export type WhoisReading =
  * requests" above "No entries found"); a free name only when nothing about a registration was read.
  */
 export function readWhoisAnswer(domain: string, text: string, profile: RegistryProfile | null): WhoisReading {
-  const limited = profile?.throttled?.exec(text) ?? LIMITED.exec(text);
-  if (limited !== null) return { outcome: 'limited', words: limited[0].trim() };
-
-  const entries = [...readEntries(text, profile?.unkeyedLabels), ...(profile?.layout?.(text) ?? [])];
+  const unkeyed = [...(profile?.unkeyedLabels ?? []), ...UNKEYED_DATE_LABELS];
+  const entries = [...readEntries(text, unkeyed), ...(profile?.layout?.(text) ?? [])];
   const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
   const fields = new Fields(entries, domain);
   const date = (field: 'created' | 'updated' | 'expires'): string | null => {
@@ -74,10 +73,16 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
   const referral = referralHost(fields.first(labels('referral'), (value) => value));
   facts.whois_server = referral;
 
+  // An update date alone may be the database's ("Last updated on …" under "No entries found").
   const aboutRegistration =
     facts.registrar !== null || facts.created_at !== null || facts.expires_at !== null || facts.name_servers.length > 0;
+  // Registered answers' notices mention limits ("queries … are throttled"): a limit counts only when
+  // nothing about a registration was read. It comes before a free name: AFNIC writes "Too many
+  // requests" above "No entries found".
+  const limited = aboutRegistration ? null : (profile?.throttled?.exec(text) ?? LIMITED.exec(text));
+  if (limited != null) return { outcome: 'limited', words: limited[0].trim() };
   if (!aboutRegistration && ((profile?.notFound?.test(text) ?? false) || NOT_FOUND.test(text))) return { outcome: 'free' };
-  if (!aboutRegistration && facts.status.length === 0) return { outcome: 'empty' };
+  if (!aboutRegistration && facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   return { outcome: 'registered', facts, referral };
 }
 
@@ -149,7 +154,7 @@ class Fields {
   nameServers(labels: readonly string[]): string[] {
     const values: string[] = [];
     for (const entry of this.entries) {
-      const label = entry.label.replace(/ ?\d+$/, '');
+      const label = entry.label.replace(/\d+/g, ' ').replace(/\s+/g, ' ').trim();
       const qualified = entry.section !== '' && labels.includes(`${entry.section} ${label}`);
       const plain = labels.includes(label) && (entry.section === '' || !CONTACT_SECTION.test(entry.section));
       const underHeader = NAME_SERVER_SECTION.test(entry.section) && NAME_SERVER_HOST.test(label);
@@ -158,6 +163,14 @@ class Fields {
     const domain = this.domain.toLowerCase();
     return unique(values.flatMap(hostNames).filter((name) => name !== domain));
   }
+}
+
+/**
+ * Whether a longer label ends with a label of two words or more, and what comes before is not a
+ * contact's (`Data de registo creation date` is `creation date`; `Admin creation date` is not).
+ */
+function endsWithLabel(entry: string, label: string): boolean {
+  return entry.endsWith(` ${label}`) && !CONTACT_SECTION.test(entry.slice(0, -label.length));
 }
 
 /** The host names in a name server's value: `ns1.example.com`, `ns1.example.com 192.0.2.1`, `ns1.example.com. [192.0.2.1]`. */
@@ -179,8 +192,13 @@ function statusesOf(value: string): string[] {
 
 /** A registrar's name without the registry's handle for it in parentheses (`MarkMonitor, Inc. (R22-LRCC)`). */
 function registrarName(value: string): string | null {
+  if (value.startsWith('!')) return null; // a YAML tag (`registrar: !Registrar`), not a name
   const name = value
     .replace(/\s*\((?:R\d+-\w+|\d+|[A-Z0-9-]+)\)\s*$/, '')
+    .replace(/\s*\[tag = [^\]]*\]\s*$/i, '') // Nominet's `[Tag = MARKMONITOR]`
+    .replace(/\s*\((?:https?:\/\/|www\.)[^)]*\)\s*$/i, '') // its web site: `Whois Corp.(http://whois.co.kr)`
+    .replace(/\s+t\/a\s.*$/i, '') // "trading as": the legal name comes first
+    .replace(/\s+R\d+-[A-Z]{2,5}$/, '') // an Afilias-style registry handle after the name
     .replace(/\s+/g, ' ')
     .trim();
   return meaningful(name);

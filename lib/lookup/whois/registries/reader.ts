@@ -28,7 +28,16 @@ interface Header {
   flat: boolean;
   /** Whether a `key: value` line came under it yet. */
   keyed: boolean;
+  /** Whether any line came under it yet. */
+  filled: boolean;
 }
+
+/**
+ * Labels that stand for a block when written flush left with an empty value and followed by flush
+ * `key: value` lines (`Registrar:` then `name: …`); any other empty field followed by fields is only empty.
+ */
+const BLOCK_LABEL =
+  /^(?:registrar|sponsoring registrar|registrant|holder|owner|admin|administrative|administrative contact|admin contact|tech|technical|technical contact|tech contact|billing|billing contact|zone contact|contact|contacts|name servers?|nameservers?|dns servers?|domain servers?|servers|dnssec|domain|registrar information|registrant contact)$/;
 
 /** A label as the tables spell it: lower case, words separated by one space, no notes in parentheses. */
 export function normalizeLabel(label: string): string {
@@ -38,13 +47,16 @@ export function normalizeLabel(label: string): string {
     .replace(/[_\-/*]+/g, ' ')
     .replace(/[.:\]\[]+/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    .replace(/^(?:\d{1,2}[a-z]?|[a-z]) (?=\S{2})/, ''); // `1a. Domain Name`, `a. [Domain Name]`: an item's number
 }
 
-const COMMENT = /^\s*(?:%|#|>>>|;|\*|--)/;
+const COMMENT = /^\s*(?:%|#|>>>|;|\*(?!\*)|--)/;
 const KEYED = /^([^:]{1,60}?)\s*(?:\.{2,}\s*)?:(?!\/\/)\s*(.*)$/;
-const BRACKETED = /^\[([^\]]{1,60})\]\s*(.*)$/;
+const BRACKETED = /^(?:[a-z0-9]{1,2}\.?\s*)?\[([^\]]{1,60})\]\s*(.*)$/;
 const DOTTED = /^([^.:]{1,60}?)\s*\.{3,}\s*(.+)$/;
+/** `Domain-name         google.sk`: one word (or hyphenated words) and a value after a wide gap. */
+const SPACED = /^([A-Za-z][A-Za-z.]*(?:-[A-Za-z.]+)*)\s{3,}(\S.*)$/;
 
 /**
  * The entries of an answer, in the order written.
@@ -56,10 +68,14 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
   const headers: Header[] = [];
   let last: { label: string; section: string; indent: number } | null = null;
 
-  const nextLine = (from: number): string | null => {
+  /** The next line that is not a comment; past blank lines too when `skipBlank`. */
+  const nextLine = (from: number, skipBlank = false): string | null => {
     for (let i = from + 1; i < lines.length; i++) {
       const line = lines[i]!;
-      if (line.trim() === '') return null;
+      if (line.trim() === '') {
+        if (skipBlank) continue;
+        return null;
+      }
       if (!COMMENT.test(line)) return line;
     }
     return null;
@@ -70,7 +86,10 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') {
+      // A header may stand one blank line above its lines (`Name Servers Information:`, then a blank).
+      const top = headers.at(-1);
       headers.length = 0;
+      if (top !== undefined && top.flat && !top.filled) headers.push(top);
       last = null;
       continue;
     }
@@ -79,21 +98,26 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
     const content = line.trim();
     while (headers.length > 0 && !headers.at(-1)!.flat && headers.at(-1)!.indent >= indent) headers.pop();
 
+    const top = headers.at(-1);
+    if (top !== undefined) top.filled = true;
     const pair = keyValue(content);
     if (pair !== null) {
       const [label, value] = pair;
-      const top = headers.at(-1);
       if (top?.flat && value === '') headers.pop();
       if (top !== undefined) top.keyed = true;
+      const next = nextLine(i, value === '');
+      const under = next !== null && indentOf(next) > indent;
       if (value === '') {
-        // An empty field, or a header: a header has lines under it, indented or (flush) without labels.
-        const next = nextLine(i);
-        const flat = next !== null && indentOf(next) <= indent;
-        if (next !== null && (!flat || keyValue(next.trim()) === null)) headers.push({ label, indent, flat, keyed: false });
+        // An empty field, or a header: a header has lines under it, indented or (flush) without
+        // labels, or is a block's name followed by its fields.
+        const opens = next !== null && (under || keyValue(next.trim()) === null || BLOCK_LABEL.test(label));
+        if (opens) headers.push({ label, indent, flat: !under, keyed: false, filled: false });
         last = null;
       } else {
         entries.push({ label, section: sectionOf(), value });
         last = { label, section: sectionOf(), indent };
+        // A value with fields indented under it names a block too (`registrar: X`, then `  name: …`).
+        if (under && keyValue(next.trim()) !== null) headers.push({ label, indent, flat: false, keyed: false, filled: false });
       }
       continue;
     }
@@ -108,7 +132,6 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
     }
 
     const next = nextLine(i);
-    const top = headers.at(-1);
     const opensBlock =
       next !== null &&
       content.length <= 48 &&
@@ -116,7 +139,7 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
       (indentOf(next) > indent || (keyValue(next.trim()) !== null && indentOf(next) === indent));
     if (opensBlock && (top === undefined || !top.flat || top.keyed)) {
       if (top?.flat) headers.pop();
-      headers.push({ label: normalizeLabel(content), indent, flat: indentOf(next) <= indent, keyed: false });
+      headers.push({ label: normalizeLabel(content), indent, flat: indentOf(next) <= indent, keyed: false, filled: false });
       last = null;
     } else if (top !== undefined) {
       entries.push({ label: top.label, section: headers.at(-2)?.label ?? '', value: content });
@@ -129,7 +152,7 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
 
 /** `[label, value]` of a line written as a label and its value, or null. */
 function keyValue(content: string): [string, string] | null {
-  const match = BRACKETED.exec(content) ?? KEYED.exec(content) ?? DOTTED.exec(content);
+  const match = BRACKETED.exec(content) ?? KEYED.exec(content) ?? DOTTED.exec(content) ?? SPACED.exec(content);
   if (match === null) return null;
   const label = normalizeLabel(match[1]!);
   // A label is a few words, not a sentence that happens to hold a colon, nor a time of day.
