@@ -122,12 +122,25 @@ function corrected(item: CorpusCase): CorpusCase {
   return { ...item, expected };
 }
 
+/**
+ * Fixtures whose expectation says "available" where the answer does not say so: they are kept out of
+ * the free names scored (and tested for what they do give below).
+ */
+const NOT_FREE_NAME_ANSWERS: Record<string, string> = {
+  // An empty answer: nothing was said, so nothing can be read (a 502, not a free name).
+  'whois.gandi.net/status_available': 'empty',
+  // "whois.nic.bo solo acepta consultas con dominios .bo": the question was not about a .bo name.
+  'whois.nic.bo/bo/status_available': 'refused',
+};
+
 describe('whois accuracy on real answers (weppos/whois-parser fixtures, through GET /api/whois)', function () {
   this.timeout(120_000);
   let registry: TestWhoisServer;
   let server: TestServer;
   let key: string;
-  const cases = scoredCases(loadWhoisCorpus()).map(corrected);
+  const cases = scoredCases(loadWhoisCorpus())
+    .filter((item) => !(item.id in NOT_FREE_NAME_ANSWERS))
+    .map(corrected);
   const dossier = new Tally();
   const whoiser = new Tally();
 

@@ -118,6 +118,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'domain updated date',
     'domain datelastmodified',
     'record last updated on',
+    'domain last updated',
     'record last updated',
     'domain record last updated',
     'record modified',
@@ -131,6 +132,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'entry updated',
     'record changed on',
     'record last updated on',
+    'domain last updated',
     'date updated',
   ],
   expires: [
@@ -172,6 +174,8 @@ export const GENERIC_LABELS: FieldLabels = {
     'domain datebilleduntil',
     'record will expire on',
     'billed until',
+    'domain currently expires',
+    'valid date',
   ],
   nameServers: [
     'name server',
@@ -180,6 +184,8 @@ export const GENERIC_LABELS: FieldLabels = {
     'nameservers',
     'name server information',
     'name servers information',
+    'current nameservers',
+    'dns name',
     'nserver',
     'ns',
     'dns',
@@ -236,7 +242,11 @@ export const GENERIC_LABELS: FieldLabels = {
  * these and goes on with a date is read as that field. Only labels of two words or more, so that a
  * sentence of a notice cannot pass for one.
  */
-export const UNKEYED_DATE_LABELS: readonly string[] = [...GENERIC_LABELS.created, ...GENERIC_LABELS.updated, ...GENERIC_LABELS.expires]
+export const UNKEYED_DATE_LABELS: readonly string[] = [
+  ...GENERIC_LABELS.created,
+  ...GENERIC_LABELS.updated,
+  ...GENERIC_LABELS.expires,
+]
   .filter((label) => label.includes(' '))
   .sort((a, b) => b.length - a.length);
 

@@ -77,11 +77,15 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
   const aboutRegistration =
     facts.registrar !== null || facts.created_at !== null || facts.expires_at !== null || facts.name_servers.length > 0;
   // Registered answers' notices mention limits ("queries … are throttled"): a limit counts only when
-  // nothing about a registration was read. It comes before a free name: AFNIC writes "Too many
-  // requests" above "No entries found".
-  const limited = aboutRegistration ? null : (profile?.throttled?.exec(text) ?? LIMITED.exec(text));
-  if (limited != null) return { outcome: 'limited', words: limited[0].trim() };
-  if (!aboutRegistration && ((profile?.notFound?.test(text) ?? false) || NOT_FOUND.test(text))) return { outcome: 'free' };
+  // nothing about a registration was read, and only when it is said before any "not found" (AFNIC
+  // writes "Too many requests" above "No entries found"; Donuts "Domain not found" above its notice).
+  if (!aboutRegistration) {
+    const limited = profile?.throttled?.exec(text) ?? LIMITED.exec(text);
+    const free = profile?.notFound?.exec(text) ?? NOT_FOUND.exec(text);
+    if (limited !== null && (free === null || limited.index < free.index))
+      return { outcome: 'limited', words: limited[0].trim() };
+    if (free !== null) return { outcome: 'free' };
+  }
   if (!aboutRegistration && facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   return { outcome: 'registered', facts, referral };
 }

@@ -56,7 +56,7 @@ const KEYED = /^([^:]{1,60}?)\s*(?:\.{2,}\s*)?:(?!\/\/)\s*(.*)$/;
 const BRACKETED = /^(?:[a-z0-9]{1,2}\.?\s*)?\[([^\]]{1,60})\]\s*(.*)$/;
 const DOTTED = /^([^.:]{1,60}?)\s*\.{3,}\s*(.+)$/;
 /** `Domain-name         google.sk`: one word (or hyphenated words) and a value after a wide gap. */
-const SPACED = /^([A-Za-z][A-Za-z.]*(?:-[A-Za-z.]+)*)\s{3,}(\S.*)$/;
+const SPACED = /^([A-Za-z][A-Za-z.]*(?:[-_][A-Za-z.]+)*)\s{3,}(\S.*)$/;
 
 /**
  * The entries of an answer, in the order written.
@@ -86,10 +86,11 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') {
-      // A header may stand one blank line above its lines (`Name Servers Information:`, then a blank).
+      // A blank line ends every block, but for a header standing one blank line above its lines
+      // (`Name Servers Information:`, a blank line, then the names).
       const top = headers.at(-1);
       headers.length = 0;
-      if (top !== undefined && top.flat && !top.filled) headers.push(top);
+      if (top !== undefined && !top.filled) headers.push(top);
       last = null;
       continue;
     }
