@@ -187,3 +187,88 @@ describe('whois accuracy on real answers (weppos/whois-parser fixtures, through 
     }
   });
 });
+
+describe("whois on the corpus's other answers: what CONTRACT §10 says they give, through GET /api/whois", function () {
+  this.timeout(60_000);
+  let registry: TestWhoisServer;
+  let server: TestServer;
+  let key: string;
+  const corpus = loadWhoisCorpus();
+  const named = (pattern: RegExp): CorpusCase[] => corpus.filter((item) => pattern.test(item.name));
+
+  before(async () => {
+    registry = await startWhoisServer(() => 'no answer set\r\n');
+    server = await startTestServer({ whoisServer: registry.address, allowPrivateTargets: true, lookupTimeoutMs: 5000 });
+    key = await server.key({ dailyLimit: 1_000_000 });
+  });
+
+  after(async () => {
+    await server?.close();
+    await registry?.close();
+  });
+
+  /** GET /api/whois for the case's domain, the server answering the case's bytes. */
+  async function lookup(
+    item: CorpusCase,
+    fresh = true,
+  ): Promise<{ status: number; body: { data?: WhoisData; code?: string; message?: string } }> {
+    registry.reply = () => item.bytes;
+    const response = await server.get(
+      `/api/whois?domain=${encodeURIComponent(corpusDomain(item))}${fresh ? '&fresh=1' : ''}`,
+      key,
+    );
+    return { status: response.status, body: (await response.json()) as never };
+  }
+
+  it('answers every throttled or unavailable registry with a 502 that says so, never cached nor read as a free name', async () => {
+    const limited = named(/^response_(?:throttled|unavailable)/).filter((item) => !item.id.endsWith('.expected'));
+    expect(limited.length).to.be.at.least(20);
+    const registered = corpus.find((item) => item.id === 'whois.verisign-grs.com/status_registered')!;
+    for (const [index, item] of limited.entries()) {
+      // A name of its own, so that the check below sees what this answer left in the cache.
+      const domain = `limited${index}-${corpusDomain(item)}`;
+      registry.reply = () => item.bytes;
+      const response = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}`, key);
+      const body = (await response.json()) as { code?: string; message?: string };
+      expect(response.status, item.id).to.equal(502);
+      expect(body.code, item.id).to.equal('upstream_error');
+      expect(body.message, item.id).to.match(/limited the question|gave no data/);
+      // Not cached: the same name asked again, without fresh=1, reaches the registry, which now answers.
+      registry.reply = () => registered.bytes;
+      const again = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}`, key);
+      expect(again.status, item.id).to.equal(200);
+    }
+  });
+
+  it('never reads a reserved name as free: it is held, with the status "reserved", or a 502', async () => {
+    for (const item of named(/^status_reserved$/)) {
+      const { status, body } = await lookup(item);
+      if (status === 502) continue;
+      expect(status, item.id).to.equal(200);
+      expect(body.data?.registered, item.id).to.equal(true);
+    }
+  });
+
+  it('gives name servers and statuses in the normal form on every property_* answer', async () => {
+    const properties = named(/^property_/);
+    expect(properties.length).to.be.at.least(80);
+    for (const item of properties) {
+      const { status, body } = await lookup(item);
+      expect([200, 502], item.id).to.include(status);
+      const data = body.data;
+      if (data === undefined) continue;
+      for (const name of data.name_servers) {
+        expect(name, item.id).to.match(/^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/);
+        expect(name, item.id).not.to.match(/^[\d.]+$/);
+      }
+      expect(new Set(data.name_servers).size, item.id).to.equal(data.name_servers.length);
+      expect(data.name_servers, item.id).not.to.include(data.domain);
+      for (const word of data.status)
+        expect(word === word.toLowerCase() || /^[a-z]+[A-Z][A-Za-z]*$/.test(word), `${item.id}: ${word}`).to.equal(true);
+      const expected = item.expected?.nameservers;
+      if (Array.isArray(expected) && expected.length > 0 && item.name.startsWith('property_nameservers')) {
+        expect(data.name_servers, item.id).to.deep.equal(expected.map((name) => name.toLowerCase().replace(/\.$/, '')));
+      }
+    }
+  });
+});

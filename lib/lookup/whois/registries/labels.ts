@@ -201,6 +201,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'secondary name server',
     'servidores de nombre',
     'servidor de nombres',
+    'servidor de nombres de dominio',
     'servidores dns',
     'servers',
     'domain server',

@@ -63,10 +63,29 @@ export const LIMITED = new RegExp(
     String.raw`\bserver (?:too )?busy\b`,
     String.raw`\bwait \d+ seconds\b`,
     String.raw`\byour request could not be performed\b`,
+    String.raw`^[%\s]*excessive querying\b`,
+    String.raw`\b(?:ip )?address (?:is )?blocked\b`,
   ].join('|'),
-  'i',
+  'im',
 );
 
 /** A value that stands for one withheld: GDPR redaction, privacy services, "not disclosed". */
 export const PLACEHOLDER =
   /^(?:n\/?a|none|null|-+|\.+|not (?:disclosed|available|applicable|shown)|hidden|private|redacted|withheld)$|redacted|data protected|not disclosed|gdpr|statutory masking|privacy|withheld|contact privacy|protected by|whoisguard|domains by proxy|identity protect|on behalf of|non-public data|please query the rdds service|select request email form|visible upon request|see privacy|masked|not available from registry/i;
+
+/**
+ * A name the registry holds back (reserved, prohibited): not free, and not anyone's registration. Read
+ * as held by the registry, with the status `reserved`.
+ */
+export const RESERVED = new RegExp(
+  [
+    String.raw`\b(?:name|domain)(?: name)? is (?:reserved|prohibited|blocked)\b`,
+    String.raw`\breserved by (?:the )?registry\b`,
+    String.raw`^\s*(?:name )?is reserved by \w+`,
+    String.raw`\b(?:requested|domain) is prohibited\b`,
+    String.raw`\bis not available or is reserved\b`,
+    String.raw`^\s*(?:domain )?status:\s*reserved\b`,
+    String.raw`^\s*domain not available\s*$`,
+  ].join('|'),
+  'im',
+);

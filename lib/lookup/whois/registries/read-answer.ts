@@ -12,7 +12,7 @@ import {
   UNKEYED_DATE_LABELS,
   type FieldLabels,
 } from './labels.js';
-import { LIMITED, NOT_FOUND, PLACEHOLDER } from './phrases.js';
+import { LIMITED, NOT_FOUND, PLACEHOLDER, RESERVED } from './phrases.js';
 import type { RegistryProfile } from './profile.js';
 import { readEntries, type Entry } from './reader.js';
 
@@ -85,6 +85,8 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     if (limited !== null && (free === null || limited.index < free.index))
       return { outcome: 'limited', words: limited[0].trim() };
     if (free !== null) return { outcome: 'free' };
+    if (RESERVED.test(text))
+      return { outcome: 'registered', facts: { ...facts, status: unique([...facts.status, 'reserved']) }, referral };
   }
   if (!aboutRegistration && facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   return { outcome: 'registered', facts, referral };
@@ -179,7 +181,10 @@ function endsWithLabel(entry: string, label: string): boolean {
 
 /** The host names in a name server's value: `ns1.example.com`, `ns1.example.com 192.0.2.1`, `ns1.example.com. [192.0.2.1]`. */
 function hostNames(value: string): string[] {
-  const tokens = value.split(/[\s,;()[\]]+/).filter((token) => token !== '');
+  let tokens = value.split(/[\s,;()[\]]+/).filter((token) => token !== '');
+  // A zone-file line (`google.pt NS ns4.google.com.`): the server is what follows NS.
+  const ns = tokens.findIndex((token) => token.toUpperCase() === 'NS');
+  if (ns > 0 && ns < tokens.length - 1) tokens = tokens.slice(ns + 1);
   const names = tokens.flatMap((token) => {
     if (/^[\d.]+$/.test(token) || token.includes(':')) return [];
     const name = normalizeNameServer(token);

@@ -56,7 +56,7 @@ const KEYED = /^([^:]{1,60}?)\s*(?:\.{2,}\s*)?:(?!\/\/)\s*(.*)$/;
 const BRACKETED = /^(?:[a-z0-9]{1,2}\.?\s*)?\[([^\]]{1,60})\]\s*(.*)$/;
 const DOTTED = /^([^.:]{1,60}?)\s*\.{3,}\s*(.+)$/;
 /** `Domain-name         google.sk`: one word (or hyphenated words) and a value after a wide gap. */
-const SPACED = /^([A-Za-z][A-Za-z.]*(?:[-_][A-Za-z.]+)*)\s{3,}(\S.*)$/;
+const SPACED = /^([A-Za-z]+(?:[-_.]+[A-Za-z]+)*)\s{3,}(\S.*)$/;
 
 /**
  * The entries of an answer, in the order written.
@@ -153,7 +153,13 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
 
 /** `[label, value]` of a line written as a label and its value, or null. */
 function keyValue(content: string): [string, string] | null {
-  const match = BRACKETED.exec(content) ?? KEYED.exec(content) ?? DOTTED.exec(content) ?? SPACED.exec(content);
+  const spaced = SPACED.exec(content);
+  // A host name followed by its address (`ns1.example.com     192.0.2.1`) is a value, not a label.
+  const match =
+    BRACKETED.exec(content) ??
+    KEYED.exec(content) ??
+    DOTTED.exec(content) ??
+    (spaced && /[a-z]\.[a-z]/i.test(spaced[1]!) ? null : spaced);
   if (match === null) return null;
   const label = normalizeLabel(match[1]!);
   // A label is a few words, not a sentence that happens to hold a colon, nor a time of day.
