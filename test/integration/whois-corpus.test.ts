@@ -45,6 +45,7 @@ const ERRATA: Record<string, Partial<Record<'registrar' | 'created' | 'expires' 
   'whois.nic.re/re/status_registered': { registrar: 'AFNIC registry' },
   'whois.nic.wf/wf/status_registered': { registrar: 'AFNIC registry' },
   'whois.nic.lv/lv/status_registered': { registrar: 'MarkMonitor Inc.' },
+  'whois.nic.kz/kz/status_registered': { registrar: 'KAZNIC' },
   'whois.nic.mx/mx/status_registered': { registrar: 'MarkMonitor' },
   'whois.nic.name/name/status_registered': { registrar: 'eNom, Inc.' },
   'whois.nic.sl/sl/status_registered': { registrar: 'NIC.SL' },
@@ -271,4 +272,53 @@ describe("whois on the corpus's other answers: what CONTRACT §10 says they give
       }
     }
   });
+});
+
+describe("whois answers in registries' own charsets, through GET /api/whois", () => {
+  let registry: TestWhoisServer;
+  let server: TestServer;
+  let key: string;
+
+  before(async () => {
+    registry = await startWhoisServer(() => 'no answer set\r\n');
+    server = await startTestServer({ whoisServer: registry.address, allowPrivateTargets: true });
+    key = await server.key();
+  });
+
+  after(async () => {
+    await server?.close();
+    await registry?.close();
+  });
+
+  for (const [name, domain, bytes, organization] of [
+    [
+      'ISO-8859-1 (the default)',
+      'mueller.de',
+      Buffer.from(
+        'Domain: mueller.de\nStatus: connect\nChanged: 2020-01-02T03:04:05+01:00\n\n[Holder]\nOrganisation: M\u00fcller & S\u00f6hne\n',
+        'latin1',
+      ),
+      'Müller & Söhne',
+    ],
+    [
+      'EUC-KR (KISA)',
+      'example.kr',
+      Buffer.concat([
+        Buffer.from('Domain Name                 : example.kr\nRegistrant                  : '),
+        Buffer.from([0xb1, 0xb8, 0xb1, 0xdb]),
+        Buffer.from('\nRegistered Date             : 2007. 03. 02.\n'),
+      ]),
+      '구글',
+    ],
+  ] as const) {
+    it(`decodes ${name}: raw and the fields hold no U+FFFD`, async () => {
+      registry.reply = () => bytes;
+      const response = await server.get(`/api/whois?domain=${domain}`, key);
+      expect(response.status).to.equal(200);
+      const { data } = (await response.json()) as { data: WhoisData };
+      expect(data.raw).not.to.include('\ufffd');
+      expect(data.raw).to.include(organization);
+      expect(data.registrant.organization).to.equal(organization);
+    });
+  }
 });

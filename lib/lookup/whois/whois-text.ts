@@ -43,15 +43,22 @@ export function whoisQuestion(server: string, domain: string): string {
 
 /**
  * An answer's text: UTF-8 when its bytes are valid UTF-8, else the registry's charset (ISO-8859-1
- * unless its profile names another), so that no byte the charset defines becomes U+FFFD.
+ * unless its profile names another), so that no byte the charset defines becomes U+FFFD. ISO-2022-JP
+ * (JPRS) is 7-bit, hence valid UTF-8: its escape sequences (`ESC $ B`) tell it apart.
  */
 export function decodeWhoisAnswer(bytes: Uint8Array, profile: RegistryProfile | null): string {
+  if (ISO_2022_ESCAPE.test(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'))) {
+    return new TextDecoder(profile?.charset?.startsWith('iso-2022') ? profile.charset : 'iso-2022-jp').decode(bytes);
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return new TextDecoder(profile?.charset ?? 'iso-8859-1').decode(bytes);
   }
 }
+
+/** The designations that switch an ISO-2022 text into a multi-byte set (`ESC $ B`, `ESC $ ( D`). */
+const ISO_2022_ESCAPE = /\x1b\$[@AB(]/;
 
 /** Reads an answer about `domain` with its registry's profile (see {@link readWhoisAnswer}). */
 export function parseWhoisText(domain: string, text: string, server?: string): WhoisReading {

@@ -50,7 +50,7 @@ const CODES = new Set<string>();
  */
 export function countryCode(value: string | null): string | null {
   if (value === null) return null;
-  const text = value.trim();
+  const text = value.trim().replace(/^.*\(([a-z]{2})\)$/i, '$1'); // `United States (US)`
   if (/^[a-z]{2}$/i.test(text)) {
     const code = text.toUpperCase();
     if (code === 'UK') return 'GB';

@@ -39,6 +39,8 @@ export const GENERIC_LABELS: FieldLabels = {
     'registrar technical contacts organization',
     'registrar technical contacts name',
     'registrar handle name',
+    'current registar',
+    'registar',
   ],
   registrarUrl: [
     'registrar url',
@@ -225,6 +227,11 @@ export const GENERIC_LABELS: FieldLabels = {
     'holder organization',
     'registrant contact organization',
     'registrant contact organisation',
+    'organization using domain name organization name',
+    'registrant',
+    'holder',
+    'holder of domain name',
+    'titular',
   ],
   registrantCountry: [
     'registrant country',

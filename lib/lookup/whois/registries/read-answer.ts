@@ -57,7 +57,8 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     ),
     registrant: {
       organization: meaningful(
-        fields.first(labels('registrantOrganization'), meaningful) ?? fields.inRegistrant(REGISTRANT_FIELDS.organization),
+        fields.first(labels('registrantOrganization'), (value) => (isHandle(value) ? null : meaningful(value))) ??
+          fields.inRegistrant(REGISTRANT_FIELDS.organization),
       ),
       country_code: countryCode(
         fields.first(labels('registrantCountry'), countryCode) ?? fields.inRegistrant(REGISTRANT_FIELDS.country),
@@ -196,7 +197,11 @@ function hostNames(value: string): string[] {
 
 function statusesOf(value: string): string[] {
   const parts = /,/.test(value) ? value.split(',') : [value];
-  return parts.flatMap((part) => normalizeStatus(part) ?? []);
+  return parts.flatMap((part) => {
+    // `clientTransferProhibited - status prohibits domain transfer`: the code and its explanation.
+    const code = normalizeStatus(part.trim().split(/\s+-\s+|\s+\(/)[0] ?? '');
+    return (code !== null && /^[a-z]+[A-Z]/.test(code) ? code : normalizeStatus(part)) ?? [];
+  });
 }
 
 /** A registrar's name without the registry's handle for it in parentheses (`MarkMonitor, Inc. (R22-LRCC)`). */

@@ -39,6 +39,9 @@ interface Header {
 const BLOCK_LABEL =
   /^(?:registrar|sponsoring registrar|registrant|holder|owner|admin|administrative|administrative contact|admin contact|tech|technical|technical contact|tech contact|billing|billing contact|zone contact|contact|contacts|name servers?|nameservers?|dns servers?|domain servers?|servers|dnssec|domain|registrar information|registrant contact)$/;
 
+/** The first field of a paragraph that makes the paragraph that object's (RIPE-like `registrar:` blocks). */
+const OBJECT_LABEL = /^(?:registrar|registrant|holder|contact|admin c|tech c|nsset|keyset|owner)$/;
+
 /** A label as the tables spell it: lower case, words separated by one space, no notes in parentheses. */
 export function normalizeLabel(label: string): string {
   return label
@@ -101,6 +104,7 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
 
     const top = headers.at(-1);
     if (top !== undefined) top.filled = true;
+    const paragraphStart = i === 0 || lines[i - 1]!.trim() === '';
     const pair = keyValue(content);
     if (pair !== null) {
       const [label, value] = pair;
@@ -117,8 +121,14 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
       } else {
         entries.push({ label, section: sectionOf(), value });
         last = { label, section: sectionOf(), indent };
-        // A value with fields indented under it names a block too (`registrar: X`, then `  name: …`).
-        if (under && keyValue(next.trim()) !== null) headers.push({ label, indent, flat: false, keyed: false, filled: false });
+        // A value with fields indented under it names a block too (`registrar: X`, then `  name: …`),
+        // and so does a block's first field after a blank line, naming the object by its handle
+        // (`Registrar: MARK-0292`, then `Name: MarkMonitor Inc.`).
+        const fieldNext = next !== null && keyValue(next.trim()) !== null;
+        if (under && fieldNext) headers.push({ label, indent, flat: false, keyed: false, filled: false });
+        else if (paragraphStart && fieldNext && OBJECT_LABEL.test(label) && !/\s/.test(value)) {
+          headers.push({ label, indent, flat: true, keyed: true, filled: true });
+        }
       }
       continue;
     }
@@ -132,7 +142,9 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
       continue;
     }
 
-    const next = nextLine(i);
+    // A block's name on a line of its own: followed by indented lines or by fields, or (for the
+    // names blocks have) by a blank line and fields (`Holder`, a blank line, `name....: Google LLC`).
+    const next = nextLine(i) ?? (BLOCK_LABEL.test(normalizeLabel(content)) ? nextLine(i, true) : null);
     const opensBlock =
       next !== null &&
       content.length <= 48 &&
