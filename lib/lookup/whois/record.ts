@@ -61,17 +61,6 @@ export function completeFacts(registry: WhoisFacts, registrar: WhoisFacts): Whoi
   };
 }
 
-/** True when an answer told something about a registered domain (not a refusal or a banner). */
-export function hasFacts(facts: WhoisFacts): boolean {
-  return (
-    facts.registrar !== null ||
-    facts.created_at !== null ||
-    facts.expires_at !== null ||
-    facts.name_servers.length > 0 ||
-    facts.status.length > 0
-  );
-}
-
 /** A name server as DNS names are shown: lower case, no trailing dot; null when it is not a host name. */
 export function normalizeNameServer(value: string): string | null {
   const name = value.trim().toLowerCase().replace(/\.$/, '');

@@ -8,7 +8,7 @@ import { httpGet } from './http-client.js';
 import { queryPort43 } from './port43.js';
 import { parseRdapAnswer } from './rdap.js';
 import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './rdap-bootstrap.js';
-import { completeFacts, emptyFacts, hasFacts, type WhoisFacts } from './record.js';
+import { completeFacts, emptyFacts, type WhoisFacts } from './record.js';
 import { IANA_WHOIS_SERVER, TldWhoisServers } from './tld-servers.js';
 import { whoisPeer } from './peer.js';
 import { abortError, withTimeout } from '../net/abort.js';
