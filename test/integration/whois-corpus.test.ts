@@ -35,7 +35,8 @@ const ERRATA: Record<string, Partial<Record<'registrar' | 'created' | 'expires' 
   'whois.je/je/status_registered': { registrar: 'MarkMonitor Inc.' },
   'whois.kenic.or.ke/ke/status_registered': { registrar: 'Afriregister Limited' },
   'whois.kr/kr/status_registered': { registrar: 'Whois Corp.' },
-  'whois.nic.as/as/status_registered': { registrar: 'MarkMonitor Inc.' },
+  // …and `Registered on 02nd August 2000`.
+  'whois.nic.as/as/status_registered': { registrar: 'MarkMonitor Inc.', created: '2000-08-02' },
   'whois.nic.ci/ci/status_registered': { registrar: 'afriregister' },
   'whois.nic.coop/coop/status_registered': { registrar: 'domains.coop' },
   'whois.nic.fr/fr/status_registered': { registrar: 'MARKMONITOR Inc.' },
@@ -54,7 +55,8 @@ const ERRATA: Record<string, Partial<Record<'registrar' | 'created' | 'expires' 
   'whois.register.si/si/status_registered': { registrar: 'AOI d.o.o.' },
   'whois.registry.hm/hm/status_registered': { registrar: 'HM Domain Registry' },
   'whois.rotld.ro/ro/status_registered': { registrar: 'MarkMonitor Inc.' },
-  'whois.sgnic.sg/sg/status_registered': { registrar: 'MARKMONITOR INC' },
+  // …and its `Modified Date:`, which whois-parser does not read either.
+  'whois.sgnic.sg/sg/status_registered': { registrar: 'MARKMONITOR INC', updated: '2013-12-02 18:25:37' },
   'whois.tcinet.ru/ru/status_registered': { registrar: 'RU-CENTER-REG-RIPN' },
   'whois.tcinet.ru/su/status_registered': { registrar: 'RUCENTER-REG-FID' },
   'whois.tcinet.ru/xn--p1ai/status_registered': { registrar: 'R01-REG-RF' },
@@ -69,6 +71,9 @@ const ERRATA: Record<string, Partial<Record<'registrar' | 'created' | 'expires' 
   // `Registrar: MarkMonitor Inc. (R37-LROR)`: the parenthesis is PIR's handle for it, not its name.
   'whois.pir.org/org/status_registered': { registrar: 'MarkMonitor Inc.' },
   'whois.nic.asia/asia/status_registered': { registrar: 'dotASIA' },
+  // Dates the answer states for the domain that whois-parser does not read.
+  'whois.eu.org/eu.org/status_registered': { updated: '2003-03-28 00:00:00 +01:00' }, // the domain object's `changed:`
+  'whois.nic.ir/ir/status_registered': { expires: '2014-12-22' }, // `expire-date:`
   // `Creation Date: 16/09/03` is Red.es's day/month/two-digit year: 16 September 2003, not 2016-09-03.
   'whois.nic.es/es/status_registered': { created: '2003-09-16', expires: '2014-09-16' },
 };

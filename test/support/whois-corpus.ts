@@ -156,7 +156,8 @@ export function scoreReading(expected: CorpusExpectation, reading: Reading | nul
 }
 
 function sameText(got: string | null, want: string | null): boolean {
-  const squash = (value: string | null): string | null => (value === null ? null : value.replace(/\s+/g, ' ').trim().toLowerCase());
+  const squash = (value: string | null): string | null =>
+    value === null ? null : value.replace(/\s+/g, ' ').trim().toLowerCase();
   return squash(got) === squash(want);
 }
 

@@ -246,6 +246,12 @@ export const GENERIC_LABELS: FieldLabels = {
 };
 
 /**
+ * How registries stamp their database's time at the end of an answer (`Last updated on 2014.02.19
+ * 00:41:43 MSK`, RIPN): written without a colon, it is not the domain's.
+ */
+const DATABASE_TIMESTAMP = /^last update(?:d)?(?: on)?$/;
+
+/**
  * Date labels written without a colon (`Record expires on 2011-11-09`): a line that starts with one of
  * these and goes on with a date is read as that field. Only labels of two words or more, so that a
  * sentence of a notice cannot pass for one.
@@ -255,7 +261,7 @@ export const UNKEYED_DATE_LABELS: readonly string[] = [
   ...GENERIC_LABELS.updated,
   ...GENERIC_LABELS.expires,
 ]
-  .filter((label) => label.includes(' '))
+  .filter((label) => label.includes(' ') && !DATABASE_TIMESTAMP.test(label))
   .sort((a, b) => b.length - a.length);
 
 /** Headers whose entries describe a name server: their host names are the domain's name servers. */
