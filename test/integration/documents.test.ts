@@ -243,7 +243,12 @@ describe('interface B documents over HTTP', () => {
 
     it('reads the same document by every spelling of its path, the fast path and the router alike', async () => {
       const created = await create();
-      for (const path of [`/api/v1/documents/${created.id}`, `/api/v1/documents/${created.id}/`, '/api/v1/documents/%31', '/API/V1/documents/1']) {
+      for (const path of [
+        `/api/v1/documents/${created.id}`,
+        `/api/v1/documents/${created.id}/`,
+        '/api/v1/documents/%31',
+        '/API/V1/documents/1',
+      ]) {
         const response = await server.get(path, key);
         expect(response.status, path).to.equal(200);
         expect(await response.json(), path).to.deep.equal({ data: created, status: 200 });

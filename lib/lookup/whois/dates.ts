@@ -91,6 +91,8 @@ const NAMED_MONTH_FIRST = new RegExp(
   String.raw`(?:[a-z]{3,9},? )?([a-z]{3,9})\.? +(\d{1,2})(?:st|nd|rd|th)?,? +(?:(\d{1,2}):(\d{2})(?::(\d{2}))? +(?:([a-z]{2,5}) +)?)?(\d{4})(?:${TIME})?`,
   'i',
 );
+/** `2004-Mar-16` (.tr). */
+const YEAR_NAMED_MONTH = new RegExp(String.raw`(\d{4})-([a-z]{3,9})-(\d{1,2})(?:${TIME})?`, 'i');
 const MONTH_YEAR = /(?<![\d])([a-z]{3,9})[-. ](\d{4})(?![\d])/i;
 /** `16/09/03` (Red.es): a two-digit year, read as 19xx from 70 on and as 20xx below. */
 const SHORT_YEAR = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{2})(?![\d/.-])/;
@@ -114,6 +116,13 @@ function readDate(text: string, order: DateOrder): { parts: Parts; rest: string 
     const month = monthOf(match[2]!);
     if (month !== null) {
       const [, d, , y, ...time] = match;
+      return withTime(Number(y), month, Number(d), time, text, match);
+    }
+  }
+  if ((match = YEAR_NAMED_MONTH.exec(text))) {
+    const month = monthOf(match[2]!);
+    if (month !== null) {
+      const [, y, , d, ...time] = match;
       return withTime(Number(y), month, Number(d), time, text, match);
     }
   }

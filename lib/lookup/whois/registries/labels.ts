@@ -121,6 +121,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'domain datelastmodified',
     'record last updated on',
     'domain last updated',
+    'record last modified',
     'record last updated',
     'domain record last updated',
     'record modified',
@@ -135,6 +136,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'record changed on',
     'record last updated on',
     'domain last updated',
+    'record last modified',
     'date updated',
   ],
   expires: [
@@ -177,6 +179,7 @@ export const GENERIC_LABELS: FieldLabels = {
     'record will expire on',
     'billed until',
     'domain currently expires',
+    'record expired',
     'valid date',
   ],
   nameServers: [
@@ -269,11 +272,12 @@ export const NAME_SERVER_SECTION =
   /^(?:(?:\d+\S* )?(?:primary |secondary )?(?:domain )?(?:name ?servers?|nameservers?|nserver|dns(?: servers?)?|domain servers?|servers?)(?: \d+)?(?: information| (?:listed )?in (?:the )?listed order| listed in order)?)$/;
 
 /** Labels, under a name-server header, of an entry that holds a host name. */
-export const NAME_SERVER_HOST = /^(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;
+export const NAME_SERVER_HOST =
+  /^(?:(?:primary|secondary|tertiary) )?(?:server )?(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;
 
-/** Headers whose entries describe a contact, not the domain: their dates and names are not the domain's. */
+/** Headers whose entries describe a contact or another object (`nsset`, `keyset`), not the domain: their dates and names are not the domain's. */
 export const CONTACT_SECTION =
-  /(?:registrant|admin|technical|tech|billing|holder|owner|contact|person|role|nic hdl|zone c|hostmaster|administrator|abuse|reseller|registrar|subscriber|trustee|organi[sz]ation)/;
+  /(?:registrant|admin|technical|tech|billing|holder|owner|contact|person|role|nic hdl|zone c|hostmaster|administrator|abuse|reseller|registrar|subscriber|trustee|organi[sz]ation|nsset|keyset)/;
 
 /** Headers of the registrant's (holder's) contact. */
 export const REGISTRANT_SECTION =

@@ -107,13 +107,15 @@ class Fields {
    */
   values(labels: readonly string[], { contacts }: { contacts: boolean }): string[] {
     const found: string[] = [];
-    for (const label of labels) {
-      for (const entry of this.entries) {
-        const qualified = entry.section !== '' && `${entry.section} ${entry.label}` === label;
-        const plain =
-          entry.label === label &&
-          (contacts || entry.section === '' || !CONTACT_SECTION.test(entry.section) || entry.section === label);
-        if ((qualified || plain) && entry.value !== '') found.push(entry.value);
+    // Labels as written first; then longer labels that end with one (`Data de registo / Creation Date`).
+    for (const suffix of [false, true]) {
+      for (const label of labels) {
+        for (const entry of this.entries) {
+          const qualified = !suffix && entry.section !== '' && `${entry.section} ${entry.label}` === label;
+          const named = suffix ? label.includes(' ') && endsWithLabel(entry.label, label) : entry.label === label;
+          const own = contacts || entry.section === '' || !CONTACT_SECTION.test(entry.section) || entry.section === label;
+          if ((qualified || (named && own)) && entry.value !== '') found.push(entry.value);
+        }
       }
     }
     return found;
@@ -163,7 +165,9 @@ class Fields {
     for (const entry of this.entries) {
       const label = entry.label.replace(/\d+/g, ' ').replace(/\s+/g, ' ').trim();
       const qualified = entry.section !== '' && labels.includes(`${entry.section} ${label}`);
-      const plain = labels.includes(label) && (entry.section === '' || !CONTACT_SECTION.test(entry.section));
+      // A name-server set (`nsset`, .cz) is where its servers are; a contact's block is not.
+      const own = entry.section === '' || /^nsset\b/.test(entry.section) || !CONTACT_SECTION.test(entry.section);
+      const plain = labels.includes(label) && own;
       const underHeader = NAME_SERVER_SECTION.test(entry.section) && NAME_SERVER_HOST.test(label);
       if (qualified || plain || underHeader) values.push(entry.value);
     }

@@ -61,6 +61,7 @@ describe('whois record helpers', () => {
       ['2009-03-25 01:57:22 PDT', '2009-03-25T08:57:22.000Z'],
       ['30/05/2005', '2005-05-30T00:00:00.000Z'],
       ['16/09/03', '2003-09-16T00:00:00.000Z'],
+      ['2004-Mar-16.', '2004-03-16T00:00:00.000Z'],
     ] as const) {
       it(`${given} → ${expected}`, () => expect(toIsoDate(given)).to.equal(expected));
     }
