@@ -117,6 +117,32 @@ function whoiserReading(domain: string, text: string): Reading {
   return { registered, ...reading };
 }
 
+/** A Dossier whose DOSSIER_WHOIS_SERVER is a loopback server answering what the test sets, and a key. */
+interface Served {
+  registry: TestWhoisServer;
+  server: TestServer;
+  key: string;
+}
+
+/** Starts {@link Served} before the suite's tests and stops it after them. */
+function serveWhoisAnswers(): Served {
+  const served = {} as Served;
+  before(async () => {
+    served.registry = await startWhoisServer(() => 'no answer set\r\n');
+    served.server = await startTestServer({
+      whoisServer: served.registry.address,
+      allowPrivateTargets: true,
+      lookupTimeoutMs: 5000,
+    });
+    served.key = await served.server.key({ dailyLimit: 1_000_000 });
+  });
+  after(async () => {
+    await served.server?.close();
+    await served.registry?.close();
+  });
+  return served;
+}
+
 /** A case's expectations with its errata applied. */
 function corrected(item: CorpusCase): CorpusCase {
   const errata = ERRATA[item.id];
@@ -141,9 +167,7 @@ const NOT_FREE_NAME_ANSWERS: Record<string, string> = {
 
 describe('whois accuracy on real answers (weppos/whois-parser fixtures, through GET /api/whois)', function () {
   this.timeout(120_000);
-  let registry: TestWhoisServer;
-  let server: TestServer;
-  let key: string;
+  const served = serveWhoisAnswers();
   const cases = scoredCases(loadWhoisCorpus())
     .filter((item) => !(item.id in NOT_FREE_NAME_ANSWERS))
     .map(corrected);
@@ -151,9 +175,7 @@ describe('whois accuracy on real answers (weppos/whois-parser fixtures, through 
   const whoiser = new Tally();
 
   before(async () => {
-    registry = await startWhoisServer(() => 'no answer set\r\n');
-    server = await startTestServer({ whoisServer: registry.address, allowPrivateTargets: true, lookupTimeoutMs: 5000 });
-    key = await server.key({ dailyLimit: 1_000_000 });
+    const { registry, server, key } = served;
     for (const item of cases) {
       const domain = corpusDomain(item);
       registry.reply = () => item.bytes;
@@ -164,11 +186,6 @@ describe('whois accuracy on real answers (weppos/whois-parser fixtures, through 
       dossier.add(item, data, text);
       whoiser.add(item, whoiserReading(domain, item.bytes.toString('utf8')), text);
     }
-  });
-
-  after(async () => {
-    await server?.close();
-    await registry?.close();
   });
 
   it('prints the share of fields right, per field and overall, beside whoiser', () => {
@@ -196,34 +213,18 @@ describe('whois accuracy on real answers (weppos/whois-parser fixtures, through 
 
 describe("whois on the corpus's other answers: what CONTRACT §10 says they give, through GET /api/whois", function () {
   this.timeout(60_000);
-  let registry: TestWhoisServer;
-  let server: TestServer;
-  let key: string;
+  const served = serveWhoisAnswers();
   const corpus = loadWhoisCorpus();
   const named = (pattern: RegExp): CorpusCase[] => corpus.filter((item) => pattern.test(item.name));
 
-  before(async () => {
-    registry = await startWhoisServer(() => 'no answer set\r\n');
-    server = await startTestServer({ whoisServer: registry.address, allowPrivateTargets: true, lookupTimeoutMs: 5000 });
-    key = await server.key({ dailyLimit: 1_000_000 });
-  });
-
-  after(async () => {
-    await server?.close();
-    await registry?.close();
-  });
-
-  /** GET /api/whois for the case's domain, the server answering the case's bytes. */
-  async function lookup(
-    item: CorpusCase,
-    fresh = true,
-  ): Promise<{ status: number; body: { data?: WhoisData; code?: string; message?: string } }> {
-    registry.reply = () => item.bytes;
-    const response = await server.get(
-      `/api/whois?domain=${encodeURIComponent(corpusDomain(item))}${fresh ? '&fresh=1' : ''}`,
-      key,
+  /** GET /api/whois for `domain` (the case's own by default), the server answering the case's bytes. */
+  async function lookup(item: CorpusCase, domain = corpusDomain(item), fresh = true) {
+    served.registry.reply = () => item.bytes;
+    const response = await served.server.get(
+      `/api/whois?domain=${encodeURIComponent(domain)}${fresh ? '&fresh=1' : ''}`,
+      served.key,
     );
-    return { status: response.status, body: (await response.json()) as never };
+    return { status: response.status, body: (await response.json()) as { data?: WhoisData; code?: string; message?: string } };
   }
 
   it('answers every throttled or unavailable registry with a 502 that says so, never cached nor read as a free name', async () => {
@@ -233,16 +234,12 @@ describe("whois on the corpus's other answers: what CONTRACT §10 says they give
     for (const [index, item] of limited.entries()) {
       // A name of its own, so that the check below sees what this answer left in the cache.
       const domain = `limited${index}-${corpusDomain(item)}`;
-      registry.reply = () => item.bytes;
-      const response = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}`, key);
-      const body = (await response.json()) as { code?: string; message?: string };
-      expect(response.status, item.id).to.equal(502);
+      const { status, body } = await lookup(item, domain, false);
+      expect(status, item.id).to.equal(502);
       expect(body.code, item.id).to.equal('upstream_error');
       expect(body.message, item.id).to.match(/limited the question|gave no data/);
       // Not cached: the same name asked again, without fresh=1, reaches the registry, which now answers.
-      registry.reply = () => registered.bytes;
-      const again = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}`, key);
-      expect(again.status, item.id).to.equal(200);
+      expect((await lookup(registered, domain, false)).status, item.id).to.equal(200);
     }
   });
 
@@ -280,20 +277,7 @@ describe("whois on the corpus's other answers: what CONTRACT §10 says they give
 });
 
 describe("whois answers in registries' own charsets, through GET /api/whois", () => {
-  let registry: TestWhoisServer;
-  let server: TestServer;
-  let key: string;
-
-  before(async () => {
-    registry = await startWhoisServer(() => 'no answer set\r\n');
-    server = await startTestServer({ whoisServer: registry.address, allowPrivateTargets: true });
-    key = await server.key();
-  });
-
-  after(async () => {
-    await server?.close();
-    await registry?.close();
-  });
+  const served = serveWhoisAnswers();
 
   for (const [name, domain, bytes, organization] of [
     [
@@ -317,8 +301,8 @@ describe("whois answers in registries' own charsets, through GET /api/whois", ()
     ],
   ] as const) {
     it(`decodes ${name}: raw and the fields hold no U+FFFD`, async () => {
-      registry.reply = () => bytes;
-      const response = await server.get(`/api/whois?domain=${domain}`, key);
+      served.registry.reply = () => bytes;
+      const response = await served.server.get(`/api/whois?domain=${domain}`, served.key);
       expect(response.status).to.equal(200);
       const { data } = (await response.json()) as { data: WhoisData };
       expect(data.raw).not.to.include('\ufffd');
