@@ -4,10 +4,12 @@
  * registries use, not their words; which label means what is {@link ./labels.ts}'s business.
  *
  * Shapes read:
- * - `Label: value`, `Label.......: value`, `Label....... value`, `[Label]  value` (JPRS);
+ * - `Label: value`, `Label.......: value`, `Label....... value`, `[Label]  value` (JPRS), `Label    value`
+ *   (one word, a wide gap: `.sk`), with an item's number before the label (`1a.`, `c [Label]`) dropped;
  * - a header line (`Registrar`, `Name servers:`) followed by indented lines, or, flush left, by lines
- *   up to a blank line (`.ch`, `.pl`): `key: value` lines under it get it as their section, lines
- *   without a label are values of the header itself;
+ *   up to a blank line (`.ch`, `.pl`), or by a blank line and then those: `key: value` lines under it
+ *   get it as their section, lines without a label are values of the header itself;
+ * - a paragraph that names an object by its handle on its first line (`Registrar: MARK-0292`, `nsset:`);
  * - a value continued on the next lines, indented under it (`.pl`'s name servers);
  * - a line that starts with a label its registry writes without a colon (`Record expires on 2011-11-09`).
  */
