@@ -1,3 +1,6 @@
+// Patterns anchored at a line's start use [ \t], never \s: \s would run on over the following lines
+// at every line's start, which makes a long answer of short lines quadratic.
+
 /**
  * How registries word what is not a record: a free name, a refused question, a value withheld. Matched
  * against the whole answer (free, limited) or one value (placeholder); a registry whose words these
@@ -26,15 +29,15 @@ export const NOT_FOUND = new RegExp(
     String.raw`\bwe do not have an entry\b`,
     String.raw`\bdoes not have[\s%]+any data for\b`,
     String.raw`\bis available for (?:purchase|registration)\b`,
-    String.raw`^\s*no found\b`,
+    String.raw`^[ \t]*no found\b`,
     String.raw`\bcould not find the requested domain\b`,
     String.raw`\bnot available in our whois database\b`,
     String.raw`\bno information (?:is )?available on\b`,
     String.raw`\bnincs tal`,
     String.raw`\bno existe\b`,
-    String.raw`^\s*(?:\S+\s+)?is (?:free|available)\b`,
-    String.raw`^[\s%#]*(?:domain )?status:\s*(?:free|available|not registered|no object found|\d* ?available)\b`,
-    String.raw`^\s*(?:available|free)\s*$`,
+    String.raw`^[ \t]*(?:\S+[ \t]+)?is (?:free|available)\b`,
+    String.raw`^[ \t%#]*(?:domain )?status:[ \t]*(?:free|available|not registered|no object found|\d* ?available)\b`,
+    String.raw`^[ \t]*(?:available|free)[ \t]*$`,
     String.raw`^query_status: 220\b`,
   ].join('|'),
   'im',
@@ -63,7 +66,7 @@ export const LIMITED = new RegExp(
     String.raw`\bserver (?:too )?busy\b`,
     String.raw`\bwait \d+ seconds\b`,
     String.raw`\byour request could not be performed\b`,
-    String.raw`^[%\s]*excessive querying\b`,
+    String.raw`^[ \t%]*excessive querying\b`,
     String.raw`\b(?:ip )?address (?:is )?blocked\b`,
   ].join('|'),
   'im',
@@ -81,11 +84,11 @@ export const RESERVED = new RegExp(
   [
     String.raw`\b(?:name|domain)(?: name)? is (?:reserved|prohibited|blocked)\b`,
     String.raw`\breserved by (?:the )?registry\b`,
-    String.raw`^\s*(?:name )?is reserved by \w+`,
+    String.raw`^[ \t]*(?:name )?is reserved by \w+`,
     String.raw`\b(?:requested|domain) is prohibited\b`,
     String.raw`\bis not available or is reserved\b`,
-    String.raw`^\s*(?:domain )?status:\s*reserved\b`,
-    String.raw`^\s*domain not available\s*$`,
+    String.raw`^[ \t]*(?:domain )?status:[ \t]*reserved\b`,
+    String.raw`^[ \t]*domain not available[ \t]*$`,
   ].join('|'),
   'im',
 );

@@ -38,7 +38,7 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
   const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
   const fields = new Fields(entries, domain);
   const date = (field: 'created' | 'updated' | 'expires'): string | null => {
-    for (const value of fields.values(labels(field), { contacts: false })) {
+    for (const value of fields.values(labels(field))) {
       const parsed = parseWhoisDate(value, profile?.dateOrder);
       if (parsed !== null) return parsed;
     }
@@ -68,7 +68,7 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     updated_at: date('updated'),
     expires_at: date('expires'),
     name_servers: fields.nameServers(labels('nameServers')),
-    status: unique(fields.values(labels('status'), { contacts: false }).flatMap(statusesOf)),
+    status: unique(fields.values(labels('status')).flatMap(statusesOf)),
     dnssec: dnssecOf(fields.first(labels('dnssec'), (value) => value)),
   };
   const referral = referralHost(fields.first(labels('referral'), (value) => value));
@@ -95,35 +95,55 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
 
 /** The entries of one answer, asked by label. */
 class Fields {
+  /** Entries by label, and by `section label`, each list in the order of the text. */
+  private readonly byLabel = new Map<string, Entry[]>();
+  private readonly byQualified = new Map<string, Entry[]>();
+  private readonly position = new Map<Entry, number>();
+
   constructor(
     private readonly entries: readonly Entry[],
     private readonly domain: string,
-  ) {}
+  ) {
+    const add = (map: Map<string, Entry[]>, key: string, entry: Entry): void => {
+      const list = map.get(key);
+      if (list === undefined) map.set(key, [entry]);
+      else list.push(entry);
+    };
+    for (const [index, entry] of entries.entries()) {
+      if (entry.value === '') continue;
+      this.position.set(entry, index);
+      add(this.byLabel, entry.label, entry);
+      if (entry.section !== '') add(this.byQualified, `${entry.section} ${entry.label}`, entry);
+    }
+  }
 
   /**
    * The values of entries labelled with one of `labels`, in the order of `labels` (the most telling
-   * first), then of the text. An entry under a header qualifies as `header label`; unqualified, it
-   * counts only outside a contact's block unless `contacts` is true.
+   * first), then of the text; then of longer labels that end with one (`Data de registo / Creation
+   * Date`). An entry under a header also answers to `header label`; to its label alone only outside a
+   * contact's block (or another object's).
    */
-  values(labels: readonly string[], { contacts }: { contacts: boolean }): string[] {
-    const found: string[] = [];
-    // Labels as written first; then longer labels that end with one (`Data de registo / Creation Date`).
-    for (const suffix of [false, true]) {
-      for (const label of labels) {
-        for (const entry of this.entries) {
-          const qualified = !suffix && entry.section !== '' && `${entry.section} ${entry.label}` === label;
-          const named = suffix ? label.includes(' ') && endsWithLabel(entry.label, label) : entry.label === label;
-          const own = contacts || entry.section === '' || !CONTACT_SECTION.test(entry.section) || entry.section === label;
-          if ((qualified || (named && own)) && entry.value !== '') found.push(entry.value);
-        }
-      }
+  values(labels: readonly string[]): string[] {
+    const own = (entry: Entry, label: string): boolean =>
+      entry.section === '' || entry.section === label || !CONTACT_SECTION.test(entry.section);
+    const inOrder = (found: Entry[]): string[] =>
+      found.sort((a, b) => this.position.get(a)! - this.position.get(b)!).map((entry) => entry.value);
+    const values: string[] = [];
+    for (const label of labels) {
+      const plain = (this.byLabel.get(label) ?? []).filter((entry) => own(entry, label));
+      values.push(...inOrder([...(this.byQualified.get(label) ?? []), ...plain]));
     }
-    return found;
+    for (const label of labels) {
+      if (!label.includes(' ')) continue;
+      const longer = [...this.byLabel].filter(([written]) => endsWithLabel(written, label)).flatMap(([, found]) => found);
+      values.push(...inOrder(longer.filter((entry) => own(entry, label))));
+    }
+    return values;
   }
 
   /** The first value of `labels` that `accept` turns into something, or null. */
   first<T>(labels: readonly string[], accept: (value: string) => T | null): T | null {
-    for (const value of this.values(labels, { contacts: false })) {
+    for (const value of this.values(labels)) {
       const accepted = accept(value);
       if (accepted !== null) return accepted;
     }
@@ -136,7 +156,7 @@ class Fields {
    */
   registrar(labels: readonly string[]): string | null {
     const names = [
-      ...this.values(labels, { contacts: false }),
+      ...this.values(labels),
       ...this.underRegistrar(REGISTRAR_FIELDS.organization),
       ...this.underRegistrar(REGISTRAR_FIELDS.name),
     ]

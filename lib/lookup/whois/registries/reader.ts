@@ -135,7 +135,8 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
       continue;
     }
 
-    const unkeyed = unkeyedLabels.find((label) => normalizeLabel(content).startsWith(`${label} `));
+    const normalized = normalizeLabel(content.slice(0, 80));
+    const unkeyed = unkeyedLabels.find((label) => normalized.startsWith(`${label} `));
     if (unkeyed !== undefined) {
       const words = unkeyed.split(' ').length;
       const value = content.split(/\s+/).slice(words).join(' ');
@@ -167,12 +168,14 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
 
 /** `[label, value]` of a line written as a label and its value, or null. */
 function keyValue(content: string): [string, string] | null {
+  // Each shape is tried only when its mark is there: the lazy labels would otherwise be tried at
+  // every length against every line.
   const spaced = SPACED.exec(content);
-  // A host name followed by its address (`ns1.example.com     192.0.2.1`) is a value, not a label.
   const match =
-    BRACKETED.exec(content) ??
-    KEYED.exec(content) ??
-    DOTTED.exec(content) ??
+    (content.includes('[') ? BRACKETED.exec(content) : null) ??
+    (content.includes(':') ? KEYED.exec(content) : null) ??
+    (content.includes('...') ? DOTTED.exec(content) : null) ??
+    // A host name followed by its address (`ns1.example.com     192.0.2.1`) is a value, not a label.
     (spaced && /[a-z]\.[a-z]/i.test(spaced[1]!) ? null : spaced);
   if (match === null) return null;
   const label = normalizeLabel(match[1]!);

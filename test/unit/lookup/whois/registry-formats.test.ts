@@ -287,3 +287,22 @@ describe('whois: current registry layouts', () => {
     expect(facts.registrar_abuse_email).to.equal('abuse@registrar.example');
   });
 });
+
+describe('whois: hostile answers up to the 256 KiB cap', () => {
+  const cap = 256 * 1024;
+  for (const [name, unit] of [
+    ['one endless line', 'a'],
+    ['empty fields', 'x:\n'],
+    ['colons', ':'],
+    ['dots', '.'.repeat(99) + '\n'],
+    ['wide gaps', `Registrar${' '.repeat(50)}x\n`],
+    ['comments between fields', `${'%\n'.repeat(50)}a:\n`],
+    ['name-server blocks', `Name servers:\n${' ns1.example.com\n'.repeat(10)}`],
+    ['dates', `Created: ${'2020-01-01 '.repeat(12)}\n`],
+  ] as const) {
+    it(`reads ${name} without throwing`, () => {
+      const text = unit.repeat(Math.ceil(cap / unit.length)).slice(0, cap);
+      expect(['registered', 'free', 'limited', 'empty']).to.include(parseWhoisText('example.com', text).outcome);
+    });
+  }
+});
