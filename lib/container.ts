@@ -10,11 +10,12 @@ import { IpLookup } from './lookup/ip/ip-lookup.js';
 import type { LookupContext } from './lookup/net/lookup-context.js';
 import { SslLookup } from './lookup/ssl/ssl-lookup.js';
 import { systemDnsResolverFactory } from './lookup/net/system-dns-resolver.js';
-import { TargetGuard } from './lookup/net/target-guard.js';
+import { RangeTargetGuard } from './lookup/net/target-guard.js';
 import { WhoisLookup } from './lookup/whois/whois-lookup.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
-import { openBackend, type Backend, type BackendOptions } from './stores/backend.js';
+import type { Backend } from './ports/backend.js';
+import { openBackend, type BackendOptions } from './stores/backend.js';
 import {
   TelemetryHub,
   instrumentLookup,
@@ -93,7 +94,7 @@ export function createContainer(options: ResolvedOptions): Composition {
   container.register(TOKENS.dnsResolverFactory, {
     useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
   });
-  container.register(TOKENS.targetGuard, { useValue: new TargetGuard(options.allowPrivateTargets) });
+  container.register(TOKENS.targetGuard, { useValue: new RangeTargetGuard(options.allowPrivateTargets) });
 
   provide(TOKENS.lookupService, options.lookups, (c) => {
     const context: LookupContext = {

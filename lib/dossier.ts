@@ -8,7 +8,7 @@ import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
 import { Metering } from './quota/metering.js';
 import type { Telemetry } from './ports/telemetry.js';
-import type { KvStore } from './stores/kv-store.js';
+import type { KvStore } from './ports/kv-store.js';
 import { TOKENS } from './tokens.js';
 
 /** A running Dossier: its services, and how to shut it down. */

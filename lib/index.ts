@@ -26,7 +26,8 @@ export type { DnsResolver } from './ports/dns-resolver.js';
 export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from './ports/dns-message-client.js';
 export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
-export { SCOPES, keyStatusAt } from './keys/key-rules.js';
+export { SCOPES } from './keys/key-rules.js';
+export { keyStatusAt } from './records/stored-key.js';
 export type { AdminSessions, SignInVerdict } from './keys/admin-sessions.js';
 export type { Logger } from './ports/logger.js';
 export {
@@ -46,13 +47,14 @@ export {
   type WhoisData,
 } from './ports/lookup-service.js';
 export type { QuotaState, QuotaStore, UsageDay } from './ports/quota-store.js';
-export { Metering, type KeyReport, type KeyUsage, type Metered } from './quota/metering.js';
+export { Metering, type KeyReport, type KeyUsage } from './quota/metering.js';
+export type { BatchItemOutcome, BatchItemRequest, BatchOptions, BatchRun, Metered } from './ports/metering.js';
 export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
-export { BATCH_MAX_ITEMS, parseBatchRequest, type BatchItemRequest } from './quota/batch-request.js';
+export { BATCH_MAX_ITEMS, parseBatchRequest } from './quota/batch-request.js';
 // The request schemas (TypeBox, i.e. JSON Schema) that the core validates with and the OpenAPI document shows.
 export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
 export { BatchRequest } from './schemas/batch.js';
 export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from './schemas/keys.js';
-export { BATCH_CONCURRENCY, type BatchItemOutcome, type BatchOptions, type BatchRun } from './quota/batch.js';
+export { BATCH_CONCURRENCY } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';

@@ -8,10 +8,10 @@ import type { KeyStore } from './ports/key-store.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
 import type { TextGenerator } from './ports/text-generator.js';
-import type { Backend } from './stores/backend.js';
-import type { KvStore } from './stores/kv-store.js';
-import type { TargetGuard } from './lookup/net/target-guard.js';
-import type { MeteringOptions } from './quota/metering.js';
+import type { Backend } from './ports/backend.js';
+import type { KvStore } from './ports/kv-store.js';
+import type { TargetGuard } from './ports/target-guard.js';
+import type { MeteringOptions } from './ports/metering.js';
 
 /** Typed DI tokens of the composition root. */
 export const TOKENS = {

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Dossier } from '../../lib/dossier.js';
 import { LOOKUP_KINDS, type LookupKind } from '../../lib/ports/lookup-service.js';
 import type { QuotaState } from '../../lib/ports/quota-store.js';
-import type { Metered } from '../../lib/quota/metering.js';
+import type { Metered } from '../../lib/ports/metering.js';
 import { bearerSecret } from './auth.js';
 import { noteKeyId } from './request-context.js';
 

@@ -10,7 +10,7 @@ import type {
   LookupResult,
   LookupService,
 } from '../ports/lookup-service.js';
-import type { KvStore } from '../stores/kv-store.js';
+import type { KvStore } from '../ports/kv-store.js';
 
 const PARSED_MEMO_SIZE = 1000;
 const RECENT_ANSWERS = 1000;

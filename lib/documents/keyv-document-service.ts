@@ -3,7 +3,7 @@ import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from '../ports/document-service.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
-import type { KvStore } from '../stores/kv-store.js';
+import type { KvStore } from '../ports/kv-store.js';
 import { withLease } from '../stores/lease.js';
 import { GenerationRun } from './generation-run.js';
 import { ListingCache, type ListingCacheOptions } from './listing-cache.js';

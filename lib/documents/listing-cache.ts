@@ -1,6 +1,6 @@
 import { AppendOnlyIndex } from '../stores/append-only-index.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { KvStore } from '../stores/kv-store.js';
+import type { KvStore } from '../ports/kv-store.js';
 import { OwnerListing } from './owner-listing.js';
 import { documentKey, isStoredDocumentOf, type StoredDocument } from './stored-document.js';
 

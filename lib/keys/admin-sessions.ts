@@ -1,6 +1,6 @@
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { KvStore } from '../stores/kv-store.js';
+import type { KvStore } from '../ports/kv-store.js';
 import { withLease } from '../stores/lease.js';
 
 /** Wrong sign-ins from one address, within {@link SIGN_IN_WINDOW_MS}, that lock that address. */

@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { DossierError, DossierValidationError } from '../errors.js';
-import type { ApiKey, KeyStatus, Scope } from '../ports/key-store.js';
+import type { ApiKey, Scope } from '../ports/key-store.js';
 import { compiledSchema } from '../schemas/ajv.js';
 import {
   type AdminKeyCreate,
@@ -182,16 +182,6 @@ function parseInstant(text: string): number | undefined {
   if (match.length > 4 && (Number(match[4]) > 23 || Number(match[5]) > 59 || Number(match[6] ?? 0) > 59)) return undefined;
   const value = Date.parse(match.length > 4 ? text : `${text}T00:00:00Z`);
   return Number.isNaN(value) ? undefined : value;
-}
-
-/**
- * Where a key stands at `now` (ms since the epoch): `revoked` once revoked, else `expired` from its
- * `expiresAt` on, else `active`.
- */
-export function keyStatusAt(key: ApiKey, now: number): KeyStatus {
-  if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';
-  return 'active';
 }
 
 /**

@@ -5,20 +5,20 @@ import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { ApiKey, KeyChanges, KeyStore, NewKey, Scope } from '../ports/key-store.js';
 import { AppendOnlyIndex } from '../stores/append-only-index.js';
-import type { KvStore } from '../stores/kv-store.js';
+import type { KvStore } from '../ports/kv-store.js';
 import { withLease } from '../stores/lease.js';
 import { TOKENS } from '../tokens.js';
-import { digestOf, keyRecord, publicKey, SECRET_PATTERN, SECRET_PREFIX, workingKey, type StoredKey } from './stored-key.js';
 import {
-  checkExpiry,
-  checkGraceSeconds,
-  checkLimit,
-  checkName,
-  checkOwner,
-  checkScopes,
+  digestOf,
+  keyRecord,
   keyStatusAt,
-  SCOPES,
-} from './key-rules.js';
+  publicKey,
+  SECRET_PATTERN,
+  SECRET_PREFIX,
+  workingKey,
+  type StoredKey,
+} from '../records/stored-key.js';
+import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes, SCOPES } from './key-rules.js';
 
 /**
  * Keys in a Keyv store. A key's secret is random, shown once, and stored only as its SHA-256 digest,

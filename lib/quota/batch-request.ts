@@ -1,20 +1,12 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
 import type { LookupKind } from '../ports/lookup-service.js';
+import type { BatchItemRequest } from '../ports/metering.js';
 import { compiledSchema, plainSchema } from '../schemas/ajv.js';
 import { BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
 
 // The rules live in the schema (lib/schemas/batch.ts), which the OpenAPI document shows too.
 export { BATCH_MAX_ITEMS, BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
-
-/** One item of a batch, its shape checked (its query is checked when it is looked up). */
-export interface BatchItemRequest {
-  kind: LookupKind;
-  /** The domain or address as the client wrote it. */
-  query: string;
-  /** Skip the cache for this item (`"fresh": true`). */
-  fresh: boolean;
-}
 
 /** A schema as plain JSON. */
 type Json = Record<string, any>;

@@ -2,49 +2,13 @@ import { DossierError, isDossierError } from '../errors.js';
 import type { ApiKey } from '../ports/key-store.js';
 import type { LookupKind, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore } from '../ports/quota-store.js';
-import type { BatchItemRequest } from './batch-request.js';
-import type { Metered } from './metering.js';
+import type { BatchItemOutcome, BatchItemRequest, BatchOptions, BatchRules, BatchRun, Metered } from '../ports/metering.js';
 
 /**
  * How many distinct upstream queries one batch runs at once. A batch of 100 slow whois servers opens at
  * most this many connections at a time; the others wait for a free place, in the order given.
  */
 export const BATCH_CONCURRENCY = 8;
-
-/** One item's answer: the lookup's result, or the error a single lookup would have answered. */
-export type BatchItemOutcome =
-  | { kind: LookupKind; query: string; ok: true; value: LookupResult }
-  | { kind: LookupKind; query: string; ok: false; error: DossierError };
-
-/** A batch that was let through: its items finish on their own time. */
-export interface BatchRun {
-  /**
-   * Every item's outcome, in the order given, once all are ready; and the key's quota after the batch
-   * (`null` when the store could not say). Rejects only on a bug.
-   */
-  readonly done: Promise<{ items: BatchItemOutcome[]; quota: QuotaState | null }>;
-}
-
-/** How a batch reports its items as they finish. */
-export interface BatchOptions {
-  /**
-   * Called once per item, as soon as that item is ready (so in the order they finish, not the order
-   * given), and only for a batch that is let through: never for one refused whole.
-   */
-  onItem?: (index: number, outcome: BatchItemOutcome) => void;
-}
-
-/** What a batch needs from {@link Metering}: its ports and its quota rules. */
-export interface BatchRules {
-  quotas: QuotaStore;
-  lookups: LookupService;
-  /** The refusal of a lookup past the limit. */
-  quotaExceeded(quota: QuotaState): DossierError;
-  /** Gives a counted lookup back; the state after it. */
-  refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState>;
-  /** The key's quota now, or `null` when the store cannot say. */
-  peek(key: ApiKey): Promise<QuotaState | null>;
-}
 
 /**
  * Runs the items of a batch for an authenticated key with the `lookup` scope, each under the rules of a

@@ -4,7 +4,7 @@ import type { CounterStore } from '../ports/counter-store.js';
 import { LOOKUP_KINDS, type LookupKind } from '../ports/lookup-service.js';
 import { type QuotaState, type QuotaStore, type UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
-import { DAY_MS, quotaCounter, quotaState, usageCounter, usageExpiry, quotaExpiry } from './quota-counters.js';
+import { DAY_MS, quotaCounter, quotaState, usageCounter, usageExpiry, quotaExpiry } from '../records/quota-counters.js';
 
 /**
  * Daily quotas on the backend's atomic counters: one counter per key and UTC day, raised only while it

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
-import { keyStatusAt, requireScope } from '../keys/key-rules.js';
+import { requireScope } from '../keys/key-rules.js';
+import { keyStatusAt } from '../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../ports/admission-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
@@ -8,25 +9,9 @@ import type { Logger } from '../ports/logger.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
-import { parseBatchRequest, type BatchItemRequest } from './batch-request.js';
-import { runBatch, type BatchOptions, type BatchRules, type BatchRun } from './batch.js';
-
-/** What {@link Metering} needs besides its ports. */
-export interface MeteringOptions {
-  /** The daily limit of a key that has none of its own. */
-  defaultDailyLimit: number;
-  /** Where a failed refund is reported. */
-  logger: Logger;
-}
-
-/**
- * The outcome of a metered call: the value or the error, and where the key stands against its quota,
- * which every answer after authentication reports (`null` before it, or when the store that holds the
- * quota is what failed).
- */
-export type Metered<T> =
-  | { ok: true; value: T; key: ApiKey; quota: QuotaState }
-  | { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null };
+import type { BatchItemRequest, BatchOptions, BatchRules, BatchRun, Metered, MeteringOptions } from '../ports/metering.js';
+import { parseBatchRequest } from './batch-request.js';
+import { runBatch } from './batch.js';
 
 /** What a key may read about itself (CONTRACT.md §6). */
 export interface KeyUsage {

@@ -1,11 +1,9 @@
 import type { Clock } from '../ports/clock.js';
-import type { Backend } from './backends/assemble.js';
+import type { Backend } from '../ports/backend.js';
 import { createMemoryBackend } from './backends/memory.js';
 import { createPostgresBackend } from './backends/postgres.js';
 import { createRedisBackend } from './backends/redis.js';
 import { createSqliteBackend } from './backends/sqlite.js';
-
-export type { Backend } from './backends/assemble.js';
 
 /** How {@link openBackend} opens a backend. */
 export interface BackendOptions {

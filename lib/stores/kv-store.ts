@@ -1,12 +1,13 @@
 import Keyv from 'keyv';
 import { DossierError } from '../errors.js';
+import type { KvStore } from '../ports/kv-store.js';
 import { StoreGuard, storeClosed } from './guard.js';
 
 /**
- * A thin layer over a Keyv instance that it owns: every backend failure becomes a thrown
+ * The {@link KvStore} of a Keyv instance that it owns: every backend failure becomes a thrown
  * `ERR_STORE_UNAVAILABLE`, never a silent `undefined` (Keyv swallows errors unless told otherwise).
  */
-export class KvStore {
+export class KeyvKvStore implements KvStore {
   private isClosed = false;
 
   /**

@@ -3,7 +3,7 @@ import { DossierError } from '../../lib/errors.js';
 import type { LookupContext } from '../../lib/lookup/net/lookup-context.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
-import { TargetGuard } from '../../lib/lookup/net/target-guard.js';
+import { RangeTargetGuard } from '../../lib/lookup/net/target-guard.js';
 import { WhoisLookup } from '../../lib/lookup/whois/whois-lookup.js';
 import { parseHostPort, type HostPort } from '../../lib/lookup/net/host-port.js';
 import { TLD_SERVER_CACHE, TldWhoisServers } from '../../lib/lookup/whois/tld-servers.js';
@@ -522,7 +522,7 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
     );
     const context: LookupContext = {
       createResolver: () => recording(createResolver(), resolved),
-      guard: new TargetGuard(settled.allowPrivateTargets),
+      guard: new RangeTargetGuard(settled.allowPrivateTargets),
       clock: settled.clock,
       logger: settled.logger,
     };
@@ -736,7 +736,7 @@ describe("TldWhoisServers: the cache of IANA's answers", () => {
   const clock = { now: (): number => now };
   const reach = (): Reach => ({
     resolver: systemDnsResolverFactory([], 1000)(),
-    guard: new TargetGuard(true),
+    guard: new RangeTargetGuard(true),
     signal: AbortSignal.timeout(5000),
   });
 

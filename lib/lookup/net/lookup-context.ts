@@ -1,7 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { Logger } from '../../ports/logger.js';
-import type { TargetGuard } from './target-guard.js';
+import type { TargetGuard } from '../../ports/target-guard.js';
 
 /**
  * What every lookup that connects may need besides its own settings: a DNS client per lookup, the

@@ -1,6 +1,7 @@
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import { abortError, onAbort, untilAborted } from './abort.js';
-import { TargetGuard } from './target-guard.js';
+import type { TargetGuard } from '../../ports/target-guard.js';
+import { RangeTargetGuard } from './target-guard.js';
 
 /** What a connection of a lookup needs to find its peer's address. */
 export interface Reach {
@@ -13,7 +14,7 @@ export interface Reach {
 }
 
 /** Resolves without the public-address rule, for the servers the operator configured. */
-const OPERATOR_GUARD = new TargetGuard(true);
+const OPERATOR_GUARD = new RangeTargetGuard(true);
 
 /**
  * Resolves `host` through Dossier's resolver to the one address the connection will use. A host the

@@ -1,16 +1,14 @@
 import { isIP } from 'node:net';
 import { DossierError } from '../../errors.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
+import type { TargetGuard } from '../../ports/target-guard.js';
 import { canonicalIpText } from './ip-address.js';
 import { isPublicAddress } from './special-range.js';
 
 export { isPublicAddress };
 
-/**
- * Decides which addresses lookups may connect to. Checks are made on the address actually connected
- * to, after resolution, so a name that resolves to a private address (DNS rebinding) is refused too.
- */
-export class TargetGuard {
+/** The {@link TargetGuard} of the special address ranges (special-ranges.json). */
+export class RangeTargetGuard implements TargetGuard {
   /** @param allowPrivate lifts the rule (`DOSSIER_ALLOW_PRIVATE_TARGETS`, for tests on loopback). */
   constructor(readonly allowPrivate: boolean) {}
 

@@ -1,7 +1,7 @@
 import { DossierError, isDossierError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
-import type { TargetGuard } from '../net/target-guard.js';
+import type { TargetGuard } from '../../ports/target-guard.js';
 import { httpGet } from './http-client.js';
 import { abortError, untilAborted } from '../net/abort.js';
 import { withOwnResolver } from '../net/reach.js';

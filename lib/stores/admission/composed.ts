@@ -1,9 +1,9 @@
-import type { StoredKey } from '../../keys/stored-key.js';
+import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
-import type { KvStore } from '../kv-store.js';
+import type { KvStore } from '../../ports/kv-store.js';
 import { admissionOf, countersOf, judge, planAdmission } from './plan.js';
 
 /**

@@ -1,7 +1,7 @@
-import { digestOf, keyRecord, publicKey, SECRET_PATTERN, workingKey, type StoredKey } from '../../keys/stored-key.js';
+import { digestOf, keyRecord, publicKey, SECRET_PATTERN, workingKey, type StoredKey } from '../../records/stored-key.js';
 import type { Admission } from '../../ports/admission-store.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
-import { DAY_MS, quotaCounter, quotaExpiry, quotaState, usageCounter, usageExpiry } from '../../quota/quota-counters.js';
+import { DAY_MS, quotaCounter, quotaExpiry, quotaState, usageCounter, usageExpiry } from '../../records/quota-counters.js';
 
 /**
  * Everything one admission needs, computed once before the store is asked: the names of the key's

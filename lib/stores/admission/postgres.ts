@@ -1,4 +1,4 @@
-import type { StoredKey } from '../../keys/stored-key.js';
+import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { SqlCounterStore, SqlQuery } from '../counters/sql.js';
@@ -13,7 +13,7 @@ import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one
  * transaction: one round trip and one commit for every admission asked during one turn of the event
  * loop. First each distinct key record is read (without a lock) and judged by `workingKey`'s rule
- * (lib/keys/stored-key.ts) in SQL: not revoked, `expiresAt` after now (ISO 8601 strings compare as
+ * (lib/records/stored-key.ts) in SQL: not revoked, `expiresAt` after now (ISO 8601 strings compare as
  * their instants under the "C" collation), an old secret only until its `graceUntil`, the `lookup`
  * scope. Then the admissions that count are grouped by key (the two secrets of a rolled key share its
  * quota) and each key's day counter is raised once, keys taken in the order of their ids, so that any

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { StoredKey } from '../../keys/stored-key.js';
+import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { StoreGuard } from '../guard.js';
@@ -10,7 +10,7 @@ import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
 
 /**
  * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),
- * judge it by `workingKey`'s rule (lib/keys/stored-key.ts) written in Lua, then raise the day's quota
+ * judge it by `workingKey`'s rule (lib/records/stored-key.ts) written in Lua, then raise the day's quota
  * counter under the key's ceiling and the usage counter of the kind, as `RedisCounterStore` keeps them.
  * A key asked for several times in one batch is read and judged once, and its counters are written
  * once at the end, with the batch's totals (nothing else runs in between: the script is atomic).

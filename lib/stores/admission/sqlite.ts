@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { StoredKey } from '../../keys/stored-key.js';
+import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import { GET_SQL, type SqlCounterStore } from '../counters/sql.js';

@@ -1,22 +1,11 @@
 import type Keyv from 'keyv';
 import type { AdmissionStore } from '../../ports/admission-store.js';
+import type { Backend } from '../../ports/backend.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import { ComposedAdmissionStore } from '../admission/composed.js';
 import { StoreGuard, storeClosed } from '../guard.js';
-import { KvStore } from '../kv-store.js';
-
-/** A storage backend: values through Keyv, and the backend's own atomic counters. */
-export interface Backend {
-  /** Values by key. */
-  kv: KvStore;
-  /** Atomic counters on the same backend. */
-  counters: CounterStore;
-  /** The hot path of interface A: authenticate and count in one atomic step of the backend. */
-  admissions: AdmissionStore;
-  /** Closes every connection of the backend. */
-  close(): Promise<void>;
-}
+import { KeyvKvStore } from '../kv-store.js';
 
 /** How a backend's parts are put together by {@link assembleBackend}. */
 export interface AssembleOptions {
@@ -33,7 +22,7 @@ export interface AssembleOptions {
   admissions?: AdmissionStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
-  /** True when values stay objects in this process (memory://): see {@link KvStore}. @default false */
+  /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
   sharesObjects?: boolean;
   /** Runs after both parts are closed (ends a pool the parts share). @default nothing */
   release?: () => Promise<void>;
@@ -45,7 +34,7 @@ export interface AssembleOptions {
  */
 export function assembleBackend(options: AssembleOptions): Backend {
   const { keyv, counters, guard, sharesObjects = false, release } = options;
-  const kv = new KvStore(keyv, sharesObjects, guard);
+  const kv = new KeyvKvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
   const guardedCounters: CounterStore = {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),

@@ -2,7 +2,8 @@ import Keyv from 'keyv';
 import QuickLRU from 'quick-lru';
 import type { Clock } from '../../ports/clock.js';
 import { MemoryCounterStore } from '../counters/memory.js';
-import { assembleBackend, type Backend } from './assemble.js';
+import type { Backend } from '../../ports/backend.js';
+import { assembleBackend } from './assemble.js';
 
 /** Settings of {@link createMemoryBackend}. */
 export interface MemoryOptions {

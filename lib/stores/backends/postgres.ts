@@ -8,7 +8,8 @@ import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../counters/sq
 import { StoreGuard } from '../guard.js';
 import { PostgresKeyvStore } from '../keyv/postgres-store.js';
 import { deserialize, serialize } from '../keyv/serialize.js';
-import { assembleBackend, type Backend } from './assemble.js';
+import type { Backend } from '../../ports/backend.js';
+import { assembleBackend } from './assemble.js';
 
 /** How long a late statement's caller waits for its cancel to reach the server, at most. */
 const CANCEL_WAIT_MS = 100;

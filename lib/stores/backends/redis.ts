@@ -5,7 +5,8 @@ import { RedisAdmissionStore, type RedisScriptClient } from '../admission/redis.
 import { RedisCounterStore, type RedisEvalClient } from '../counters/redis.js';
 import { StoreGuard } from '../guard.js';
 import { deserialize, serialize } from '../keyv/serialize.js';
-import { assembleBackend, type Backend } from './assemble.js';
+import type { Backend } from '../../ports/backend.js';
+import { assembleBackend } from './assemble.js';
 
 /** Settings of {@link createRedisBackend}. */
 export interface RedisOptions {

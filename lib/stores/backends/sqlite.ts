@@ -5,7 +5,8 @@ import { SQLITE_DIALECT, SqlCounterStore } from '../counters/sql.js';
 import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
 import { SqliteConnection, statementCache } from '../sqlite/connection.js';
 import { deserialize, serialize } from '../keyv/serialize.js';
-import { assembleBackend, type Backend } from './assemble.js';
+import type { Backend } from '../../ports/backend.js';
+import { assembleBackend } from './assemble.js';
 
 /** Settings of {@link createSqliteBackend}. */
 export interface SqliteOptions {

@@ -4,11 +4,12 @@ import { KeyvDocumentService } from '../../../lib/documents/keyv-document-servic
 import { buildTemplates } from '../../../lib/documents/templates.js';
 import { DossierError } from '../../../lib/errors.js';
 import type { TextGenerator } from '../../../lib/ports/text-generator.js';
-import { openBackend, type Backend } from '../../../lib/stores/backend.js';
-import { KvStore } from '../../../lib/stores/kv-store.js';
+import type { Backend } from '../../../lib/ports/backend.js';
+import { openBackend } from '../../../lib/stores/backend.js';
+import { KeyvKvStore } from '../../../lib/stores/kv-store.js';
 
 /** A memory KvStore that records the keys read through it. */
-class RecordingKv extends KvStore {
+class RecordingKv extends KeyvKvStore {
   read: string[] = [];
 
   constructor() {

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { DossierError, isDossierError } from '../../../lib/errors.js';
 import { AdminSessions } from '../../../lib/keys/admin-sessions.js';
-import { openBackend, type Backend } from '../../../lib/stores/backend.js';
-import type { KvStore } from '../../../lib/stores/kv-store.js';
+import type { Backend } from '../../../lib/ports/backend.js';
+import { openBackend } from '../../../lib/stores/backend.js';
+import type { KvStore } from '../../../lib/ports/kv-store.js';
 
 describe('AdminSessions', () => {
   let now: number;

@@ -4,8 +4,9 @@ import { DossierError } from '../../../lib/errors.js';
 import type { ApiKey } from '../../../lib/ports/key-store.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../../../lib/ports/lookup-service.js';
 import type { QuotaState, QuotaStore } from '../../../lib/ports/quota-store.js';
-import { runBatch, type BatchItemOutcome, type BatchRules } from '../../../lib/quota/batch.js';
-import type { BatchItemRequest } from '../../../lib/quota/batch-request.js';
+import type { BatchItemOutcome, BatchRules } from '../../../lib/ports/metering.js';
+import { runBatch } from '../../../lib/quota/batch.js';
+import type { BatchItemRequest } from '../../../lib/ports/metering.js';
 
 const KEY: ApiKey = {
   id: 'key_batch_unit',

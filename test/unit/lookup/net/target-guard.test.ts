@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import type { RecordWithTtl } from 'node:dns';
 import { isIP } from 'node:net';
 import { isDossierError } from '../../../../lib/errors.js';
-import { isPublicAddress, TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
+import { isPublicAddress, RangeTargetGuard } from '../../../../lib/lookup/net/target-guard.js';
 import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
 
 /** Every spelling issue 3 names, and the verdict: may a lookup connect to it? */
@@ -179,16 +179,16 @@ const failure = async (promise: Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-describe('TargetGuard.resolve', () => {
+describe('RangeTargetGuard.resolve', () => {
   it('returns the first A record when every address is public', async () => {
     const resolver = fakeResolver({ A: ['93.184.216.34', '8.8.8.8'], AAAA: ['2606:4700:4700::1111'] });
-    expect(await new TargetGuard(false).resolve('example.test', resolver)).to.equal('93.184.216.34');
+    expect(await new RangeTargetGuard(false).resolve('example.test', resolver)).to.equal('93.184.216.34');
     expect(resolver.asked).to.have.members(['A example.test', 'AAAA example.test']);
   });
 
   it('returns the first AAAA record when the name has no A record', async () => {
     const resolver = fakeResolver({ AAAA: ['2606:4700:4700::1111'] });
-    expect(await new TargetGuard(false).resolve('v6.test', resolver)).to.equal('2606:4700:4700::1111');
+    expect(await new RangeTargetGuard(false).resolve('v6.test', resolver)).to.equal('2606:4700:4700::1111');
   });
 
   for (const [what, answers] of [
@@ -201,7 +201,7 @@ describe('TargetGuard.resolve', () => {
     ['the Azure WireServer', { A: ['168.63.129.16'] }],
   ] as const) {
     it(`refuses a name with ${what}`, async () => {
-      const error = await failure(new TargetGuard(false).resolve('rebind.test', fakeResolver(answers)));
+      const error = await failure(new RangeTargetGuard(false).resolve('rebind.test', fakeResolver(answers)));
       expect(isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED'), String(error)).to.equal(true);
       expect((error as Error).message).to.include('rebind.test');
     });
@@ -209,28 +209,28 @@ describe('TargetGuard.resolve', () => {
 
   it('lifts the rule with allowPrivateTargets, and returns the first A record', async () => {
     const resolver = fakeResolver({ A: ['127.0.0.1', '93.184.216.34'], AAAA: ['::1'] });
-    expect(await new TargetGuard(true).resolve('local.test', resolver)).to.equal('127.0.0.1');
-    expect(() => new TargetGuard(true).assertAllowed('169.254.169.254')).not.to.throw();
+    expect(await new RangeTargetGuard(true).resolve('local.test', resolver)).to.equal('127.0.0.1');
+    expect(() => new RangeTargetGuard(true).assertAllowed('169.254.169.254')).not.to.throw();
   });
 
   it('checks an IP literal without asking the resolver, with or without brackets', async () => {
     const resolver = fakeResolver({});
-    expect(await new TargetGuard(false).resolve('8.8.8.8', resolver)).to.equal('8.8.8.8');
-    expect(await new TargetGuard(false).resolve('[2606:4700:4700::1111]', resolver)).to.equal('2606:4700:4700::1111');
+    expect(await new RangeTargetGuard(false).resolve('8.8.8.8', resolver)).to.equal('8.8.8.8');
+    expect(await new RangeTargetGuard(false).resolve('[2606:4700:4700::1111]', resolver)).to.equal('2606:4700:4700::1111');
     for (const literal of ['127.0.0.1', '[::1]', '::ffff:127.0.0.1', '[64:ff9b::7f00:1]', '2002:7f00:1::1']) {
-      const error = await failure(new TargetGuard(false).resolve(literal, resolver));
+      const error = await failure(new RangeTargetGuard(false).resolve(literal, resolver));
       expect(isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED'), literal).to.equal(true);
     }
-    expect(await new TargetGuard(true).resolve('[::1]', resolver)).to.equal('::1');
+    expect(await new RangeTargetGuard(true).resolve('[::1]', resolver)).to.equal('::1');
     expect(resolver.asked).to.deep.equal([]);
   });
 
   it('fails with ERR_UPSTREAM_FAILED for a name with no address, and ERR_UPSTREAM_TIMEOUT when the DNS is silent', async () => {
-    const none = await failure(new TargetGuard(false).resolve('none.test', fakeResolver({ error: 'ENOTFOUND' })));
+    const none = await failure(new RangeTargetGuard(false).resolve('none.test', fakeResolver({ error: 'ENOTFOUND' })));
     expect(isDossierError(none, 'ERR_UPSTREAM_FAILED'), String(none)).to.equal(true);
-    const empty = await failure(new TargetGuard(false).resolve('empty.test', fakeResolver({})));
+    const empty = await failure(new RangeTargetGuard(false).resolve('empty.test', fakeResolver({})));
     expect(isDossierError(empty, 'ERR_UPSTREAM_FAILED'), String(empty)).to.equal(true);
-    const silent = await failure(new TargetGuard(false).resolve('slow.test', fakeResolver({ error: 'ETIMEOUT' })));
+    const silent = await failure(new RangeTargetGuard(false).resolve('slow.test', fakeResolver({ error: 'ETIMEOUT' })));
     expect(isDossierError(silent, 'ERR_UPSTREAM_TIMEOUT'), String(silent)).to.equal(true);
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../../../lib/lookup/ssl/describe-certificate.js';
 import { signatureAlgorithmOf } from '../../../../lib/lookup/ssl/signature-algorithm.js';
 import type { TlsHandshake } from '../../../../lib/lookup/ssl/tls-handshake.js';
-import { TargetGuard } from '../../../../lib/lookup/net/target-guard.js';
+import { RangeTargetGuard } from '../../../../lib/lookup/net/target-guard.js';
 import { resolveOptions, type DossierOptions } from '../../../../lib/options.js';
 import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
 import { createSelfSigned, createTestPki, type TestCertificate } from '../../../support/certificates.js';
@@ -242,7 +242,7 @@ describe('SslLookup', () => {
 
   it('parses the domain as every domain lookup does', () => {
     const lookup = new SslLookup(
-      { createResolver: resolverOf, guard: new TargetGuard(false), clock: SYSTEM_CLOCK },
+      { createResolver: resolverOf, guard: new RangeTargetGuard(false), clock: SYSTEM_CLOCK },
       { port: 443 },
     );
     expect(lookup.parse('Example.COM.')).to.equal('example.com');
@@ -267,7 +267,7 @@ describe('SslLookup', () => {
       cancel() {},
     } as unknown as DnsResolver;
     const lookup = new SslLookup(
-      { createResolver: () => resolver, guard: new TargetGuard(true), clock: SYSTEM_CLOCK },
+      { createResolver: () => resolver, guard: new RangeTargetGuard(true), clock: SYSTEM_CLOCK },
       { port: 443 },
     );
     const controller = new AbortController();

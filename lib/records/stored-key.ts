@@ -1,9 +1,8 @@
 import { hash } from 'node:crypto';
-import type { ApiKey } from '../ports/key-store.js';
-import { keyStatusAt } from './key-rules.js';
+import type { ApiKey, KeyStatus } from '../ports/key-store.js';
 
-// How a key is kept at rest, shared by KeyvKeyStore and the store's one-step admissions
-// (lib/stores/admission), which read the same records.
+// How a key is kept at rest, shared by KeyvKeyStore (lib/keys) and the stores' one-step admissions
+// (lib/stores), which read the same records.
 
 /** What every secret starts with. */
 export const SECRET_PREFIX = 'dsr_';
@@ -53,4 +52,14 @@ export function publicKey(stored: StoredKey): ApiKey {
 /** The SHA-256 digest (hex) that stands for a secret at rest. */
 export function digestOf(secret: string): string {
   return hash('sha256', secret, 'hex');
+}
+
+/**
+ * Where a key stands at `now` (ms since the epoch): `revoked` once revoked, else `expired` from its
+ * `expiresAt` on, else `active`.
+ */
+export function keyStatusAt(key: ApiKey, now: number): KeyStatus {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';
+  return 'active';
 }

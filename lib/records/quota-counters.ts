@@ -2,7 +2,7 @@ import type { LookupKind } from '../ports/lookup-service.js';
 import { USAGE_DAYS_KEPT, type QuotaState } from '../ports/quota-store.js';
 
 // The counters of quotas and usage history: their names, lifetimes and reading, shared by
-// CounterQuotaStore and the store's one-step admissions (lib/stores/admission), which write the same ones.
+// CounterQuotaStore (lib/quota) and the stores' one-step admissions (lib/stores), which write the same ones.
 
 /** Milliseconds of a day. */
 export const DAY_MS = 86_400_000;

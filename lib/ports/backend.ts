@@ -1,0 +1,15 @@
+import type { AdmissionStore } from './admission-store.js';
+import type { CounterStore } from './counter-store.js';
+import type { KvStore } from './kv-store.js';
+
+/** A storage backend: values through Keyv, and the backend's own atomic counters. */
+export interface Backend {
+  /** Values by key. */
+  kv: KvStore;
+  /** Atomic counters on the same backend. */
+  counters: CounterStore;
+  /** The hot path of interface A: authenticate and count in one atomic step of the backend. */
+  admissions: AdmissionStore;
+  /** Closes every connection of the backend. */
+  close(): Promise<void>;
+}
