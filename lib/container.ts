@@ -15,7 +15,7 @@ import { WhoisLookup } from './lookup/whois/whois-lookup.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import type { Backend } from './ports/backend.js';
-import { openBackend, type BackendOptions } from './stores/backend.js';
+import { openBackend, type BackendOptions } from './stores/open-backend.js';
 import {
   TelemetryHub,
   instrumentLookup,

@@ -4,7 +4,7 @@ import type { CounterStore } from '../ports/counter-store.js';
 import type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from '../ports/document-service.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
 import type { KvStore } from '../ports/kv-store.js';
-import { withLease } from '../stores/lease.js';
+import { withLease } from '../stores/shared/lease.js';
 import { GenerationRun } from './generation-run.js';
 import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
 import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';

@@ -1,4 +1,4 @@
-import { AppendOnlyIndex } from '../stores/append-only-index.js';
+import { AppendOnlyIndex } from '../stores/shared/append-only-index.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from '../ports/kv-store.js';
 import { OwnerListing } from './owner-listing.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from '../ports/kv-store.js';
-import { withLease } from '../stores/lease.js';
+import { withLease } from '../stores/shared/lease.js';
 
 /** Wrong sign-ins from one address, within {@link SIGN_IN_WINDOW_MS}, that lock that address. */
 const SIGN_IN_FAILURES = 5;

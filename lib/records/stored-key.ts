@@ -21,7 +21,7 @@ export interface StoredKey extends ApiKey {
 
 /**
  * The key of a stored record if it works at `now`: not revoked, not expired, and not an old secret past
- * its grace period; else `null`. The store's fast paths (lib/stores/admission) apply the same rule.
+ * its grace period; else `null`. The store's fast paths (each backend's admission.ts in lib/stores) apply the same rule.
  */
 export function workingKey(stored: StoredKey, now: number): ApiKey | null {
   if (stored.graceUntil !== undefined && stored.graceUntil <= now) return null;

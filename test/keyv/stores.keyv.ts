@@ -8,9 +8,9 @@ import keyvTestSuite, { keyvIteratorTests } from '@keyv/test-suite';
 import Keyv from 'keyv';
 import pg from 'pg';
 import * as vitest from 'vitest';
-import { preparedQuery } from '../../lib/stores/backends/postgres.js';
-import { BetterSqliteKeyvStore } from '../../lib/stores/keyv/better-sqlite-store.js';
-import { PostgresKeyvStore } from '../../lib/stores/keyv/postgres-store.js';
+import { preparedQuery } from '../../lib/stores/postgres/backend.js';
+import { BetterSqliteKeyvStore } from '../../lib/stores/sqlite/keyv-store.js';
+import { PostgresKeyvStore } from '../../lib/stores/postgres/keyv-store.js';
 import { SqliteConnection } from '../../lib/stores/sqlite/connection.js';
 
 // keyv's own adapter suite (`@keyv/test-suite`, written for vitest), run against the Keyv stores that

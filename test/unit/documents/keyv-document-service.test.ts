@@ -5,8 +5,8 @@ import { buildTemplates } from '../../../lib/documents/templates.js';
 import { DossierError } from '../../../lib/errors.js';
 import type { TextGenerator } from '../../../lib/ports/text-generator.js';
 import type { Backend } from '../../../lib/ports/backend.js';
-import { openBackend } from '../../../lib/stores/backend.js';
-import { KeyvKvStore } from '../../../lib/stores/kv-store.js';
+import { openBackend } from '../../../lib/stores/open-backend.js';
+import { KeyvKvStore } from '../../../lib/stores/shared/keyv-kv-store.js';
 
 /** A memory KvStore that records the keys read through it. */
 class RecordingKv extends KeyvKvStore {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { DossierError, isDossierError } from '../../../lib/errors.js';
 import { AdminSessions } from '../../../lib/keys/admin-sessions.js';
 import type { Backend } from '../../../lib/ports/backend.js';
-import { openBackend } from '../../../lib/stores/backend.js';
+import { openBackend } from '../../../lib/stores/open-backend.js';
 import type { KvStore } from '../../../lib/ports/kv-store.js';
 
 describe('AdminSessions', () => {

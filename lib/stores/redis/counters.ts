@@ -1,6 +1,6 @@
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
-import { StoreGuard } from '../guard.js';
+import { StoreGuard } from '../shared/guard.js';
 
 /** The part of a node-redis client the counters use. */
 export interface RedisEvalClient {

@@ -3,9 +3,9 @@ import type { AdmissionStore } from '../../ports/admission-store.js';
 import type { Backend } from '../../ports/backend.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
-import { ComposedAdmissionStore } from '../admission/composed.js';
-import { StoreGuard, storeClosed } from '../guard.js';
-import { KeyvKvStore } from '../kv-store.js';
+import { ComposedAdmissionStore } from './composed-admission.js';
+import { StoreGuard, storeClosed } from './guard.js';
+import { KeyvKvStore } from './keyv-kv-store.js';
 
 /** How a backend's parts are put together by {@link assembleBackend}. */
 export interface AssembleOptions {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
-import { StoreGuard } from '../guard.js';
-import { perTurn } from '../per-turn.js';
+import { StoreGuard } from '../shared/guard.js';
+import { perTurn } from '../shared/per-turn.js';
 
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;

@@ -1,8 +1,8 @@
 import type { Admission } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
-import { perTurn } from '../per-turn.js';
-import { planAdmission, type AdmissionPlan } from './plan.js';
+import { perTurn } from './per-turn.js';
+import { planAdmission, type AdmissionPlan } from './admission-plan.js';
 
 /**
  * An `admit` whose admissions, asked during one turn of the event loop, go to the store together at its

@@ -1,4 +1,4 @@
-import { DossierError } from '../errors.js';
+import { DossierError } from '../../errors.js';
 
 /** How a {@link StoreGuard} holds a backend to its deadline. */
 export interface StoreGuardOptions {

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { StoreGuard } from '../guard.js';
-import { timeToLive } from '../counters/redis.js';
-import { deserialize } from '../keyv/serialize.js';
-import { admitPerTurn } from './per-turn.js';
-import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
+import type { StoreGuard } from '../shared/guard.js';
+import { timeToLive } from './counters.js';
+import { deserialize } from '../shared/serialize.js';
+import { admitPerTurn } from '../shared/admit-per-turn.js';
+import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
 
 /**
  * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),

@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
-import { DossierError } from '../errors.js';
-import type { KvStore } from '../ports/kv-store.js';
+import { DossierError } from '../../errors.js';
+import type { KvStore } from '../../ports/kv-store.js';
 import { StoreGuard, storeClosed } from './guard.js';
 
 /**

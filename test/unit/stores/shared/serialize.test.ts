@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deserialize, serialize } from '../../../lib/stores/keyv/serialize.js';
+import { deserialize, serialize } from '../../../../lib/stores/shared/serialize.js';
 
 describe('the Keyv serializer of the stores', () => {
   it('writes plain JSON for values without a string that starts with a colon', () => {

@@ -1,9 +1,9 @@
 import type { Clock } from '../ports/clock.js';
 import type { Backend } from '../ports/backend.js';
-import { createMemoryBackend } from './backends/memory.js';
-import { createPostgresBackend } from './backends/postgres.js';
-import { createRedisBackend } from './backends/redis.js';
-import { createSqliteBackend } from './backends/sqlite.js';
+import { createMemoryBackend } from './memory/backend.js';
+import { createPostgresBackend } from './postgres/backend.js';
+import { createRedisBackend } from './redis/backend.js';
+import { createSqliteBackend } from './sqlite/backend.js';
 
 /** How {@link openBackend} opens a backend. */
 export interface BackendOptions {

@@ -3,13 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Keyv from 'keyv';
 import pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
-import { PostgresAdmissionStore } from '../admission/postgres.js';
-import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../counters/sql.js';
-import { StoreGuard } from '../guard.js';
-import { PostgresKeyvStore } from '../keyv/postgres-store.js';
-import { deserialize, serialize } from '../keyv/serialize.js';
+import { PostgresAdmissionStore } from './admission.js';
+import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../sql/counters.js';
+import { StoreGuard } from '../shared/guard.js';
+import { PostgresKeyvStore } from './keyv-store.js';
+import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
-import { assembleBackend } from './assemble.js';
+import { assembleBackend } from '../shared/assemble.js';
 
 /** How long a late statement's caller waits for its cancel to reach the server, at most. */
 const CANCEL_WAIT_MS = 100;

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { openBackend } from '../../../lib/stores/backend.js';
+import { openBackend } from '../../../lib/stores/open-backend.js';
 import { SqliteConnection } from '../../../lib/stores/sqlite/connection.js';
 
 describe('openBackend (memory)', () => {

@@ -1,13 +1,13 @@
 import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { SqlCounterStore, SqlQuery } from '../counters/sql.js';
-import { storeError } from '../guard.js';
-import { createTable } from '../keyv/postgres-store.js';
-import type { StoreGuard } from '../guard.js';
-import { deserialize } from '../keyv/serialize.js';
-import { admitPerTurn } from './per-turn.js';
-import { admissionOf, scriptedSteps, type AdmissionPlan } from './plan.js';
+import type { SqlCounterStore, SqlQuery } from '../sql/counters.js';
+import { storeError } from '../shared/guard.js';
+import { createTable } from './keyv-store.js';
+import type { StoreGuard } from '../shared/guard.js';
+import { deserialize } from '../shared/serialize.js';
+import { admitPerTurn } from '../shared/admit-per-turn.js';
+import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
 
 /**
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one

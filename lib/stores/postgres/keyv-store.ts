@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import type { SqlQuery } from '../counters/sql.js';
+import type { SqlQuery } from '../sql/counters.js';
 
 /** Settings of {@link PostgresKeyvStore}. */
 export interface PostgresKeyvStoreOptions {

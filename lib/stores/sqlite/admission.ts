@@ -2,12 +2,19 @@ import type Database from 'better-sqlite3';
 import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import { GET_SQL, type SqlCounterStore } from '../counters/sql.js';
-import { storeError } from '../guard.js';
-import { deserialize } from '../keyv/serialize.js';
-import { statementCache, type SqliteConnection } from '../sqlite/connection.js';
-import { admitPerTurn } from './per-turn.js';
-import { admissionOf, countersOf, judge, type AdmissionPlan, type AdmissionStep, type Verdict } from './plan.js';
+import { GET_SQL, type SqlCounterStore } from '../sql/counters.js';
+import { storeError } from '../shared/guard.js';
+import { deserialize } from '../shared/serialize.js';
+import { statementCache, type SqliteConnection } from './connection.js';
+import { admitPerTurn } from '../shared/admit-per-turn.js';
+import {
+  admissionOf,
+  countersOf,
+  judge,
+  type AdmissionPlan,
+  type AdmissionStep,
+  type Verdict,
+} from '../shared/admission-plan.js';
 
 /**
  * Admission on SQLite in one synchronous `BEGIN IMMEDIATE` transaction of prepared statements: read the

@@ -1,12 +1,12 @@
 import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
-import { SqliteAdmissionStore } from '../admission/sqlite.js';
-import { SQLITE_DIALECT, SqlCounterStore } from '../counters/sql.js';
-import { BetterSqliteKeyvStore } from '../keyv/better-sqlite-store.js';
-import { SqliteConnection, statementCache } from '../sqlite/connection.js';
-import { deserialize, serialize } from '../keyv/serialize.js';
+import { SqliteAdmissionStore } from './admission.js';
+import { SQLITE_DIALECT, SqlCounterStore } from '../sql/counters.js';
+import { BetterSqliteKeyvStore } from './keyv-store.js';
+import { SqliteConnection, statementCache } from './connection.js';
+import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
-import { assembleBackend } from './assemble.js';
+import { assembleBackend } from '../shared/assemble.js';
 
 /** Settings of {@link createSqliteBackend}. */
 export interface SqliteOptions {

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import { SqliteConnection, statementCache } from '../sqlite/connection.js';
+import { SqliteConnection, statementCache } from './connection.js';
 
 /** Settings of {@link BetterSqliteKeyvStore}. */
 export interface BetterSqliteKeyvStoreOptions {

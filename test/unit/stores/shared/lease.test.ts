@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MemoryCounterStore } from '../../../lib/stores/counters/memory.js';
-import { withLease } from '../../../lib/stores/lease.js';
+import { MemoryCounterStore } from '../../../../lib/stores/memory/counters.js';
+import { withLease } from '../../../../lib/stores/shared/lease.js';
 
 describe('withLease', () => {
   let now: number;

@@ -4,7 +4,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { LookupKind } from '../../ports/lookup-service.js';
 import type { KvStore } from '../../ports/kv-store.js';
-import { admissionOf, countersOf, judge, planAdmission } from './plan.js';
+import { admissionOf, countersOf, judge, planAdmission } from './admission-plan.js';
 
 /**
  * Admission from a backend's values and counters, one call after the other. For `memory://`, where

@@ -1,12 +1,12 @@
 import Keyv from 'keyv';
 import KeyvRedis, { createClient } from '@keyv/redis';
 import type { Clock } from '../../ports/clock.js';
-import { RedisAdmissionStore, type RedisScriptClient } from '../admission/redis.js';
-import { RedisCounterStore, type RedisEvalClient } from '../counters/redis.js';
-import { StoreGuard } from '../guard.js';
-import { deserialize, serialize } from '../keyv/serialize.js';
+import { RedisAdmissionStore, type RedisScriptClient } from './admission.js';
+import { RedisCounterStore, type RedisEvalClient } from './counters.js';
+import { StoreGuard } from '../shared/guard.js';
+import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
-import { assembleBackend } from './assemble.js';
+import { assembleBackend } from '../shared/assemble.js';
 
 /** Settings of {@link createRedisBackend}. */
 export interface RedisOptions {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DossierError } from '../errors.js';
-import type { CounterStore } from '../ports/counter-store.js';
+import { DossierError } from '../../errors.js';
+import type { CounterStore } from '../../ports/counter-store.js';
 
 /** How long a lease holds at most: a holder that dies lets go after this; a waiter gives up after it. */
 const LEASE_MS = 10_000;

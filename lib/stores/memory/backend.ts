@@ -1,9 +1,9 @@
 import Keyv from 'keyv';
 import QuickLRU from 'quick-lru';
 import type { Clock } from '../../ports/clock.js';
-import { MemoryCounterStore } from '../counters/memory.js';
+import { MemoryCounterStore } from './counters.js';
 import type { Backend } from '../../ports/backend.js';
-import { assembleBackend } from './assemble.js';
+import { assembleBackend } from '../shared/assemble.js';
 
 /** Settings of {@link createMemoryBackend}. */
 export interface MemoryOptions {

@@ -1,6 +1,6 @@
-import { DossierError } from '../errors.js';
-import type { CounterStore } from '../ports/counter-store.js';
-import type { KvStore } from '../ports/kv-store.js';
+import { DossierError } from '../../errors.js';
+import type { CounterStore } from '../../ports/counter-store.js';
+import type { KvStore } from '../../ports/kv-store.js';
 
 /**
  * A list that only grows, shared safely by several processes: each entry takes a slot from an atomic
