@@ -1,0 +1,80 @@
+// The layers of Dossier (README, "Architecture"), kept by `npm run lint:deps`, which `npm test` runs.
+// Paths are relative to the folder depcruise runs in: the project, or a test's small tree.
+
+/** The core's layers that may not reach into one another (each is used through the ports). */
+const LAYERS = 'lookup|documents|keys|stores';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import circle: a module never depends, even through others, on itself.',
+      severity: 'error',
+      from: { path: '^(lib|adapters)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'ports-import-only-ports',
+      comment: 'lib/ports holds interfaces only: it imports other ports and the error registry, nothing else.',
+      severity: 'error',
+      from: { path: '^lib/ports/' },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^lib/ports/', '^lib/errors\\.ts$'] },
+    },
+    {
+      name: 'records-import-only-ports',
+      comment: 'lib/records (how keys and quota counters are kept at rest) is read by keys/, quota/ and stores/ alike.',
+      severity: 'error',
+      from: { path: '^lib/records/' },
+      to: { dependencyTypesNot: ['core'], path: '^lib/', pathNot: ['^lib/ports/', '^lib/records/', '^lib/errors\\.ts$'] },
+    },
+    {
+      name: 'tokens-import-only-ports',
+      comment: 'The DI tokens name ports, never implementations.',
+      severity: 'error',
+      from: { path: '^lib/tokens\\.ts$' },
+      to: { path: '^lib/', pathNot: '^lib/ports/' },
+    },
+    {
+      name: 'core-never-imports-adapters',
+      comment: 'lib/ is framework-agnostic: adapters call the core, never the other way round.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: ['^adapters/', '^node_modules/(koa|koa-body|@koa/[^/]+|swagger-ui-dist|prom-client)/'] },
+    },
+    {
+      name: 'layers-keep-out-of-each-other',
+      comment:
+        `lib/{${LAYERS}} never import one another's internals. The one door between them: lib/stores/shared's ` +
+        'lease and append-only index, which work on the ports alone.',
+      severity: 'error',
+      from: { path: `^lib/(${LAYERS})/` },
+      to: {
+        path: `^lib/(${LAYERS})/`,
+        pathNot: ['^lib/$1/', '^lib/stores/shared/(lease|append-only-index)\\.ts$'],
+      },
+    },
+    {
+      name: 'stores-stay-below',
+      comment: 'lib/stores knows the ports, the records and the error registry; nothing above them.',
+      severity: 'error',
+      from: { path: '^lib/stores/' },
+      to: { path: '^lib/', pathNot: ['^lib/stores/', '^lib/ports/', '^lib/records/', '^lib/errors\\.ts$'] },
+    },
+    {
+      name: 'backends-keep-to-their-folder',
+      comment: 'A backend folder (memory, sqlite, redis, postgres) uses its own files, sql/ and shared/; never another backend.',
+      severity: 'error',
+      from: { path: '^lib/stores/(memory|sqlite|redis|postgres)/' },
+      to: { path: '^lib/stores/(memory|sqlite|redis|postgres)/', pathNot: '^lib/stores/$1/' },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no compiler API for depcruise: swc parses the sources, type-only imports included.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^dist/' },
+  },
+};
