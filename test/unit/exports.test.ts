@@ -1,0 +1,156 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { projectRoot } from '../support/paths.js';
+
+// The package's public names, as a list: moving code behind them must not add, drop or rename one.
+// A change here is a change of the package's API, to be made on purpose.
+
+const ROOT = projectRoot();
+
+/** Every name that `dist/<entry>.d.ts` exports (the entries export named lists only, no `export *`). */
+function declaredNames(entry: string): string[] {
+  const text = readFileSync(join(ROOT, 'dist', `${entry}.d.ts`), 'utf8');
+  expect(text).not.to.match(/export \*/);
+  const names = [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)].flatMap((match) =>
+    match[1]!
+      .split(',')
+      .map((name) => name.trim().replace(/^type\s+/, ''))
+      .filter((name) => name !== ''),
+  );
+  return names.sort();
+}
+
+/** The names `dist/<entry>.js` exports at run time. */
+async function runtimeNames(entry: string): Promise<string[]> {
+  const module = (await import(pathToFileURL(join(ROOT, 'dist', `${entry}.js`)).href)) as object;
+  return Object.keys(module).sort();
+}
+
+const LIBRARY = {
+  values: [
+    'AdminKeyCreate',
+    'AdminKeyRoll',
+    'AdminKeyUpdate',
+    'BATCH_CONCURRENCY',
+    'BATCH_MAX_ITEMS',
+    'BatchRequest',
+    'DocumentCreate',
+    'DocumentListQuery',
+    'DocumentUpdate',
+    'DossierError',
+    'DossierRetryableError',
+    'DossierValidationError',
+    'ERROR_CODES',
+    'LOG_LEVELS',
+    'LOOKUP_KINDS',
+    'Metering',
+    'SCOPES',
+    'createDossier',
+    'isDossierError',
+    'isPublicAddress',
+    'keyStatusAt',
+    'optionsFromEnv',
+    'parseBatchRequest',
+    'resolveOptions',
+    'serverOptionsFromEnv',
+  ],
+  types: [
+    'AdminSessions',
+    'ApiKey',
+    'BatchItemOutcome',
+    'BatchItemRequest',
+    'BatchOptions',
+    'BatchRun',
+    'CaaRecord',
+    'Clock',
+    'CounterStore',
+    'CustomTemplateOptions',
+    'DmarcPolicy',
+    'DnsData',
+    'DnsMessageAnswer',
+    'DnsMessageClient',
+    'DnsMessageRecord',
+    'DnsMessageType',
+    'DnsResolver',
+    'DnssecStatus',
+    'Document',
+    'DocumentPage',
+    'DocumentService',
+    'DocumentStreamEvent',
+    'Dossier',
+    'DossierOptions',
+    'ErrorCode',
+    'GenerationRequest',
+    'HostPort',
+    'IncrementOptions',
+    'IpData',
+    'KeyChanges',
+    'KeyReport',
+    'KeyStatus',
+    'KeyStore',
+    'KeyUsage',
+    'LogLevel',
+    'Logger',
+    'Lookup',
+    'LookupKind',
+    'LookupOptions',
+    'LookupOutcome',
+    'LookupResult',
+    'LookupService',
+    'MailPolicy',
+    'Metered',
+    'NewKey',
+    'OpenAiOptions',
+    'QuotaState',
+    'QuotaStore',
+    'ResolvedOptions',
+    'Scope',
+    'ServerOptions',
+    'SignInVerdict',
+    'SslData',
+    'Telemetry',
+    'Template',
+    'TextGenerator',
+    'UsageDay',
+    'WhoisData',
+  ],
+};
+
+const KOA_ADAPTER = {
+  values: [
+    'HTTP_ERRORS',
+    'ROUTES',
+    'answerClientErrorsWithJson',
+    'authenticate',
+    'bearerSecret',
+    'buildOpenApiDocument',
+    'createAdminRouter',
+    'createDossierRouter',
+    'createJsonLogger',
+    'createKoaApp',
+    'createMetrics',
+    'defineRoute',
+    'errorMiddleware',
+    'openApiDocument',
+    'routePatternOf',
+    'validateAgainst',
+  ],
+  types: ['DossierMetrics', 'HttpError', 'JsonLoggerOptions', 'OpenApiDocument', 'ResponseSpec', 'RouteSpec', 'Validation'],
+};
+
+for (const [name, entry, expected] of [
+  ['dossier (lib/index.ts)', 'lib/index', LIBRARY],
+  ['dossier/koa (adapters/koa/index.ts)', 'adapters/koa/index', KOA_ADAPTER],
+] as const) {
+  describe(`the exports of ${name}`, () => {
+    it('are the listed values at run time', async () => {
+      expect(await runtimeNames(entry)).to.deep.equal([...expected.values].sort());
+    });
+
+    it('are the listed values and types in the declarations', () => {
+      expect(declaredNames(entry)).to.deep.equal([...expected.values, ...expected.types].sort());
+    });
+  });
+}
