@@ -15,7 +15,7 @@ import { WhoisLookup } from './lookup/whois/whois-lookup.js';
 import type { ResolvedOptions } from './options.js';
 import { CounterQuotaStore } from './quota/counter-quota-store.js';
 import type { Backend } from './ports/backend.js';
-import { openBackend, type BackendOptions } from './stores/open-backend.js';
+import { loadDriver, openBackend, type BackendOptions } from './stores/open-backend.js';
 import {
   TelemetryHub,
   instrumentLookup,
@@ -49,6 +49,10 @@ export interface Composition {
  * instances in one process share nothing. A port given in the options replaces the built-in one.
  */
 export function createContainer(options: ResolvedOptions): Composition {
+  // Here, not when the container first opens a backend: a missing driver then stops createDossier with
+  // its own message (the npm install line), not one that the container wraps.
+  loadDriver(options.store);
+  loadDriver(options.cache);
   const container = rootContainer.createChildContainer();
   const opened: Backend[] = [];
   const open = (url: string, backendOptions: BackendOptions): Backend => {

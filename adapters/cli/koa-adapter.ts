@@ -1,15 +1,15 @@
 import { DossierError } from '../../lib/errors.js';
 
 /** The peer dependencies of the Koa adapter, as `npm install` names them. */
-export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body'] as const;
+export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body', 'swagger-ui-dist', 'prom-client'] as const;
 
 /** What `dossier serve` takes from the Koa adapter. */
 export type KoaAdapter = typeof import('../koa/index.js');
 
 /**
- * Loads the Koa adapter for `dossier serve`. Koa and its two helpers are optional peer dependencies
- * (an application that embeds only the library does not install them), so the other commands never
- * load them.
+ * Loads the Koa adapter for `dossier serve`. Koa, its two helpers, swagger-ui-dist (the /docs page) and
+ * prom-client (/metrics) are optional peer dependencies (an application that embeds only the library
+ * does not install them), so the other commands never load them.
  * @throws DossierError `ERR_CONFIG_INVALID` naming the install command when one of them is missing.
  */
 export async function loadKoaAdapter(): Promise<KoaAdapter> {
@@ -17,8 +17,9 @@ export async function loadKoaAdapter(): Promise<KoaAdapter> {
     return await import('../koa/index.js');
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
-    const missing = KOA_PACKAGES.find((name) => message?.includes(`'${name}'`));
-    if (code !== 'ERR_MODULE_NOT_FOUND' || missing === undefined) throw error;
+    // ERR_MODULE_NOT_FOUND from an import; MODULE_NOT_FOUND from the resolution of swagger-ui-dist's folder.
+    const missing = KOA_PACKAGES.find((name) => message?.includes(`'${name}'`) || message?.includes(`'${name}/`));
+    if ((code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') || missing === undefined) throw error;
     throw new DossierError(
       'ERR_CONFIG_INVALID',
       `serve needs the Koa adapter's peer dependencies, and ${missing} is not installed: run npm install ${KOA_PACKAGES.join(' ')}`,

@@ -57,14 +57,15 @@ const ASSETS: Record<string, string> = {
   'favicon-32x32.png': 'image/png',
 };
 
-let assetDir: string | undefined;
+// Found when the adapter loads: swagger-ui-dist is one of its peer dependencies, so a missing one stops
+// `dossier serve` at start-up with the line to run, not the first visit to /docs.
+const ASSET_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const cache = new Map<string, Buffer>();
 
 function asset(name: string): Buffer {
   let content = cache.get(name);
   if (content === undefined) {
-    assetDir ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-    content = readFileSync(join(assetDir, name));
+    content = readFileSync(join(ASSET_DIR, name));
     cache.set(name, content);
   }
   return content;

@@ -1,8 +1,8 @@
 import type { Clock } from '../ports/clock.js';
 import type { Backend } from '../ports/backend.js';
 import { createMemoryBackend } from './memory/backend.js';
-import { createPostgresBackend } from './postgres/backend.js';
-import { createRedisBackend } from './redis/backend.js';
+import { createPostgresBackend, loadPostgresDriver } from './postgres/backend.js';
+import { createRedisBackend, loadRedisDriver } from './redis/backend.js';
 import { createSqliteBackend } from './sqlite/backend.js';
 
 /** How {@link openBackend} opens a backend. */
@@ -34,5 +34,22 @@ export function openBackend(url: string, { namespace, clock, timeoutMs, memoryLi
       return createPostgresBackend({ url, namespace, clock, timeoutMs });
     default:
       return createMemoryBackend({ namespace, clock, maxEntries: memoryLimit });
+  }
+}
+
+/**
+ * Loads the driver that {@link openBackend} needs for `url`, when it is an optional peer dependency
+ * (Redis, PostgreSQL); nothing to load for memory:// and sqlite://.
+ * @throws DossierError `ERR_CONFIG_INVALID` with the `npm install` line to run when it is not installed.
+ */
+export function loadDriver(url: string): void {
+  switch (new URL(url).protocol) {
+    case 'redis:':
+    case 'rediss:':
+      loadRedisDriver();
+      break;
+    case 'postgres:':
+    case 'postgresql:':
+      loadPostgresDriver();
   }
 }

@@ -1,20 +1,10 @@
 import { expect } from 'chai';
 import { execFile, spawn } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
@@ -332,64 +322,5 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     expect(
       paths.filter((path) => !/^(bin|dist\/(lib|adapters))\/|^(package\.json|README\.md|LICENSE)$/.test(path)),
     ).to.deep.equal([]);
-  });
-});
-
-describe('the package without its optional Koa peers (koa, @koa/router, koa-body)', () => {
-  const KOA = ['koa', 'koa-body', '@koa/router'];
-  let dir: string;
-
-  function node(args: string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      const env = { PATH: process.env.PATH, DOSSIER_STORE: 'memory://', HOST: '127.0.0.1', PORT: '0' };
-      execFile(process.execPath, args, { cwd: dir, env }, (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-      });
-    });
-  }
-
-  before(() => {
-    // The compiled package beside a node_modules that has every installed package but the three.
-    const root = projectRoot();
-    dir = mkdtempSync(join(tmpdir(), 'dossier-nokoa-'));
-    for (const entry of ['dist/lib', 'dist/adapters', 'package.json']) {
-      cpSync(join(root, entry), join(dir, entry), { recursive: true });
-    }
-    const modules = join(root, 'node_modules');
-    for (const name of readdirSync(modules)) {
-      const scoped = name.startsWith('@') ? readdirSync(join(modules, name)).map((member) => `${name}/${member}`) : [name];
-      for (const pkg of scoped.filter((entry) => !KOA.includes(entry))) {
-        mkdirSync(dirname(join(dir, 'node_modules', pkg)), { recursive: true });
-        symlinkSync(join(modules, pkg), join(dir, 'node_modules', pkg));
-      }
-    }
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('still gives the library and the keys commands; serve says what to install', async () => {
-    const library = await node([
-      '--input-type=module',
-      '-e',
-      `const { createDossier } = await import('./dist/lib/index.js');
-       const dossier = createDossier({ store: 'memory://' });
-       const { key } = await dossier.keys.create({ name: 'embedded' });
-       console.log(key.name);
-       await dossier.close();`,
-    ]);
-    expect(library.stderr).to.equal('');
-    expect(library.stdout.trim()).to.equal('embedded');
-    expect(library.code).to.equal(0);
-
-    const keys = await node(['dist/adapters/cli/main.js', 'keys', 'list']);
-    expect(keys.code, keys.stderr).to.equal(0);
-    expect(keys.stdout).to.include('No keys yet');
-
-    const served = await node(['dist/adapters/cli/main.js', 'serve']);
-    expect(served.code).to.equal(1);
-    expect(served.stderr).to.include('npm install koa @koa/router koa-body');
-    expect(served.stderr).to.not.include('    at ');
-
-    const koa = await node(['--input-type=module', '-e', "await import('./dist/adapters/koa/index.js')"]);
-    expect(koa.code, 'the check above is not vacuous: Koa is really missing here').to.not.equal(0);
   });
 });

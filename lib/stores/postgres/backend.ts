@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Keyv from 'keyv';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
 import { PostgresAdmissionStore } from './admission.js';
 import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../sql/counters.js';
@@ -10,6 +10,7 @@ import { PostgresKeyvStore } from './keyv-store.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
+import { loadOptionalPeer } from '../shared/optional-peer.js';
 
 /** How long a late statement's caller waits for its cancel to reach the server, at most. */
 const CANCEL_WAIT_MS = 100;
@@ -33,13 +34,22 @@ export interface PostgresOptions {
 }
 
 /**
+ * The PostgreSQL driver, `pg`: an optional peer dependency.
+ * @throws DossierError `ERR_CONFIG_INVALID` with the `npm install` line to run when it is not installed.
+ */
+export function loadPostgresDriver(): typeof pg {
+  return loadOptionalPeer<typeof pg>('pg', 'A postgres:// store');
+}
+
+/**
  * A PostgreSQL database (`postgres://…`): values in the `keyv` table, counters and leases in their own
  * tables, on one pool that this backend owns. Every statement is prepared once per connection (by
  * name) and held to the deadline, by the server and by the client.
  */
 export function createPostgresBackend(options: PostgresOptions): Backend {
+  const { Pool } = loadPostgresDriver();
   const timeoutMs = options.timeoutMs ?? 2000;
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: timeoutMs,
@@ -47,7 +57,7 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
     statement_timeout: timeoutMs,
   });
   // Cancels go on connections of their own: the pool's may all be stuck behind the statements to cancel.
-  const cancels = new pg.Pool({
+  const cancels = new Pool({
     connectionString: options.url,
     max: 2,
     connectionTimeoutMillis: timeoutMs,

@@ -1,5 +1,4 @@
 import Keyv from 'keyv';
-import KeyvRedis, { createClient } from '@keyv/redis';
 import type { Clock } from '../../ports/clock.js';
 import { RedisAdmissionStore, type RedisScriptClient } from './admission.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters.js';
@@ -7,6 +6,10 @@ import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
+import { loadOptionalPeer } from '../shared/optional-peer.js';
+
+/** The module of the Redis driver. */
+type KeyvRedisModule = typeof import('@keyv/redis');
 
 /** Settings of {@link createRedisBackend}. */
 export interface RedisOptions {
@@ -24,14 +27,23 @@ export interface RedisOptions {
 }
 
 /**
+ * The Redis driver, `@keyv/redis`: an optional peer dependency.
+ * @throws DossierError `ERR_CONFIG_INVALID` with the `npm install` line to run when it is not installed.
+ */
+export function loadRedisDriver(): KeyvRedisModule {
+  return loadOptionalPeer<KeyvRedisModule>('@keyv/redis', 'A redis:// store');
+}
+
+/**
  * A Redis server (`redis://…`): values through `@keyv/redis`, counters and leases as Lua scripts on the
  * same connection. Every call has a deadline of its own, because node-redis waits for an answer as long
  * as the socket stays open: a server stopped with SIGSTOP keeps it open and never answers.
  */
 export function createRedisBackend(options: RedisOptions): Backend {
+  const { default: KeyvRedis, createClient } = loadRedisDriver();
   const timeoutMs = options.timeoutMs ?? 2000;
   const namespace = options.namespace ?? 'dossier';
-  const client = redisClient(options.url, timeoutMs);
+  const client = redisClient(createClient, options.url, timeoutMs);
   // A call past its deadline drops the connection: the commands queued on it fail, and the next call
   // connects again (to a server that may answer by then).
   const guard = new StoreGuard({
@@ -69,7 +81,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
  * the client at once, failing what was sent (the request answers 503), and the next command connects
  * anew. Commands sent while a connection is being made wait for it, up to the deadline.
  */
-function redisClient(url: string, timeoutMs: number) {
+function redisClient(createClient: KeyvRedisModule['createClient'], url: string, timeoutMs: number) {
   const client = createClient({ url, socket: { connectTimeout: timeoutMs, reconnectStrategy: (_retries, cause) => cause } });
   // Failures reach the callers of each command; without a listener, node-redis would crash the process.
   client.on('error', () => {});

@@ -1,0 +1,129 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Run } from '../support/cli.js';
+import { projectRoot } from '../support/paths.js';
+
+// What an application that installed the library alone, or the library and only some of its optional
+// peers, gets: the compiled package beside a node_modules that has every installed package but those.
+
+/** The compiled package in a folder of its own, whose node_modules lacks `missing`. */
+function packageWithout(missing: string[]): string {
+  const root = projectRoot();
+  const dir = mkdtempSync(join(tmpdir(), 'dossier-peers-'));
+  for (const entry of ['dist/lib', 'dist/adapters', 'package.json']) {
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  }
+  const modules = join(root, 'node_modules');
+  for (const name of readdirSync(modules)) {
+    const scoped = name.startsWith('@') ? readdirSync(join(modules, name)).map((member) => `${name}/${member}`) : [name];
+    for (const pkg of scoped.filter((entry) => !missing.includes(entry))) {
+      mkdirSync(dirname(join(dir, 'node_modules', pkg)), { recursive: true });
+      symlinkSync(join(modules, pkg), join(dir, 'node_modules', pkg));
+    }
+  }
+  return dir;
+}
+
+/** Runs node in `dir` with `env` (and a free port, should it serve). */
+function node(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const all = { PATH: process.env.PATH, DOSSIER_STORE: 'memory://', HOST: '127.0.0.1', PORT: '0', ...env };
+    execFile(process.execPath, args, { cwd: dir, env: all }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The library, embedded with its default store: a key made and read back. */
+async function expectLibraryWorks(dir: string): Promise<void> {
+  const library = await node(dir, [
+    '--input-type=module',
+    '-e',
+    `const { createDossier } = await import('./dist/lib/index.js');
+     const dossier = createDossier({ store: 'sqlite://./data/embedded.sqlite' });
+     const { key } = await dossier.keys.create({ name: 'embedded' });
+     console.log((await dossier.keys.list()).map((k) => k.name).join());
+     await dossier.close();`,
+  ]);
+  expect(library.stderr).to.equal('');
+  expect(library.stdout.trim()).to.equal('embedded');
+  expect(library.code).to.equal(0);
+}
+
+/** A one-line failure of the command, with no stack trace. */
+function expectStopsWith(run: Run, text: string): void {
+  expect(run.code, run.stdout).to.equal(1);
+  expect(run.stderr).to.include(text);
+  expect(run.stderr).to.not.include('    at ');
+}
+
+/** Proves a package is really absent here, so that the checks beside it are not vacuous. */
+async function expectMissing(dir: string, name: string): Promise<void> {
+  const load = await node(dir, ['--input-type=module', '-e', `await import('./dist/lib/index.js'); await import('${name}')`]);
+  expect(load.code, `${name} is really missing here`).to.not.equal(0);
+  expect(load.stderr).to.include(`'${name}'`);
+}
+
+const KOA_LINE = 'npm install koa @koa/router koa-body swagger-ui-dist prom-client';
+
+describe('the package without any optional peer (npm install dossier alone)', function () {
+  this.timeout(30_000);
+  const PEERS = ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', '@keyv/redis', 'pg'];
+  let dir: string;
+  before(() => (dir = packageWithout(PEERS)));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the library and the keys commands on SQLite; serve says what to install', async () => {
+    for (const peer of PEERS) await expectMissing(dir, peer);
+    await expectLibraryWorks(dir);
+    const keys = await node(dir, ['dist/adapters/cli/main.js', 'keys', 'list']);
+    expect(keys.code, keys.stderr).to.equal(0);
+    expect(keys.stdout).to.include('No keys yet');
+    expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'serve']), KOA_LINE);
+  });
+});
+
+for (const peer of ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client']) {
+  describe(`the package without the Koa adapter's peer ${peer}`, function () {
+    this.timeout(30_000);
+    let dir: string;
+    before(() => (dir = packageWithout([peer])));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it(`serve names ${peer} and the line to run`, async () => {
+      await expectMissing(dir, peer);
+      const served = await node(dir, ['dist/adapters/cli/main.js', 'serve']);
+      expectStopsWith(served, `${peer} is not installed: run ${KOA_LINE}`);
+    });
+  });
+}
+
+for (const { peer, scheme, url } of [
+  { peer: '@keyv/redis', scheme: 'redis', url: 'redis://127.0.0.1:9/0' },
+  { peer: 'pg', scheme: 'postgres', url: 'postgres://nobody@127.0.0.1:9/none' },
+]) {
+  describe(`the package without the ${scheme} driver ${peer}`, function () {
+    this.timeout(30_000);
+    let dir: string;
+    before(() => (dir = packageWithout([peer])));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it(`still gives the library; a ${scheme}:// store or cache stops with the line to run`, async () => {
+      await expectMissing(dir, peer);
+      await expectLibraryWorks(dir);
+      const line = `A ${scheme}:// store needs ${peer}, which is not installed: run npm install ${peer}`;
+      expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'keys', 'list'], { DOSSIER_STORE: url }), line);
+      expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'keys', 'list'], { DOSSIER_CACHE: url }), line);
+      const embedded = await node(dir, [
+        '--input-type=module',
+        '-e',
+        `const { createDossier } = await import('./dist/lib/index.js');
+         try { createDossier({ store: '${url}' }); } catch (error) { console.log(error.code, error.message); }`,
+      ]);
+      expect(embedded.stdout.trim()).to.equal(`ERR_CONFIG_INVALID ${line}`);
+    });
+  });
+}
