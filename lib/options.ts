@@ -1,11 +1,13 @@
 import { parseHostPort, type HostPort } from './lookup/net/host-port.js';
 import {
-  environmentSchema,
-  optionsSchema,
-  parseSettings,
+  checkOptions,
+  readEnvironment,
   SERVER_SETTINGS,
   SETTINGS,
+  type Defaulted,
   type LOG_LEVELS,
+  type SettingProblem,
+  type SettingValues,
 } from './config/settings.js';
 import type { CustomTemplateOptions } from './documents/templates.js';
 import type { OpenAiOptions } from './generators/openai-text-generator.js';
@@ -27,52 +29,21 @@ export type { HostPort } from './lookup/net/host-port.js';
 /** How much the server logs: `debug`, `info`, `warn`, `error` or `silent`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** The options that {@link SETTINGS} declares, typed by their schemas. */
+type Settings = SettingValues<typeof SETTINGS>;
+
 /**
  * Everything `createDossier` can be told. Each setting has a `DOSSIER_*` environment twin, declared
- * with its default and check in `config/settings.ts` (see {@link optionsFromEnv}); a host may also
- * replace any port with its own implementation.
+ * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the README's
+ * configuration table); a host may also replace any port with its own implementation.
  */
-export interface DossierOptions {
-  /** Where keys, documents and quota counters live. @default 'sqlite://./data/dossier.sqlite' */
-  store?: string;
-  /** Where lookup results are cached. @default 'memory://' */
-  cache?: string;
-  /** Default daily lookup quota of a key. @default 1000 */
-  dailyLimit?: number;
-  /** DNS servers as `host[:port]` (a name is resolved once by the system); empty means the system's resolvers. @default [] */
-  dnsServers?: string[];
-  /** `host[:port]` of one whois server asked for every domain. @default undefined */
-  whoisServer?: string;
-  /** Base URL of one RDAP server asked for every domain. @default undefined */
-  rdapUrl?: string;
-  /** Path to a MaxMind City database. @default undefined */
-  geoipCity?: string;
-  /** Path to a MaxMind ASN database. @default undefined */
-  geoipAsn?: string;
-  /** Port the SSL lookup connects to. @default 443 */
-  sslPort?: number;
-  /** Extra CA certificates (PEM) the SSL lookup trusts besides Node's own store; for private PKIs and tests. @default [] */
-  sslCaCertificates?: string[];
-  /** Let lookups connect to loopback and private addresses (tests only). @default false */
-  allowPrivateTargets?: boolean;
-  /** Which text generator writes documents. @default 'offline' */
-  generator?: 'offline' | 'openai';
+export type DossierOptions = Partial<Settings> & {
   /** The OpenAI-compatible server, required when `generator` is `'openai'`. @default undefined */
   openai?: OpenAiOptions;
-  /** Deadline of one upstream lookup, in milliseconds. @default 5000 */
-  lookupTimeoutMs?: number;
-  /** Deadline of one text generation, in milliseconds. @default 60000 */
-  generatorTimeoutMs?: number;
-  /** User-defined templates by id (53 to 72). @default {} */
-  customTemplates?: Record<number, CustomTemplateOptions>;
-  /** Turns on the administration panel, its API and `/metrics`; at least 32 characters. @default undefined */
-  adminToken?: string;
-  /** Deadline of one call to the store or the cache, in milliseconds. @default 2000 */
-  storeTimeoutMs?: number;
-  /** How much the server logs. @default 'info' */
-  logLevel?: LogLevel;
-  /** How long a stopping server lets requests in flight finish, in milliseconds. @default 10000 */
-  shutdownTimeoutMs?: number;
+} & DossierPorts;
+
+/** What a host may plug into `createDossier` besides the settings: its own time, logs and ports. */
+export interface DossierPorts {
   /** Where the current time comes from (tests inject one). @default Date.now */
   clock?: Clock;
   /** Where diagnostics go. @default a logger that writes nothing */
@@ -96,27 +67,12 @@ export interface DossierOptions {
 }
 
 /** {@link DossierOptions} with every default filled in, every value checked, and host:port values parsed. */
-export type ResolvedOptions = Required<
-  Pick<
-    DossierOptions,
-    | 'store'
-    | 'cache'
-    | 'dailyLimit'
-    | 'dnsServers'
-    | 'sslPort'
-    | 'allowPrivateTargets'
-    | 'generator'
-    | 'lookupTimeoutMs'
-    | 'generatorTimeoutMs'
-    | 'customTemplates'
-    | 'storeTimeoutMs'
-    | 'logLevel'
-    | 'shutdownTimeoutMs'
-    | 'clock'
-    | 'logger'
-  >
-> &
-  DossierOptions & {
+export type ResolvedOptions = DossierOptions &
+  Pick<Settings, Defaulted<typeof SETTINGS> & keyof Settings> & {
+    /** Where the current time comes from. */
+    clock: Clock;
+    /** Where diagnostics go. */
+    logger: Logger;
     /** `dnsServers`, parsed (port 53 unless given); empty means the system's resolvers. */
     dnsServerAddresses: HostPort[];
     /** `whoisServer`, parsed (port 43 unless given); null when none is set. */
@@ -142,24 +98,21 @@ export interface ServerOptions {
 /** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
 export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
-/** The checks that involve more than one setting. */
-const OPTIONS = optionsSchema(SETTINGS, (options, ctx) => {
+/** The checks that involve more than one setting: an OpenAI generator needs its server and model. */
+function openAiNeeds(options: Record<string, unknown>): SettingProblem[] {
   const openai = options.openai as Partial<OpenAiOptions> | undefined;
-  if (options.generator !== 'openai' || options.textGenerator !== undefined) return;
-  for (const member of ['baseUrl', 'model'] as const) {
-    if (!openai?.[member])
-      ctx.addIssue({ code: 'custom', path: ['openai', member], message: 'is required when generator is "openai"' });
-  }
-});
-
-const ENVIRONMENT = environmentSchema(SETTINGS);
+  if (options.generator !== 'openai' || options.textGenerator !== undefined) return [];
+  return (['baseUrl', 'model'] as const)
+    .filter((member) => !openai?.[member])
+    .map((member) => ({ path: ['openai', member], message: 'is required when generator is "openai"' }));
+}
 
 /**
  * Fills in defaults, checks every value and parses host:port values.
  * @throws DossierError `ERR_CONFIG_INVALID`, naming the option, when a value is out of range.
  */
 export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
-  const checked = parseSettings(OPTIONS, options, SETTINGS, 'option') as unknown as ResolvedOptions;
+  const checked = checkOptions(SETTINGS, options, 'option', openAiNeeds);
   return {
     ...checked,
     clock: options.clock ?? { now: () => Date.now() },
@@ -175,8 +128,8 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
  * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when a value cannot be parsed or is out of range.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOptions {
-  const options = parseSettings(ENVIRONMENT, env, SETTINGS, 'variable') as DossierOptions;
-  parseSettings(OPTIONS, options, SETTINGS, 'variable');
+  const options: DossierOptions = readEnvironment(SETTINGS, env);
+  checkOptions(SETTINGS, options, 'variable', openAiNeeds);
   return options;
 }
 
@@ -185,6 +138,5 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
  * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when `PORT` is not a port number.
  */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerOptions {
-  const given = parseSettings(environmentSchema(SERVER_SETTINGS), env, SERVER_SETTINGS, 'variable');
-  return parseSettings(optionsSchema(SERVER_SETTINGS), given, SERVER_SETTINGS, 'variable') as unknown as ServerOptions;
+  return checkOptions(SERVER_SETTINGS, readEnvironment(SERVER_SETTINGS, env), 'variable');
 }

@@ -2,178 +2,202 @@ import { X509Certificate } from 'node:crypto';
 import { accessSync, constants, readFileSync, statSync, type Stats } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import type { CustomTemplateOptions } from '../documents/templates.js';
 import { parseHostPort } from '../lookup/net/host-port.js';
+import { defineCheck } from '../schemas/ajv.js';
 
-// The checks of the settings' values, and the readers that turn a variable's text into a value. Each
-// message completes a sentence that starts with the name of the option or variable (see settings.ts).
+// The checks of the settings' values, as JSON Schema (TypeBox), and the readers that turn a variable's
+// text into a value. Each message completes a sentence that starts with the name of the option or
+// variable (see settings.ts). A schema's `message` is its sentence, or one per JSON Schema keyword; in
+// it, `{input}` stands for the value refused and `{length}` for its length.
+
+/** What a schema's `message` may be: one sentence, or one per keyword (`type`, `minLength`, `check`…). */
+export type SettingMessage = string | Record<string, string>;
 
 const STORE_SCHEMES = ['memory:', 'sqlite:', 'redis:', 'rediss:', 'postgres:', 'postgresql:'];
 
 const DNS_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
 /** A whole number from `min` to `max`. */
-export function wholeNumber(min: number, max: number): z.ZodType<number> {
-  const error = (issue: { input: unknown }): string => `must be a whole number from ${min} to ${max}, not ${String(issue.input)}`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+export function wholeNumber(min: number, max: number) {
+  return Type.Integer({ minimum: min, maximum: max, message: `must be a whole number from ${min} to ${max}, not {input}` });
 }
 
 /** One of `values`. */
-export function oneOf<const T extends readonly [string, ...string[]]>(values: T): z.ZodType<T[number]> {
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T): TUnsafe<T[number]> {
   const quoted = values.map((value) => `"${value}"`);
   const choices = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
-  return z.enum(values, { error: (issue) => `must be ${choices}, not "${String(issue.input)}"` });
+  return Type.Unsafe<T[number]>({ enum: [...values], message: `must be ${choices}, not "{input}"` });
 }
 
 /** Text of at least `min` characters (a secret's content is never repeated in the message). */
-export function secret(min: number): z.ZodType<string> {
-  return z
-    .string({ error: 'must be text' })
-    .min(min, { error: (issue) => `must be at least ${min} characters long, not ${String((issue.input as string).length)}` });
+export function secret(min: number) {
+  const message = { type: 'must be text', minLength: `must be at least ${min} characters long, not {length}` };
+  return Type.String({ minLength: min, message });
 }
+
+/** `true` or `false`. */
+export const yesNo = Type.Boolean({ message: 'must be true or false' });
 
 /** Any text. */
-export const anyText: z.ZodType<string> = z.string({ error: 'must be text' });
+export const anyText = Type.String({ message: 'must be text' });
+
+const NON_EMPTY = defineCheck('nonEmptyText', (value) => typeof value !== 'string' || value.trim() !== '');
 
 /** Text that is not blank. */
-export const nonEmptyText: z.ZodType<string> = anyText.refine((value) => value.trim() !== '', { error: 'must not be empty' });
+export const nonEmptyText = Type.String({ check: NON_EMPTY, message: { type: 'must be text', check: 'must not be empty' } });
+
+const HTTP_URL = defineCheck(
+  'httpUrl',
+  (value) => typeof value !== 'string' || /^https?:$/.test(URL.parse(value)?.protocol ?? ''),
+);
 
 /** An http(s) URL. */
-export const httpUrl: z.ZodType<string> = z
-  .string({ error: 'must be an http(s) URL' })
-  .refine((value) => /^https?:$/.test(URL.parse(value)?.protocol ?? ''), {
-    error: (issue) => `must be an http(s) URL, not "${String(issue.input)}"`,
-  });
-
-/** A store URL (memory://, sqlite://PATH with a writable folder, redis://…, postgres://…). */
-export const storeUrl: z.ZodType<string> = z.string({ error: 'must be a store URL' }).superRefine((value, ctx) => {
-  const problem = storeUrlProblem(value);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+export const httpUrl = Type.String({
+  check: HTTP_URL,
+  message: { type: 'must be an http(s) URL', check: 'must be an http(s) URL, not "{input}"' },
 });
 
-/** A list of DNS servers, each `host[:port]` whose host is an IP address or a DNS name. */
-export const dnsServers: z.ZodType<string[]> = z.array(hostPort(53, 'dns'), { error: 'must be a list of host[:port] entries' });
+const STORE_URL = defineCheck('storeUrl', (value) => {
+  const problem = typeof value === 'string' ? storeUrlProblem(value) : undefined;
+  return problem === undefined ? true : [problem];
+});
 
-/** `host[:port]`; a DNS server's host must also be an IP address or a DNS name. */
-export function hostPort(defaultPort: number, kind: 'any' | 'dns' = 'any'): z.ZodType<string> {
-  return z.string({ error: 'must be host[:port]' }).superRefine((value, ctx) => {
+/** A store URL (memory://, sqlite://PATH with a writable folder, redis://…, postgres://…). */
+export const storeUrl = Type.String({ check: STORE_URL, message: { type: 'must be a store URL' } });
+
+/** `host[:port]` (`defaultPort` when none is written); a DNS server's host must also be an IP address or a DNS name. */
+export function hostPort(defaultPort: number, kind: 'any' | 'dns' = 'any') {
+  const check = defineCheck(`hostPort:${defaultPort}:${kind}`, (value) => {
+    if (typeof value !== 'string') return true;
     const parsed = parseHostPort(value, defaultPort);
-    if (parsed === null || (kind === 'dns' && isIP(parsed.host) === 0 && !DNS_NAME.test(parsed.host))) {
-      const expected = kind === 'dns' ? 'must list host[:port] entries' : 'must be host[:port]';
-      ctx.addIssue({ code: 'custom', message: `${expected}, not "${value}"` });
-    }
+    return parsed !== null && (kind === 'any' || isIP(parsed.host) !== 0 || DNS_NAME.test(parsed.host));
+  });
+  const expected = kind === 'dns' ? 'must list host[:port] entries' : 'must be host[:port]';
+  return Type.String({ check, message: { type: 'must be host[:port]', check: `${expected}, not "{input}"` } });
+}
+
+/** A list of DNS servers, each `host[:port]` whose host is an IP address or a DNS name. */
+export const dnsServers = Type.Array(hostPort(53, 'dns'), { message: { type: 'must be a list of host[:port] entries' } });
+
+const FILE = defineCheck(
+  'file',
+  (value) => typeof value !== 'string' || statSync(value, { throwIfNoEntry: false })?.isFile() === true,
+);
+
+/** The path of an existing file (its content is checked on first use). */
+export function filePath(what: string) {
+  return Type.String({
+    check: FILE,
+    message: { type: `must be the path of ${what}`, check: `must be the path of ${what}, not "{input}"` },
   });
 }
 
-/** The path of an existing file (its content is checked on first use). */
-export function filePath(what: string): z.ZodType<string> {
-  return z
-    .string({ error: `must be the path of ${what}` })
-    .refine((path) => statSync(path, { throwIfNoEntry: false })?.isFile() === true, {
-      error: (issue) => `must be the path of ${what}, not "${String(issue.input)}"`,
-    });
-}
+const PEM = defineCheck('pemCertificates', (value) => !Array.isArray(value) || value.every(isCertificate));
 
 /** PEM certificates that Node can read. */
-export const pemCertificates: z.ZodType<string[]> = z
-  .array(z.string(), { error: 'must list PEM certificates' })
-  .refine((pems) => pems.every(isCertificate), { error: 'must list PEM certificates' });
+export const pemCertificates = Type.Array(Type.String(), { check: PEM, message: 'must list PEM certificates' });
 
-function isCertificate(pem: string): boolean {
+function isCertificate(pem: unknown): boolean {
   try {
-    new X509Certificate(pem);
+    new X509Certificate(pem as string);
     return true;
   } catch {
     return false;
   }
 }
 
-/** User-defined templates by id, 53 to 72, each with a name (1 to 128 characters) and an instruction. */
-export const customTemplates: z.ZodType<Record<number, CustomTemplateOptions>> = z
-  .custom<Record<number, CustomTemplateOptions>>(
-    (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
-    { error: 'must be an object of {"53":{"name","instruction"}}' },
-  )
-  .superRefine((value, ctx) => {
-    for (const [id, template] of Object.entries(value)) {
-      const n = Number(id);
-      if (!/^\d+$/.test(id) || n < 53 || n > 72) {
-        ctx.addIssue({ code: 'custom', message: `id ${id} is not an integer between 53 and 72` });
-        continue;
-      }
-      const { name, instruction } = (template ?? {}) as { name?: unknown; instruction?: unknown };
-      if (
-        typeof name !== 'string' ||
-        name.trim() === '' ||
-        name.length > 128 ||
-        typeof instruction !== 'string' ||
-        instruction.trim() === ''
-      ) {
-        const message = `template ${id} needs a name (1 to 128 characters) and an instruction, both text`;
-        ctx.issues.push({ code: 'custom', input: template, message });
-      }
+const CUSTOM_TEMPLATES = defineCheck('customTemplates', (value) => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+  const problems: string[] = [];
+  for (const [id, template] of Object.entries(value)) {
+    const n = Number(id);
+    if (!/^\d+$/.test(id) || n < 53 || n > 72) {
+      problems.push(`id ${id} is not an integer between 53 and 72`);
+      continue;
     }
-  });
+    const { name, instruction } = (template ?? {}) as { name?: unknown; instruction?: unknown };
+    if (
+      typeof name !== 'string' ||
+      name.trim() === '' ||
+      name.length > 128 ||
+      typeof instruction !== 'string' ||
+      instruction.trim() === ''
+    ) {
+      problems.push(`template ${id} needs a name (1 to 128 characters) and an instruction, both text`);
+    }
+  }
+  return problems.length === 0 || problems;
+});
 
-// Readers: a variable's text (trimmed, never empty) to the value of its option.
+/** User-defined templates by id, 53 to 72, each with a name (1 to 128 characters) and an instruction. */
+export const customTemplates = Type.Unsafe<Record<number, CustomTemplateOptions>>({
+  type: 'object',
+  check: CUSTOM_TEMPLATES,
+  message: { type: 'must be an object of {"53":{"name","instruction"}}' },
+});
+
+/** A group of nested options (`openai`): an object of `members`, each optional. */
+export function group(members: Record<string, TSchema>) {
+  const optional = Object.fromEntries(Object.entries(members).map(([name, schema]) => [name, Type.Optional(schema)]));
+  return Type.Object(optional, { message: { type: 'must be an object' } });
+}
+
+// Readers: a variable's text (trimmed, never empty) to the value of its option, or the problem.
+
+/** A variable's value, or what is wrong with its text. */
+export type Read<T> = { value: T } | { problem: string };
 
 /** The text as it is. */
-export const readText: z.ZodType<string, string> = z.string();
+export function readText(text: string): Read<string> {
+  return { value: text };
+}
 
 /** A whole number written in digits. */
-export const readWholeNumber: z.ZodType<number, string> = z.string().transform((text, ctx) => {
-  if (/^\d+$/.test(text)) return Number(text);
-  ctx.addIssue({ code: 'custom', message: `must be a whole number, not "${text}"` });
-  return z.NEVER;
-});
+export function readWholeNumber(text: string): Read<number> {
+  return /^\d+$/.test(text) ? { value: Number(text) } : { problem: `must be a whole number, not "${text}"` };
+}
 
 /** `true` or `false`. */
-export const readBoolean: z.ZodType<boolean, string> = z.string().transform((text, ctx) => {
-  if (text === 'true' || text === 'false') return text === 'true';
-  ctx.addIssue({ code: 'custom', message: `must be "true" or "false", not "${text}"` });
-  return z.NEVER;
-});
+export function readBoolean(text: string): Read<boolean> {
+  if (text === 'true' || text === 'false') return { value: text === 'true' };
+  return { problem: `must be "true" or "false", not "${text}"` };
+}
 
 /** A comma list, naming at least one entry. */
-export const readList: z.ZodType<string[], string> = z.string().transform((text, ctx) => {
+export function readList(text: string): Read<string[]> {
   const entries = text
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
   // Set, but naming nothing (","): not the same as unset, which means the default.
-  if (entries.length > 0) return entries;
-  ctx.addIssue({ code: 'custom', message: `must list host[:port] entries, not "${text}"` });
-  return z.NEVER;
-});
+  return entries.length > 0 ? { value: entries } : { problem: `must list host[:port] entries, not "${text}"` };
+}
 
 /** A JSON object (its content is checked by the option's own check). */
-export const readJsonObject: z.ZodType<Record<number, CustomTemplateOptions>, string> = z.string().transform((text, ctx) => {
+export function readJsonObject(text: string): Read<unknown> {
   try {
     const value: unknown = JSON.parse(text);
     // JSON's null would read as "not set".
-    if (value !== null) return value as Record<number, CustomTemplateOptions>;
+    if (value !== null) return { value };
   } catch {
     // reported below
   }
-  ctx.addIssue({ code: 'custom', message: 'must be a JSON object of {"53":{"name","instruction"}}' });
-  return z.NEVER;
-});
+  return { problem: 'must be a JSON object of {"53":{"name","instruction"}}' };
+}
 
 /** The PEM certificates of a bundle file. */
-export const readPemFile: z.ZodType<string[], string> = z.string().transform((path, ctx) => {
+export function readPemFile(path: string): Read<string[]> {
   let bundle: string;
   try {
     bundle = readFileSync(path, 'utf8');
   } catch {
-    ctx.addIssue({ code: 'custom', message: `cannot be read: "${path}"` });
-    return z.NEVER;
+    return { problem: `cannot be read: "${path}"` };
   }
   const certificates = bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  if (certificates !== null) return certificates;
-  ctx.addIssue({ code: 'custom', message: `holds no PEM certificate: "${path}"` });
-  return z.NEVER;
-});
+  return certificates !== null ? { value: certificates } : { problem: `holds no PEM certificate: "${path}"` };
+}
 
 function storeUrlProblem(value: string): string | undefined {
   const url = URL.parse(value);

@@ -1,10 +1,13 @@
-import { z } from 'zod';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
+import { compiledSchema, errorPath } from '../schemas/ajv.js';
 import {
   anyText,
   customTemplates,
   dnsServers,
   filePath,
+  group,
   hostPort,
   httpUrl,
   nonEmptyText,
@@ -19,19 +22,23 @@ import {
   secret,
   storeUrl,
   wholeNumber,
+  yesNo,
+  type Read,
+  type SettingMessage,
 } from './checks.js';
 
 /**
  * One setting, declared once: the environment variable that sets it, how the variable's text reads,
- * the check of its value (the same whether it comes from the environment or from code), and its default.
+ * the JSON Schema of its value (the same whether it comes from the environment or from code), and its
+ * default.
  */
 export interface Setting {
   /** The environment variable. */
   variable: string;
   /** From the variable's text (trimmed; blank means unset) to the option's value. */
-  read: z.ZodType<unknown, string>;
-  /** The check of the option's value. */
-  check: z.ZodType;
+  read: (text: string) => Read<unknown>;
+  /** The schema of the option's value. */
+  check: TSchema;
   /** The value when neither the variable nor the option is set; none means the option stays unset. */
   default?: unknown;
 }
@@ -64,7 +71,7 @@ export const SETTINGS = {
   allowPrivateTargets: {
     variable: 'DOSSIER_ALLOW_PRIVATE_TARGETS',
     read: readBoolean,
-    check: z.boolean({ error: 'must be true or false' }),
+    check: yesNo,
     default: false,
   },
   generator: { variable: 'DOSSIER_GENERATOR', read: readText, check: oneOf(GENERATORS), default: 'offline' },
@@ -103,7 +110,7 @@ export const SERVER_SETTINGS = {
   trustProxy: {
     variable: 'DOSSIER_TRUST_PROXY',
     read: readBoolean,
-    check: z.boolean({ error: 'must be true or false' }),
+    check: yesNo,
     default: false,
   },
 } satisfies Record<string, Setting>;
@@ -111,67 +118,135 @@ export const SERVER_SETTINGS = {
 /** How an error names a setting: by its option (given in code) or by its variable (read from the environment). */
 export type Naming = 'option' | 'variable';
 
-/**
- * The schema of options given in code: every setting's check and default, nested options grouped,
- * anything else (ports, clock, logger) passed through untouched; `crossCheck` sees the checked whole.
- */
-export function optionsSchema(
-  settings: Record<string, Setting>,
-  crossCheck: (options: Record<string, unknown>, ctx: z.RefinementCtx) => void = () => {},
-): z.ZodType<Record<string, unknown>> {
-  const shape: Record<string, z.ZodType> = {};
-  const groups: Record<string, Record<string, z.ZodType>> = {};
-  for (const [option, setting] of Object.entries(settings)) {
-    // prefault, not default: a default goes through the check too (the default SQLite folder must be writable).
-    const field = setting.default === undefined ? setting.check.optional() : setting.check.prefault(setting.default);
-    const [group, member] = option.split('.') as [string, string | undefined];
-    if (member === undefined) shape[option] = field;
-    else (groups[group] ??= {})[member] = field;
-  }
-  for (const [group, members] of Object.entries(groups)) {
-    shape[group] = z.object(members, { error: 'must be an object' }).optional();
-  }
-  return z.looseObject(shape).superRefine(crossCheck);
+/** The options that a table of settings declares, typed by their schemas: `openai.model` is in `openai`. */
+export type SettingValues<S extends Record<string, Setting>> = {
+  [K in keyof S as K extends `${string}.${string}` ? never : K]: Static<S[K]['check']>;
+};
+
+/** The options of a table of settings that have a default. */
+export type Defaulted<S extends Record<string, Setting>> = {
+  [K in keyof S]: S[K] extends { default: unknown } ? K : never;
+}[keyof S];
+
+/** Options checked against a table of settings: what was given, and every default filled in. */
+export type Checked<S extends Record<string, Setting>, O> = O & Pick<SettingValues<S>, Defaulted<S> & keyof SettingValues<S>>;
+
+/** A problem with one setting: where it is (an option's path, or a variable) and the sentence's end. */
+export interface SettingProblem {
+  path: string[];
+  message: string;
 }
 
-/**
- * The schema of the environment: each setting's variable, blank or absent meaning unset, read into
- * the value of its option. Its output holds the options that were set, nested, and nothing else.
- */
-export function environmentSchema(settings: Record<string, Setting>): z.ZodType<Record<string, unknown>, NodeJS.ProcessEnv> {
-  const unsetWhenBlank = z
-    .string()
-    .optional()
-    .transform((text) => (text?.trim() ? text.trim() : undefined));
-  const shape: Record<string, z.ZodType> = {};
-  for (const setting of Object.values(settings)) shape[setting.variable] = unsetWhenBlank.pipe(setting.read.optional());
-  return z.object(shape).transform((variables) => {
-    const options: Record<string, unknown> = {};
+const schemas = new WeakMap<Record<string, Setting>, TSchema>();
+
+/** The JSON Schema of options given in code: each setting's own, nested options grouped, anything else let through. */
+function optionsSchema(settings: Record<string, Setting>): TSchema {
+  let schema = schemas.get(settings);
+  if (schema === undefined) {
+    const properties: Record<string, TSchema> = {};
+    const groups: Record<string, Record<string, TSchema>> = {};
     for (const [option, setting] of Object.entries(settings)) {
-      const value = variables[setting.variable];
-      if (value === undefined) continue;
-      const [group, member] = option.split('.') as [string, string | undefined];
-      if (member === undefined) options[option] = value;
-      else ((options[group] ??= {}) as Record<string, unknown>)[member] = value;
+      const [name, member] = option.split('.') as [string, string | undefined];
+      if (member === undefined) properties[name] = setting.check;
+      else (groups[name] ??= {})[member] = setting.check;
     }
-    return options;
-  }) as z.ZodType<Record<string, unknown>, NodeJS.ProcessEnv>;
+    for (const [name, members] of Object.entries(groups)) properties[name] = group(members);
+    schema = group(properties);
+    schemas.set(settings, schema);
+  }
+  return schema;
 }
 
 /**
- * Parses `input` with `schema`, or throws one `ERR_CONFIG_INVALID` whose sentences each start with
- * the name of the setting at fault: its option or its variable, as `naming` says.
+ * `options` with every default of `settings` filled in and every value checked (a default goes through
+ * its check too: the default SQLite folder must be writable); anything else (ports, clock, logger)
+ * passed through untouched. `crossCheck` sees the checked whole.
+ * @throws DossierError `ERR_CONFIG_INVALID`, each sentence starting with the name of the setting at
+ *   fault: its option or its variable, as `naming` says.
  */
-export function parseSettings<T, I>(schema: z.ZodType<T, I>, input: I, settings: Record<string, Setting>, naming: Naming): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const sentences = result.error.issues.map((issue) => `${nameOf(issue.path, settings, naming)} ${issue.message}`);
-  throw new DossierError('ERR_CONFIG_INVALID', [...new Set(sentences)].join('; '));
+export function checkOptions<S extends Record<string, Setting>, O extends object>(
+  settings: S,
+  options: O,
+  naming: Naming,
+  crossCheck: (options: Record<string, unknown>) => SettingProblem[] = () => [],
+): Checked<S, O> {
+  // The settings first, in the table's order, then whatever else was given, as it was given.
+  const given = options as Record<string, unknown>;
+  const filled: Record<string, unknown> = {};
+  for (const [option, setting] of Object.entries(settings)) {
+    const name = option.split('.')[0]!;
+    if (name in filled) continue;
+    const value = given[name] !== undefined || name !== option ? given[name] : structuredClone(setting.default);
+    if (value !== undefined) filled[name] = value;
+  }
+  for (const [name, value] of Object.entries(given)) if (!(name in filled)) filled[name] = value;
+  const validate = compiledSchema(optionsSchema(settings));
+  const errors = validate(filled) ? [] : (validate.errors ?? []);
+  // The cross-checks read the values as their types say: only once every value has its type.
+  const typed = errors.every((error) => error.keyword !== 'type');
+  const problems = [...settingProblems(errors), ...(typed ? crossCheck(filled) : [])];
+  if (problems.length > 0) throw configError(problems, settings, naming);
+  // The schema has just said so.
+  return filled as Checked<S, O>;
 }
 
-/** The setting an issue's path points into (the longest option that starts it), by the name `naming` wants. */
-function nameOf(path: PropertyKey[], settings: Record<string, Setting>, naming: Naming): string {
-  const keys = path.map(String);
+/**
+ * The options that the variables of `settings` in `env` set, nested, and nothing else; a blank or
+ * absent variable is unset. The values are read, not yet checked (see {@link checkOptions}).
+ * @throws DossierError `ERR_CONFIG_INVALID`, naming every variable whose text cannot be read.
+ */
+export function readEnvironment<S extends Record<string, Setting>>(
+  settings: S,
+  env: NodeJS.ProcessEnv,
+): Partial<SettingValues<S>> {
+  const options: Record<string, unknown> = {};
+  const problems: SettingProblem[] = [];
+  for (const [option, setting] of Object.entries(settings)) {
+    const text = env[setting.variable]?.trim();
+    if (!text) continue;
+    const read = setting.read(text);
+    if ('problem' in read) {
+      problems.push({ path: [setting.variable], message: read.problem });
+      continue;
+    }
+    const [name, member] = option.split('.') as [string, string | undefined];
+    if (member === undefined) options[name] = read.value;
+    else ((options[name] ??= {}) as Record<string, unknown>)[member] = read.value;
+  }
+  if (problems.length > 0) throw configError(problems, settings, 'variable');
+  // Each value is what its reader gives: the type of its option (its schema checks the rest later).
+  return options as Partial<SettingValues<S>>;
+}
+
+/**
+ * The one translation of ajv's errors into sentences about settings: the schema's `message` for the
+ * keyword that refused the value (`{input}` and `{length}` filled in), or the problem a named check
+ * gave, or else ajv's own words.
+ */
+export function settingProblems(errors: ErrorObject[]): SettingProblem[] {
+  return errors.map((error) => {
+    const path = errorPath(error);
+    if (error.keyword === 'check' && (error.params as { problem?: boolean }).problem) {
+      return { path, message: error.message ?? 'is invalid' };
+    }
+    const declared = (error.parentSchema as { message?: SettingMessage } | undefined)?.message;
+    const template = typeof declared === 'string' ? declared : declared?.[error.keyword];
+    if (template === undefined) return { path, message: error.message ?? 'is invalid' };
+    const value: unknown = error.data;
+    const length = typeof value === 'string' || Array.isArray(value) ? String(value.length) : '';
+    return { path, message: template.replace(/\{input\}/g, String(value)).replace(/\{length\}/g, length) };
+  });
+}
+
+/** One `ERR_CONFIG_INVALID` whose sentences each start with the name of the setting at fault. */
+function configError(problems: SettingProblem[], settings: Record<string, Setting>, naming: Naming): DossierError {
+  const sentences = problems.map(({ path, message }) => `${nameOf(path, settings, naming)} ${message}`);
+  return new DossierError('ERR_CONFIG_INVALID', [...new Set(sentences)].join('; '));
+}
+
+/** The setting a problem's path points into (the longest option that starts it), by the name `naming` wants. */
+function nameOf(path: string[], settings: Record<string, Setting>, naming: Naming): string {
+  const keys = path;
   const byVariable = Object.values(settings).find((setting) => setting.variable === keys[0]);
   if (byVariable !== undefined) return byVariable.variable;
   for (let length = keys.length; length > 0; length -= 1) {

@@ -1,16 +1,51 @@
 import type { TSchema } from '@sinclair/typebox';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /**
+ * A check that JSON Schema cannot say (a file exists, a URL's scheme, a folder is writable), named in a
+ * schema as `{"check": "<name>"}`: true when the value passes; false for the problem its schema's
+ * `message` states; or the problems, each a sentence of its own.
+ */
+export type Check = (value: unknown) => boolean | string[];
+
+const checks = new Map<string, Check>();
+
+/** Makes `check` known to every schema as `{"check": name}`; returns the name. */
+export function defineCheck(name: string, check: Check): string {
+  checks.set(name, check);
+  return name;
+}
+
+/**
  * The one JSON Schema validator of Dossier (ajv, draft 2020-12 as OpenAPI 3.1 takes it), shared by the
- * core's request checks and the Koa adapter's. `allErrors` so that every field at fault is named;
+ * core's request checks, the settings' and the Koa adapter's. `allErrors` so that every field at fault
+ * is named; `verbose` so that an error carries the value and the schema that refused it;
  * `maxLength`/`minLength` count characters (code points), as Laravel's `max` rule does.
  */
-const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, verbose: true }));
+ajv.addKeyword({
+  keyword: 'check',
+  schemaType: 'string',
+  errors: true,
+  validate: function run(name: string, value: unknown, parentSchema?: object): boolean {
+    const check = checks.get(name);
+    if (check === undefined) throw new Error(`no check named "${name}"`);
+    const verdict = check(value);
+    if (verdict === true) return true;
+    const problems = verdict === false ? [] : verdict;
+    // As `verbose` does for ajv's own keywords: the value refused, and the schema that refused it.
+    const about = { keyword: 'check', data: value, parentSchema };
+    (run as { errors?: Partial<ErrorObject>[] }).errors =
+      problems.length === 0
+        ? [{ ...about, params: { check: name } }]
+        : problems.map((message) => ({ ...about, message, params: { check: name, problem: true } }));
+    return false;
+  },
+});
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 
 /** A schema as plain JSON: TypeBox's own markers (symbols) dropped. */
@@ -26,4 +61,12 @@ export function compiledSchema(schema: TSchema): ValidateFunction {
     compiled.set(schema, validate);
   }
   return validate;
+}
+
+/** The path of the value an error is about, as property names: `/openai/model` → `['openai', 'model']`. */
+export function errorPath(error: ErrorObject): string[] {
+  return error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
