@@ -40,7 +40,7 @@ module.exports = {
       comment: 'lib/ is framework-agnostic: adapters call the core, never the other way round.',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { path: ['^adapters/', '^node_modules/(koa|koa-body|@koa/[^/]+|swagger-ui-dist|prom-client)/'] },
+      to: { path: ['^adapters/', '^node_modules/(koa|koa-body|@koa/[^/]+|swagger-ui-dist|prom-client|pino)/'] },
     },
     {
       name: 'layers-keep-out-of-each-other',

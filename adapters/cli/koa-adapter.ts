@@ -1,14 +1,14 @@
 import { DossierError } from '../../lib/errors.js';
 
 /** The peer dependencies of the Koa adapter, as `npm install` names them. */
-export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body', 'swagger-ui-dist', 'prom-client'] as const;
+export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body', 'swagger-ui-dist', 'prom-client', 'pino'] as const;
 
 /** What `dossier serve` takes from the Koa adapter. */
 export type KoaAdapter = typeof import('../koa/index.js');
 
 /**
- * Loads the Koa adapter for `dossier serve`. Koa, its two helpers, swagger-ui-dist (the /docs page) and
- * prom-client (/metrics) are optional peer dependencies (an application that embeds only the library
+ * Loads the Koa adapter for `dossier serve`. Koa, its two helpers, swagger-ui-dist (the /docs page),
+ * prom-client (/metrics) and pino (the server's log) are optional peer dependencies (an application that embeds only the library
  * does not install them), so the other commands never load them.
  * @throws DossierError `ERR_CONFIG_INVALID` naming the install command when one of them is missing.
  */

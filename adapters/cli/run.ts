@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createJsonLogger } from '../koa/logging.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { DossierError, DossierValidationError } from '../../lib/errors.js';
 import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
@@ -226,7 +225,7 @@ function summary(key: KeyLine): string {
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const { createKoaApp, answerClientErrorsWithJson } = await loadKoaAdapter();
+  const { createKoaApp, answerClientErrorsWithJson, createJsonLogger } = await loadKoaAdapter();
   const server = serverOptionsFromEnv(env);
   const options = optionsFromEnv(env);
   const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });

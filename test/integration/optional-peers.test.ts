@@ -67,11 +67,11 @@ async function expectMissing(dir: string, name: string): Promise<void> {
   expect(load.stderr).to.include(`'${name}'`);
 }
 
-const KOA_LINE = 'npm install koa @koa/router koa-body swagger-ui-dist prom-client';
+const KOA_LINE = 'npm install koa @koa/router koa-body swagger-ui-dist prom-client pino';
 
 describe('the package without any optional peer (npm install dossier alone)', function () {
   this.timeout(30_000);
-  const PEERS = ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', '@keyv/redis', 'pg'];
+  const PEERS = ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg'];
   let dir: string;
   before(() => (dir = packageWithout(PEERS)));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,7 +86,7 @@ describe('the package without any optional peer (npm install dossier alone)', fu
   });
 });
 
-for (const peer of ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client']) {
+for (const peer of ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino']) {
   describe(`the package without the Koa adapter's peer ${peer}`, function () {
     this.timeout(30_000);
     let dir: string;
