@@ -43,6 +43,22 @@ module.exports = {
       to: { path: ['^adapters/', '^node_modules/(koa|koa-body|@koa/[^/]+|swagger-ui-dist|prom-client|pino)/'] },
     },
     {
+      name: 'adapters-use-the-public-surface',
+      comment:
+        'adapters/ reach the core through lib/index.ts, as an embedder does, or lib/internal.ts for the few rules ' +
+        'and bounds they show as the core applies them; never a deep path.',
+      severity: 'error',
+      from: { path: '^adapters/' },
+      to: { path: '^lib/', pathNot: '^lib/(index|internal)\\.ts$' },
+    },
+    {
+      name: 'cli-uses-the-koa-adapter-whole',
+      comment: 'The CLI loads the Koa adapter through its public index, never one of its files.',
+      severity: 'error',
+      from: { path: '^adapters/cli/' },
+      to: { path: '^adapters/koa/', pathNot: '^adapters/koa/index\\.ts$' },
+    },
+    {
       name: 'layers-keep-out-of-each-other',
       comment:
         `lib/{${LAYERS}} never import one another's internals. The one door between them: lib/stores/shared's ` +

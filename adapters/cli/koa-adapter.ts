@@ -1,4 +1,4 @@
-import { DossierError } from '../../lib/errors.js';
+import { DossierError } from '../../lib/index.js';
 
 /** The peer dependencies of the Koa adapter, as `npm install` names them. */
 export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body', 'swagger-ui-dist', 'prom-client', 'pino'] as const;

@@ -3,10 +3,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createDossier, type Dossier } from '../../lib/dossier.js';
-import { DossierError, DossierValidationError } from '../../lib/errors.js';
-import { optionsFromEnv, serverOptionsFromEnv } from '../../lib/options.js';
-import type { ApiKey, KeyChanges, KeyStatus, Scope } from '../../lib/ports/key-store.js';
+import {
+  type ApiKey,
+  createDossier,
+  type Dossier,
+  DossierError,
+  DossierValidationError,
+  type KeyChanges,
+  type KeyStatus,
+  optionsFromEnv,
+  type Scope,
+  serverOptionsFromEnv,
+} from '../../lib/index.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 
 /** Where the command writes. */

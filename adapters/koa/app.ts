@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
-import type { Dossier } from '../../lib/dossier.js';
+import type { Dossier } from '../../lib/index.js';
 import { addAdminRoutes } from './admin/index.js';
 import { addBatchRoutes } from './batch-routes.js';
 import { addDocumentRoutes, documentFastPath } from './document-routes.js';

@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
-import type { Dossier } from '../../lib/dossier.js';
-import type { ApiKey, Scope } from '../../lib/ports/key-store.js';
-import { requireScope } from '../../lib/keys/key-rules.js';
+import type { ApiKey, Dossier, Scope } from '../../lib/index.js';
+import { requireScope } from '../../lib/internal.js';
 import { noteKeyId } from './request-context.js';
 
 /**

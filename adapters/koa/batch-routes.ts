@@ -1,8 +1,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ServerResponse } from 'node:http';
-import type { Dossier } from '../../lib/dossier.js';
-import type { BatchItemOutcome } from '../../lib/ports/metering.js';
+import type { BatchItemOutcome, Dossier } from '../../lib/index.js';
 import { bearerSecret } from './auth.js';
 import { MAX_BODY_BYTES } from './document-routes.js';
 import { HTTP_ERRORS } from './error-map.js';

@@ -1,10 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import type { Dossier } from '../../lib/dossier.js';
-import { DossierValidationError } from '../../lib/errors.js';
-import type { DocumentPage } from '../../lib/ports/document-service.js';
-import type { ApiKey } from '../../lib/ports/key-store.js';
+import { type ApiKey, type DocumentPage, type Dossier, DossierValidationError } from '../../lib/index.js';
 import { authenticate } from './auth.js';
 import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
 import type { DocumentList } from './schemas/shapes.js';

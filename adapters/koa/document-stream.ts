@@ -1,8 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
-import { DossierError } from '../../lib/errors.js';
-import type { DocumentStreamEvent } from '../../lib/ports/document-service.js';
-import type { Logger } from '../../lib/ports/logger.js';
+import { type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
 import { HTTP_ERRORS } from './error-map.js';
 
 /** True when the `Accept` header asks for `text/event-stream` (with a q-value above 0). */

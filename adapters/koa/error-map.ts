@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../lib/errors.js';
+import type { ErrorCode } from '../../lib/index.js';
 
 /** How one core error is answered over HTTP. */
 export interface HttpError {

@@ -1,6 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import { DossierError, DossierRetryableError, DossierValidationError } from '../../lib/errors.js';
-import type { Logger } from '../../lib/ports/logger.js';
+import { DossierError, DossierRetryableError, DossierValidationError, type Logger } from '../../lib/index.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from './error-map.js';
 
 /**

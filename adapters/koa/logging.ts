@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
-import { SILENT_LOGGER, type LogLevel } from '../../lib/options.js';
-import type { Logger } from '../../lib/ports/logger.js';
+import type { Logger, LogLevel } from '../../lib/index.js';
+import { SILENT_LOGGER } from '../../lib/internal.js';
 import { requestContext } from './request-context.js';
 
 /** Settings of {@link createJsonLogger}. */

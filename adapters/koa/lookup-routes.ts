@@ -1,9 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Dossier } from '../../lib/dossier.js';
-import { LOOKUP_KINDS, type LookupKind } from '../../lib/ports/lookup-service.js';
-import type { QuotaState } from '../../lib/ports/quota-store.js';
-import type { Metered } from '../../lib/ports/metering.js';
+import { type Dossier, LOOKUP_KINDS, type LookupKind, type Metered, type QuotaState } from '../../lib/index.js';
 import { bearerSecret } from './auth.js';
 import { noteKeyId } from './request-context.js';
 

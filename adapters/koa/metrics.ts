@@ -1,5 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Telemetry } from '../../lib/ports/telemetry.js';
+import type { Telemetry } from '../../lib/index.js';
 
 /** Prometheus metrics of one app (CONTRACT.md §7), in a registry of their own. */
 export interface DossierMetrics {

@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Dossier } from '../../lib/dossier.js';
+import type { Dossier } from '../../lib/index.js';
 import { addDocsRoutes } from './docs.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
-import { SILENT_LOGGER } from '../../lib/options.js';
-import type { Logger } from '../../lib/ports/logger.js';
+import type { Logger } from '../../lib/index.js';
+import { SILENT_LOGGER } from '../../lib/internal.js';
 import type { DossierMetrics } from './metrics.js';
 import { requestContext, requestIdFrom, type RequestContext } from './request-context.js';
 import { routePatternOf } from './schemas/openapi.js';

@@ -27,7 +27,11 @@ const SOUND: Tree = {
   'lib/stores/redis/backend.ts': ['lib/stores/shared/lease.ts'],
   'lib/keys/keyv-key-store.ts': ['lib/records/stored-key.ts', 'lib/stores/shared/lease.ts', 'lib/tokens.ts'],
   'lib/index.ts': ['lib/keys/keyv-key-store.ts'],
-  'adapters/koa/app.ts': ['lib/index.ts'],
+  'lib/internal.ts': ['lib/keys/keyv-key-store.ts'],
+  'adapters/koa/logging.ts': [],
+  'adapters/koa/index.ts': ['adapters/koa/logging.ts'],
+  'adapters/koa/app.ts': ['lib/index.ts', 'lib/internal.ts'],
+  'adapters/cli/run.ts': ['lib/index.ts', 'adapters/koa/index.ts'],
 };
 
 /** Runs the project's rule file on `tree`; its exit code and what it printed. */
@@ -79,6 +83,8 @@ describe('the dependency rules (.dependency-cruiser.cjs)', function () {
     { rule: 'layers-keep-out-of-each-other', path: 'lib/keys/keyv-key-store.ts', target: 'lib/stores/redis/backend.ts' },
     { rule: 'stores-stay-below', path: 'lib/stores/redis/backend.ts', target: 'lib/tokens.ts' },
     { rule: 'backends-keep-to-their-folder', path: 'lib/stores/redis/backend.ts', target: 'lib/stores/sqlite/backend.ts' },
+    { rule: 'adapters-use-the-public-surface', path: 'adapters/koa/app.ts', target: 'lib/keys/keyv-key-store.ts' },
+    { rule: 'cli-uses-the-koa-adapter-whole', path: 'adapters/cli/run.ts', target: 'adapters/koa/logging.ts' },
     { rule: 'no-circular', path: 'lib/ports/key-store.ts', target: 'lib/ports/counter-store.ts' },
   ];
   for (const { rule, path, target } of BAD) {

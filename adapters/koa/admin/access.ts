@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import type { AdminSessions } from '../../../lib/keys/admin-sessions.js';
-import type { Clock } from '../../../lib/ports/clock.js';
+import type { AdminSessions, Clock } from '../../../lib/index.js';
 
 /** The session cookie of the panel. */
 export const SESSION_COOKIE = 'dossier_admin';

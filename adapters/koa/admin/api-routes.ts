@@ -1,15 +1,23 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Dossier } from '../../../lib/dossier.js';
-import { DossierError, DossierRetryableError, DossierValidationError } from '../../../lib/errors.js';
-import { checkKeyBody, checkUsageDays } from '../../../lib/keys/key-rules.js';
-import type { KeyChanges, NewKey, Scope } from '../../../lib/ports/key-store.js';
-import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
+import {
+  AdminKeyCreate,
+  AdminKeyRoll,
+  AdminKeyUpdate,
+  type Dossier,
+  DossierError,
+  DossierRetryableError,
+  DossierValidationError,
+  type KeyChanges,
+  type NewKey,
+  type Scope,
+} from '../../../lib/index.js';
+import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
 import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
-export { DEFAULT_USAGE_DAYS } from '../../../lib/schemas/keys.js';
+export { DEFAULT_USAGE_DAYS } from '../../../lib/internal.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Dossier } from '../../../lib/dossier.js';
+import type { Dossier } from '../../../lib/index.js';
 import { AdminAccess } from './access.js';
 import { addAdminApiRoutes } from './api-routes.js';
 import { addAdminOffPage, addAdminPages } from './page-routes.js';

@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Dossier } from '../../../lib/dossier.js';
-import { isDossierError } from '../../../lib/errors.js';
+import { type Dossier, isDossierError } from '../../../lib/index.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, type AdminAccess } from './access.js';
 import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';

@@ -1,4 +1,4 @@
-import type { UsageDay } from '../../../lib/ports/quota-store.js';
+import type { UsageDay } from '../../../lib/index.js';
 import type { KeyJson } from './wire.js';
 
 /** The kinds of lookup, in the order the usage table and the chart show them. */

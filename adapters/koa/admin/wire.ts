@@ -1,8 +1,5 @@
 import type { Context } from 'koa';
-import type { Dossier } from '../../../lib/dossier.js';
-import { DossierValidationError } from '../../../lib/errors.js';
-import type { ApiKey } from '../../../lib/ports/key-store.js';
-import type { KeyReport } from '../../../lib/quota/metering.js';
+import { type ApiKey, type Dossier, DossierValidationError, type KeyReport } from '../../../lib/index.js';
 
 /** The largest admin request body read, in bytes; past it the answer is a 413. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;

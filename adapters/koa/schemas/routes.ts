@@ -1,5 +1,5 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { AdminUsageQuery } from '../../../lib/schemas/keys.js';
+import { AdminUsageQuery } from '../../../lib/internal.js';
 import { defineRoute, type HeaderName, type ResponseSpec, type RouteAuth, type RouteSpec } from './define.js';
 import {
   AdminData,

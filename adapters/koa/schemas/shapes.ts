@@ -1,7 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { CREATIVITY_VALUES } from '../../../lib/schemas/documents.js';
-import { KeyScope } from '../../../lib/schemas/keys.js';
-import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templates.js';
+import { CREATIVITY_VALUES, KeyScope, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/internal.js';
 
 /**
  * The shapes of Dossier's HTTP API (CONTRACT.md §2–§9), declared once with TypeBox: each is a JSON
@@ -13,9 +11,15 @@ import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/documents/templat
  * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
  * validation and shown by the document.
  */
-export { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
-export { BatchRequest } from '../../../lib/schemas/batch.js';
-export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from '../../../lib/schemas/keys.js';
+export {
+  AdminKeyCreate,
+  AdminKeyRoll,
+  AdminKeyUpdate,
+  BatchRequest,
+  DocumentCreate,
+  DocumentListQuery,
+  DocumentUpdate,
+} from '../../../lib/index.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

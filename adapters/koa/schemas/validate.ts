@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { compiledSchema } from '../../../lib/schemas/ajv.js';
+import { compiledSchema } from '../../../lib/internal.js';
 
 /** What {@link validateAgainst} found: the value, typed by its schema, or the problems by field. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string[]> };

@@ -1,0 +1,11 @@
+// What Dossier's own adapters (adapters/koa, adapters/cli) use beyond the public surface of index.ts:
+// the rules and bounds they show or apply as the core does, so that the OpenAPI document, the admin
+// API and the core read one declaration. Not part of the package's exports (package.json names only
+// index.ts and the Koa adapter): an embedder's code uses index.ts, which is kept stable.
+
+export { checkKeyBody, checkUsageDays, requireScope } from './keys/key-rules.js';
+export { SILENT_LOGGER } from './options.js';
+export { AdminUsageQuery, DEFAULT_USAGE_DAYS, KeyScope } from './schemas/keys.js';
+export { CREATIVITY_VALUES } from './schemas/documents.js';
+export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
+export { compiledSchema } from './schemas/ajv.js';
