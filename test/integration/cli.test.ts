@@ -314,7 +314,11 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     ]) {
       expect(paths, needed).to.include(needed);
     }
-    expect(paths, 'the data files the build copies').to.include('dist/lib/lookup/net/special-ranges.json');
+    expect(paths, 'the data files the build copies').to.include.members([
+      'dist/lib/lookup/net/special-ranges.json',
+      'dist/adapters/koa/admin/panel/admin.js',
+      'dist/adapters/koa/admin/panel/admin.css',
+    ]);
     expect(
       paths.filter((path) => path.endsWith('.map')),
       'no source maps: they would point to TypeScript sources the package does not hold',
