@@ -8,4 +8,4 @@ export { SILENT_LOGGER } from './options.js';
 export { AdminUsageQuery, DEFAULT_USAGE_DAYS, KeyScope } from './schemas/keys.js';
 export { CREATIVITY_VALUES } from './schemas/documents.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
-export { compiledSchema } from './schemas/ajv.js';
+export { compiledSchema, errorField } from './schemas/ajv.js';

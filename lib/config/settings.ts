@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
-import { compiledSchema, errorPath } from '../schemas/ajv.js';
+import { compiledSchema, errorField } from '../schemas/ajv.js';
 import {
   anyText,
   customTemplates,
@@ -225,7 +225,7 @@ export function readEnvironment<S extends Record<string, Setting>>(
  */
 export function settingProblems(errors: ErrorObject[]): SettingProblem[] {
   return errors.map((error) => {
-    const path = errorPath(error);
+    const path = errorField(error);
     if (error.keyword === 'check' && (error.params as { problem?: boolean }).problem) {
       return { path, message: error.message ?? 'is invalid' };
     }

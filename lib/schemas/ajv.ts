@@ -63,10 +63,18 @@ export function compiledSchema(schema: TSchema): ValidateFunction {
   return validate;
 }
 
-/** The path of the value an error is about, as property names: `/openai/model` → `['openai', 'model']`. */
-export function errorPath(error: ErrorObject): string[] {
-  return error.instancePath
+/**
+ * The field an error is about, as the path of its property names: `/openai/model` → `['openai', 'model']`,
+ * and a missing or unexpected property is the field it names (`required` of `name` at the top → `['name']`).
+ * Every translation of ajv's errors into sentences (the settings', the Laravel-style answers of
+ * interface B, the Koa adapter's) finds its field here.
+ */
+export function errorField(error: ErrorObject): string[] {
+  const path = error.instancePath
     .split('/')
     .slice(1)
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const { missingProperty, additionalProperty } = error.params as { missingProperty?: string; additionalProperty?: string };
+  const named = missingProperty ?? additionalProperty;
+  return named === undefined ? path : [...path, named];
 }

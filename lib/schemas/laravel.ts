@@ -1,7 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierValidationError } from '../errors.js';
-import { compiledSchema, plainSchema } from './ajv.js';
+import { compiledSchema, errorField, plainSchema } from './ajv.js';
 
 /**
  * The thin layer that makes a JSON Schema check answer as Laravel's validator does (interface B is
@@ -80,10 +80,7 @@ export function checkLaravel(schema: TObject, input: Record<string, unknown>, ru
   if (!validate(values)) {
     const byField = new Map<string, ErrorObject[]>();
     for (const error of validate.errors ?? []) {
-      const field =
-        error.keyword === 'required'
-          ? String((error.params as { missingProperty: string }).missingProperty)
-          : (error.instancePath.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+      const field = errorField(error)[0] ?? '';
       let list = byField.get(field);
       if (list === undefined) byField.set(field, (list = []));
       list.push(error);

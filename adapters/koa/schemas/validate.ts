@@ -1,22 +1,13 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { compiledSchema } from '../../../lib/internal.js';
+import { compiledSchema, errorField } from '../../../lib/internal.js';
 
 /** What {@link validateAgainst} found: the value, typed by its schema, or the problems by field. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: Record<string, string[]> };
 
 /** `/lookups/0/domain` → `lookups.0.domain`, the way Laravel names nested fields; the whole body is `body`. */
 function fieldOf(error: ErrorObject): string {
-  const path = error.instancePath
-    .slice(1)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const missing = (error.params as { missingProperty?: string; additionalProperty?: string }).missingProperty;
-  const extra = (error.params as { additionalProperty?: string }).additionalProperty;
-  const parts = [
-    ...path.filter((part) => part !== ''),
-    ...(missing !== undefined ? [missing] : extra !== undefined ? [extra] : []),
-  ];
+  const parts = errorField(error);
   return parts.length === 0 ? 'body' : parts.join('.');
 }
 
