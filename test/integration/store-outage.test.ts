@@ -7,6 +7,8 @@ import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { startSlowLink } from '../support/slow-link.js';
+import { createPostgresBackend } from '../../lib/stores/postgres/backend.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
@@ -253,6 +255,44 @@ describe(`a PostgreSQL store whose rows another session keeps locked${postgresUr
       await locker.end();
       await server.close();
       await dns.close();
+    }
+  });
+
+  it('never counts a call it answered 503, even when its statement reached the server late and so would the cancel', async () => {
+    // Once the link is slowed, every message to the server arrives 300 ms late: the server's own statement_timeout (counted from
+    // when the statement arrives) then fires 300 ms after the caller's deadline, and the cancel sent at
+    // the deadline, on a new connection, arrives later still. Before, the caller was answered 100 ms
+    // after its deadline, and the statement, still queued behind the row lock, committed once it went.
+    const target = new URL(postgresUrl!);
+    const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 5432) });
+    const slowUrl = new URL(postgresUrl!);
+    slowUrl.host = `127.0.0.1:${link.port}`;
+    const clock = { now: () => Date.now() };
+    const direct = createPostgresBackend({ url: postgresUrl!, clock });
+    const slow = createPostgresBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
+    const locker = new pg.Client({ connectionString: postgresUrl });
+    await locker.connect();
+    const name = `late-${Math.random().toString(36).slice(2)}`;
+    try {
+      expect(await direct.counters.increment(name)).to.equal(1);
+      expect(await slow.counters.get(name), 'the link works').to.equal(1);
+      link.delayMs = 300;
+      await locker.query('BEGIN');
+      await locker.query('SELECT * FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
+      let failure: unknown;
+      await slow.counters.increment(name).catch((error: unknown) => (failure = error));
+      expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
+      await locker.query('COMMIT');
+      // A statement still queued behind the lock would take it now, before this read (the queue's order).
+      await locker.query('BEGIN');
+      const { rows } = await locker.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
+      await locker.query('COMMIT');
+      expect(Number(rows[0].value), 'the call answered 503 did not count').to.equal(1);
+    } finally {
+      await locker.end();
+      await slow.close();
+      await direct.close();
+      await link.close();
     }
   });
 });

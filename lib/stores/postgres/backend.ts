@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import Keyv from 'keyv';
 import type pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
@@ -12,8 +11,11 @@ import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
 import { loadOptionalPeer } from '../shared/optional-peer.js';
 
-/** How long a late statement's caller waits for its cancel to reach the server, at most. */
-const CANCEL_WAIT_MS = 100;
+/**
+ * How long past the statement's own deadline (which the server enforces too, as `statement_timeout`) a
+ * late statement's caller waits for the server to say how it ended, before giving up on the connection.
+ */
+const SETTLE_MARGIN_MS = 500;
 
 /** Settings of {@link createPostgresBackend}. */
 export interface PostgresOptions {
@@ -24,9 +26,11 @@ export interface PostgresOptions {
   /** Time source of counter and lease expiry. @default Date.now */
   clock?: Clock;
   /**
-   * The deadline of one call, waiting for a connection included, in milliseconds. The server cancels a
-   * statement that runs longer (`statement_timeout`: a wait on another session's row lock counts), and
-   * a connection whose answer is late is discarded from the pool. @default 2000
+   * The deadline of one call, waiting for a connection included, in milliseconds. A statement still
+   * running then is cancelled on the server (which also gives up by itself after as long:
+   * `statement_timeout`, a wait on another session's row lock included), and its caller is answered once
+   * the server has said how it ended, so that a call answered with a failure never commits later. A
+   * server that says nothing within this time again (frozen, gone) fails the call then. @default 2000
    */
   timeoutMs?: number;
   /** Connections in the pool. @default 10 */
@@ -66,8 +70,9 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   // An idle connection that breaks is dropped by the pool; without a listener, it would crash the process.
   pool.on('error', () => {});
   cancels.on('error', () => {});
-  // The statements hold their own deadline (and cancel what is late); the guard is the backstop.
-  const guard = new StoreGuard({ timeoutMs: timeoutMs + CANCEL_WAIT_MS + 50 });
+  // The statements hold their own deadline: a guard's deadline would answer a caller before the server
+  // has said whether the late statement committed.
+  const guard = new StoreGuard();
   const query = preparedQuery(pool, { timeoutMs, cancel: (pid) => cancels.query('SELECT pg_cancel_backend($1)', [pid]) });
   let ended: Promise<void> | undefined;
   const end = (): Promise<void> =>
@@ -95,8 +100,8 @@ export interface PreparedQueryOptions {
  * Runs statements on `pool` as named prepared statements: parsed and planned once per connection. With
  * a deadline, a statement is never sent once its deadline has passed (a caller answered 503 while it
  * waited for a connection must not have it run later), and one still running at the deadline is
- * cancelled on the server and its connection discarded, so that neither the caller nor the pool waits
- * for a lock another session holds.
+ * cancelled on the server; its caller hears how it ended, not merely that it was late (see
+ * {@link settle}), and a connection that failed anything is discarded from the pool.
  */
 export function preparedQuery(pool: pg.Pool, { timeoutMs, cancel }: PreparedQueryOptions = {}): SqlQuery {
   const names = new Map<string, string>();
@@ -115,34 +120,61 @@ export function preparedQuery(pool: pg.Pool, { timeoutMs, cancel }: PreparedQuer
       client.release();
       throw new Error(`No connection was free within ${timeoutMs} ms.`);
     }
-    let timer: NodeJS.Timeout | undefined;
-    const running = client.query(config);
     try {
-      const result =
-        remaining === Infinity
-          ? await running
-          : await Promise.race([
-              running,
-              new Promise<never>((_, reject) => {
-                timer = setTimeout(() => {
-                  running.catch(() => {}); // it fails once cancelled; nobody waits for it any more
-                  const pid = (client as unknown as { processID?: number }).processID;
-                  const late = new Error(`The statement did not finish within ${timeoutMs} ms.`);
-                  // The caller hears of it once the cancel has reached the server (or after 100 ms at most),
-                  // so that what it does next cannot overtake the statement it was told failed.
-                  const cancelled = pid === undefined || cancel === undefined ? Promise.resolve() : cancel(pid).catch(() => {});
-                  void Promise.race([cancelled, sleep(CANCEL_WAIT_MS)]).then(() => reject(late));
-                }, remaining);
-              }),
-            ]);
+      const running = client.query(config);
+      const result = timeoutMs === undefined ? await running : await settle(running, client, remaining, timeoutMs, cancel);
       client.release();
       return result.rows as unknown[];
     } catch (error) {
       // Any failure discards the connection: it may still be busy with what failed.
       client.release(error instanceof Error ? error : true);
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   };
+}
+
+const LATE = Symbol('late');
+
+/** `work`, or {@link LATE} when it has not settled within `ms`. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T | typeof LATE> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<typeof LATE>((resolve) => (timer = setTimeout(resolve, ms, LATE)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The result of a statement that has `remaining` ms left. Past that, it is cancelled on the server
+ * (`cancel`, on a connection of its own), and the caller waits for the statement's own end: cancelled,
+ * stopped by the server's `statement_timeout`, or finished after all (then its result is the answer: it
+ * committed). Answering "failed" before that end would let a statement queued behind a row lock commit
+ * once the lock goes, after its caller was told it did not count. A server that says nothing within
+ * `timeoutMs` + {@link SETTLE_MARGIN_MS} more is taken for gone.
+ */
+async function settle(
+  running: Promise<pg.QueryResult>,
+  client: pg.PoolClient,
+  remaining: number,
+  timeoutMs: number,
+  cancel: PreparedQueryOptions['cancel'],
+): Promise<pg.QueryResult> {
+  const first = await within(running, remaining);
+  if (first !== LATE) return first;
+  const pid = (client as unknown as { processID?: number }).processID;
+  if (pid !== undefined && cancel !== undefined) cancel(pid).catch(() => {});
+  const end = await within(
+    running.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    ),
+    timeoutMs + SETTLE_MARGIN_MS,
+  );
+  if (end === LATE) {
+    running.catch(() => {}); // the connection is discarded; nobody waits for it any more
+    throw new Error(`PostgreSQL did not say within ${timeoutMs + SETTLE_MARGIN_MS} ms how a late statement ended.`);
+  }
+  if ('error' in end) throw new Error(`The statement did not finish within ${timeoutMs} ms.`, { cause: end.error });
+  return end.result;
 }
