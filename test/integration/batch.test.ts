@@ -4,6 +4,7 @@ import { BATCH_CONCURRENCY } from '../../lib/quota/batch.js';
 import { startDnsServer, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { startWhoisServer, verisignWhois, type TestWhoisServer, type WhoisReply } from '../support/whois-server.js';
+import { until } from '../support/until.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const MIDNIGHT = Date.UTC(2026, 10, 23) / 1000;
@@ -70,15 +71,6 @@ async function* ndjsonLines(response: Response): AsyncGenerator<Item> {
     }
   }
   expect(buffered, 'a last line without its newline').to.equal('');
-}
-
-/** Waits (in steps of 10 ms, up to 3 s) until `condition` holds. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 3000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('POST /api/batch', function () {

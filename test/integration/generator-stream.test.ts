@@ -4,6 +4,7 @@ import { DossierError } from '../../lib/errors.js';
 import type { GenerationRequest, TextGenerator } from '../../lib/ports/text-generator.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { until } from '../support/until.js';
 
 /** One server-sent event as the client read it. */
 interface ReadEvent {
@@ -55,11 +56,6 @@ function streamed(fields: Record<string, string>, signal?: AbortSignal): Request
 
 const deltas = (events: ReadEvent[]): string[] =>
   events.filter((e) => e.event === 'delta').map((e) => (e.data as { text: string }).text);
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 250 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(condition(), what).to.equal(true);
-}
 
 describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
   describe('from an OpenAI-compatible server that streams slowly', () => {

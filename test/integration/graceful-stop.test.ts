@@ -5,23 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createDossier } from '../../lib/dossier.js';
 import { dossierJson, serve } from '../support/cli.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
+import { until } from '../support/until.js';
 
 const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789abcdef';
 const UPSTREAM_KEY = 'sk-graceful-upstream-0123456789';
-
-/** Polls `check` every 20 ms, up to `tries` times. */
-async function until(check: () => boolean | Promise<boolean>, what: string, tries = 250): Promise<void> {
-  for (let i = 0; i < tries; i += 1) {
-    if (await check()) return;
-    await sleep(20);
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
 
 /** True when a connection to `url` is refused. */
 function refuses(url: string): Promise<boolean> {
