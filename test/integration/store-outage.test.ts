@@ -1,25 +1,13 @@
 import { expect } from 'chai';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { hasRedisServer, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startSlowLink } from '../support/slow-link.js';
+import { until } from '../support/until.js';
 import { createPostgresBackend } from '../../lib/stores/postgres/backend.js';
-
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
-
-/** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** Both interfaces answer 503 with their own bodies: a lookup (with Retry-After) and a document list. */
 async function expectStoreUnavailable(server: TestServer, key: string): Promise<void> {
@@ -32,28 +20,8 @@ async function expectStoreUnavailable(server: TestServer, key: string): Promise<
   expect(await documents.json()).to.deep.include({ status: 503 });
 }
 
-/** A private Redis of this test's own, which the test can stop and start again. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  let output = '';
-  for await (const chunk of child.stdout!) {
-    output += String(chunk);
-    if (output.includes('Ready to accept connections')) return child;
-  }
-  throw new Error(`redis-server did not start: ${output}`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-}
-
 describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
-  let port: number;
-  let redis: ChildProcess;
+  let redis: TestRedis;
   let server: TestServer;
 
   before(function () {
@@ -61,53 +29,47 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
   });
 
   beforeEach(async () => {
-    port = await freePort();
-    redis = await startRedis(port);
-    server = await startTestServer({ store: `redis://127.0.0.1:${port}` });
+    redis = await startTestRedis();
+    server = await startTestServer({ store: redis.url });
   });
 
   afterEach(async () => {
     await server.close();
-    await stop(redis);
+    await redis.close();
   });
 
   it('answers 503 at once while Redis is down, instead of waiting for it, and works again when it is back', async () => {
     const key = await server.key({ owner: 'alice' });
     expect((await server.get('/api/v1/documents', key)).status).to.equal(200);
 
-    await stop(redis);
+    await redis.stop();
     await expectStoreUnavailable(server, key);
 
     // The data lived only in that Redis (no persistence): the key is gone, but the server reconnects.
-    redis = await startRedis(port);
-    let status = 0;
-    for (let attempt = 0; attempt < 50 && status !== 401; attempt += 1) {
-      status = (await server.get('/api/v1/documents', key)).status;
-      if (status !== 401) await sleep(100);
-    }
-    expect(status).to.equal(401);
+    await redis.start();
+    await until(async () => (await server.get('/api/v1/documents', key)).status === 401, 'the server reconnected');
     expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
   });
 
   it('answers 503 at once when Redis refuses the first connection, and connects when it is there', async () => {
     await server.close();
-    await stop(redis);
-    server = await startTestServer({ store: `redis://127.0.0.1:${port}` });
+    await redis.stop();
+    server = await startTestServer({ store: redis.url });
     const refused = await server.get('/api/dns?domain=example.test', 'dsr_' + 'A'.repeat(43));
     expect(refused.status).to.equal(503);
 
-    redis = await startRedis(port);
+    await redis.start();
     expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
   });
 
   it('answers lookups without the cache while a Redis cache is down', async () => {
     const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
-    const cached = await startTestServer({ cache: `redis://127.0.0.1:${port}`, dnsServers: [dns.address] });
+    const cached = await startTestServer({ cache: redis.url, dnsServers: [dns.address] });
     try {
       const key = await cached.key();
       const ask = () => cached.get('/api/dns?domain=example.test', key);
       expect((await (await ask()).json()).cached).to.equal(false);
-      await stop(redis);
+      await redis.stop();
       // This process keeps what it read lately, so ask for another name than the one it has seen.
       const other = await cached.get('/api/dns?domain=other.example.test', key);
       expect(other.status).to.equal(200);
@@ -122,7 +84,7 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.name);
     process.on('warning', onWarning);
-    const killer = createClient({ url: `redis://127.0.0.1:${port}` });
+    const killer = createClient({ url: redis.url });
     await killer.connect();
     try {
       const key = await server.key();
@@ -144,27 +106,22 @@ describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (
 });
 
 describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCONT)${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
-  let port: number;
-  let redis: ChildProcess;
-  const frozen = () => redis.kill('SIGSTOP');
-  const thawed = () => redis.kill('SIGCONT');
+  let redis: TestRedis;
 
   before(function () {
     if (!hasRedisServer) this.skip();
   });
 
   beforeEach(async () => {
-    port = await freePort();
-    redis = await startRedis(port);
+    redis = await startTestRedis();
   });
 
   afterEach(async () => {
-    thawed();
-    await stop(redis);
+    await redis.close();
   });
 
   it('answers 503 within the store deadline while Redis accepts connections but never answers, then recovers with nothing lost', async () => {
-    const server = await startTestServer({ store: `redis://127.0.0.1:${port}`, storeTimeoutMs: 200 });
+    const server = await startTestServer({ store: redis.url, storeTimeoutMs: 200 });
     try {
       const key = await server.key({ owner: 'frozen' });
       const created = await server.get('/api/v1/documents', key, {
@@ -173,20 +130,18 @@ describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCON
       });
       expect(created.status).to.equal(201);
 
-      frozen();
+      redis.freeze();
       // Each of these would wait for as long as Redis stays frozen without a deadline of Dossier's own:
       // they are answered while it is still stopped.
       await expectStoreUnavailable(server, key);
       const again = await server.get('/api/v1/documents', key);
       expect(again.status, 'a second call does not queue behind the first').to.equal(503);
 
-      thawed();
-      let status = 0;
-      for (let attempt = 0; attempt < 50 && status !== 200; attempt += 1) {
-        status = (await server.get('/api/v1/documents', key)).status;
-        if (status !== 200) await sleep(100);
-      }
-      expect(status, 'the key written before the freeze still works').to.equal(200);
+      redis.thaw();
+      await until(
+        async () => (await server.get('/api/v1/documents', key)).status === 200,
+        'the key written before the freeze worked again',
+      );
       const listed = await (await server.get('/api/v1/documents', key)).json();
       expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
     } finally {
@@ -199,15 +154,15 @@ describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCON
       'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] },
       'other.example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] },
     });
-    const server = await startTestServer({ cache: `redis://127.0.0.1:${port}`, dnsServers: [dns.address], storeTimeoutMs: 200 });
+    const server = await startTestServer({ cache: redis.url, dnsServers: [dns.address], storeTimeoutMs: 200 });
     try {
       const key = await server.key();
       expect((await (await server.get('/api/dns?domain=example.test', key)).json()).cached).to.equal(false);
-      frozen();
+      redis.freeze();
       const other = await server.get('/api/dns?domain=other.example.test', key);
       expect(other.status).to.equal(200);
       expect(await other.json()).to.deep.include({ status: 'success', cached: false });
-      thawed();
+      redis.thaw();
     } finally {
       await server.close();
       await dns.close();
