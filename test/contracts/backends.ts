@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createClient } from '@keyv/redis';
 
 /** A backend the contract suites run against. */
 export interface BackendCase {
@@ -11,10 +12,10 @@ export interface BackendCase {
   /** True when two Dossier instances on the same URL share data (not so for memory://). */
   shared: boolean;
   /**
-   * True when the server counts a lifetime down on its own clock (Redis), which a test cannot move:
-   * such suites use short lifetimes and wait them out as well as moving the injected clock.
+   * For a server that counts lifetimes down on its own clock (Redis), which the injected one does not
+   * move: makes everything it holds `ms` older, as the tests move their clock. @default none
    */
-  serverClock?: boolean;
+  age?(ms: number): Promise<void>;
   /** Removes what `url()` created. */
   cleanup(): void;
 }
@@ -40,11 +41,37 @@ export function backendCases(): { cases: BackendCase[]; skipped: string[] } {
   const skipped: string[] = [];
   const redis = process.env.DOSSIER_TEST_REDIS;
   const postgres = process.env.DOSSIER_TEST_POSTGRES;
-  if (redis) cases.push({ name: 'redis', url: () => redis, shared: true, serverClock: true, cleanup() {} });
+  if (redis) cases.push({ name: 'redis', url: () => redis, shared: true, age: (ms) => ageRedis(redis, ms), cleanup() {} });
   else skipped.push('redis (set DOSSIER_TEST_REDIS=redis://127.0.0.1:6379 to run it)');
   if (postgres) cases.push({ name: 'postgres', url: () => postgres, shared: true, cleanup() {} });
   else skipped.push('postgres (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run it)');
   return { cases, skipped };
+}
+
+/** Every key of the database that expires, `ms` closer to its expiry (gone when it passes it). */
+const AGE_SCRIPT = `
+local cursor = '0'
+repeat
+  local page = redis.call('SCAN', cursor, 'COUNT', 1000)
+  cursor = page[1]
+  for _, key in ipairs(page[2]) do
+    local left = redis.call('PTTL', key)
+    if left > 0 then
+      if left <= tonumber(ARGV[1]) then redis.call('DEL', key) else redis.call('PEXPIRE', key, left - tonumber(ARGV[1])) end
+    end
+  end
+until cursor == '0'
+return 0`;
+
+/** Ages the Redis database at `url` (the test process's own: test/support/isolation.ts) by `ms`. */
+async function ageRedis(url: string, ms: number): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    await client.eval(AGE_SCRIPT, { keys: [], arguments: [String(ms)] });
+  } finally {
+    await client.quit();
+  }
 }
 
 /**
