@@ -181,7 +181,8 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
       const quick = await startTestServer({
         generator: 'openai',
         openai: { baseUrl: openai.baseUrl, model: 'm' },
-        generatorTimeoutMs: 300,
+        // Far from the first piece, which must be sent before it (the rest of the stream hangs).
+        generatorTimeoutMs: 1500,
       });
       try {
         const quickKey = await quick.key();
@@ -191,7 +192,7 @@ describe('streamed generation (Accept: text/event-stream) over HTTP', () => {
         ).rest();
         expect(events).to.deep.equal([
           { event: 'delta', data: { text: 'Slow' } },
-          { event: 'error', data: { message: 'The text generator did not answer within 0.3 seconds.', status: 504 } },
+          { event: 'error', data: { message: 'The text generator did not answer within 1.5 seconds.', status: 504 } },
         ]);
         await until(() => openai.abandoned === 1, 'the upstream request was aborted');
         expect((await (await quick.get('/api/v1/documents', quickKey)).json()).meta.total).to.equal(0);
