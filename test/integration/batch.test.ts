@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { backendCases } from '../contracts/backends.js';
+import { backendCases, CONTRACT_STORE_TIMEOUT_MS } from '../contracts/backends.js';
 import { BATCH_CONCURRENCY } from '../../lib/quota/batch.js';
 import { startDnsServer, type DnsZone, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
@@ -459,6 +459,8 @@ describe('POST /api/batch', function () {
         await server.close();
         const options = {
           store: backend.url(),
+          // Not the default 2 s: 6 batches at once queue on one quota row while other files load the server.
+          storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS,
           dnsServers: [dnsServer.address],
           lookupTimeoutMs: 2000,
           clock: { now: () => NOW },
