@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { KOA_PACKAGES } from '../../adapters/cli/koa-adapter.js';
 import { SETTINGS } from '../../lib/config/settings.js';
 import { projectRoot } from '../support/paths.js';
+import { closedPort } from '../support/closed-port.js';
 import { startTestServer } from '../support/harness.js';
 
 const ROOT = projectRoot();
@@ -137,7 +138,7 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
     } finally {
       await server.close();
     }
-    expect(await runNode(command.slice(1), { PORT: port })).to.equal(1);
+    expect(await runNode(command.slice(1), { PORT: String(await closedPort()) })).to.equal(1);
   });
 
   it('compose: Redis and two Dossier replicas that share it, configured with variables Dossier knows', () => {

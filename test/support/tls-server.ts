@@ -78,12 +78,7 @@ export function startRawServer(onConnection: (socket: Socket) => void = () => {}
   return listen(server);
 }
 
-/** A port nothing listens on: bound once, then released. */
-export async function closedPort(): Promise<number> {
-  const peer = await startRawServer();
-  await peer.close();
-  return peer.port;
-}
+export { closedPort } from './closed-port.js';
 
 async function listen(server: Server): Promise<TestPeer> {
   const sockets = new Set<Socket>();

@@ -95,14 +95,7 @@ function answer(socket: Socket, reply: WhoisReply): void {
   }
 }
 
-/** A port that nothing listens on (a server was started there and closed). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { closedPort } from './closed-port.js';
 
 /** What {@link verisignWhois} and {@link registrarWhois} write about a domain. */
 export interface WhoisFixture {
