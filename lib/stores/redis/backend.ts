@@ -52,7 +52,10 @@ export function createRedisBackend(options: RedisOptions): Backend {
       if (client.isOpen) client.destroy();
     },
   });
-  const adapter = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true, connectionTimeout: timeoutMs });
+  // No `connectionTimeout` here: keyv races the connection against a timer it never clears, which kept
+  // the process alive for the whole deadline after every connection; the socket's own connectTimeout
+  // and the guard bound the connection already.
+  const adapter = new KeyvRedis(client, { throwOnConnectError: true, throwOnErrors: true });
   // keyv attaches its listeners to the client again at every reconnection (getClient calls initClient),
   // which piles them up; the client never changes here, so the set attached by the constructor is enough.
   (adapter as unknown as { initClient(): void }).initClient = () => {};
