@@ -16,6 +16,7 @@ import {
   serverOptionsFromEnv,
 } from '../../lib/index.js';
 import { loadKoaAdapter } from './koa-adapter.js';
+import { LISTEN_BACKLOG } from './listen-backlog.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -254,7 +255,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any
   // before it are whatever the client sent.
   app.maxIpsCount = 1;
-  const http = app.listen(server.port, server.host);
+  const http = app.listen({ port: server.port, host: server.host, backlog: LISTEN_BACKLOG });
   answerClientErrorsWithJson(http);
   try {
     await once(http, 'listening');

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -10,6 +10,7 @@ import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
 import { dossier, dossierJson, dossierProcess, MAIN, serve, stop, type Run } from '../support/cli.js';
 import { projectRoot } from '../support/paths.js';
+import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
 
 describe('the dossier command', () => {
   let dir: string;
@@ -194,6 +195,19 @@ describe('the dossier command', () => {
     const bad = await dossier(['serve'], { ...env, DOSSIER_TRUST_PROXY: 'yes' });
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.include('DOSSIER_TRUST_PROXY');
+  });
+
+  it('listens with room for a burst of connections larger than the default backlog of Node (511)', async function () {
+    if (spawnSync('ss', ['-V']).status !== 0) this.skip();
+    const { url, child } = await serve(env);
+    try {
+      // ss shows a listening socket's backlog as its Send-Q; the kernel caps it at net.core.somaxconn.
+      const listing = spawnSync('ss', ['-ltnH', `sport = :${new URL(url).port}`], { encoding: 'utf8' }).stdout;
+      const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+      expect(listing.trim().split(/\s+/)[2]).to.equal(String(Math.min(LISTEN_BACKLOG, somaxconn)));
+    } finally {
+      await stop(child);
+    }
   });
 
   it('says which port is taken instead of crashing', async () => {

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createKoaApp } from '../../adapters/koa/app.js';
+import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
 import { answerClientErrorsWithJson } from '../../adapters/koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
@@ -29,7 +30,7 @@ export function testOptions(options: DossierOptions = {}): DossierOptions {
 /** Builds a Dossier with {@link testOptions} and serves it with the Koa adapter on port 0. */
 export async function startTestServer(options: DossierOptions = {}): Promise<TestServer> {
   const dossier = createDossier(testOptions(options));
-  const server = createKoaApp(dossier).listen(0, '127.0.0.1');
+  const server = createKoaApp(dossier).listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG });
   answerClientErrorsWithJson(server);
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
