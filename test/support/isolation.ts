@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { RootHookObject } from 'mocha';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
@@ -7,15 +8,16 @@ import pg from 'pg';
  * A root hook plugin (`require` in .mocharc.json): each mocha process (each worker of `--parallel`)
  * points `DOSSIER_TEST_REDIS` and `DOSSIER_TEST_POSTGRES` at a Redis database and a PostgreSQL schema of
  * its own before any test file is loaded, and each test file starts with them empty and leaves them
- * dropped. So the fixed namespace of the container (`dossier`) is never shared between files running
+ * emptied (the schema dropped; the database kept reserved for the process's next file). So the fixed namespace of the container (`dossier`) is never shared between files running
  * side by side, nor left behind for the next file or run.
  */
 export async function mochaHooks(): Promise<RootHookObject> {
-  const token = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const redis = process.env.DOSSIER_TEST_REDIS ? await reserveRedisDatabase(process.env.DOSSIER_TEST_REDIS, token) : undefined;
-  const postgres = process.env.DOSSIER_TEST_POSTGRES
-    ? ownSchema(process.env.DOSSIER_TEST_POSTGRES, `test_${token.replace('-', '_')}`)
-    : undefined;
+  // With --parallel, mocha loads this plugin in the main process too, which runs no test: what it set
+  // in the environment would be inherited by every worker, and what it reserved never given back.
+  if (process.env.MOCHA_WORKER_ID === undefined && process.argv.includes('--parallel')) return {};
+  const redis = process.env.DOSSIER_TEST_REDIS ? await reserveRedisDatabase(process.env.DOSSIER_TEST_REDIS) : undefined;
+  const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const postgres = process.env.DOSSIER_TEST_POSTGRES ? ownSchema(process.env.DOSSIER_TEST_POSTGRES, schema) : undefined;
   if (redis) process.env.DOSSIER_TEST_REDIS = redis.url;
   if (postgres) process.env.DOSSIER_TEST_POSTGRES = postgres.url;
   return {
@@ -30,7 +32,7 @@ export async function mochaHooks(): Promise<RootHookObject> {
   };
 }
 
-/** A test process's own namespace on a shared server: its URL, and how to empty it (and keep or give it up). */
+/** A test process's own namespace on a shared server: its URL, and how to empty it (`keep`: for another file). */
 interface Namespace {
   url: string;
   reset(keep: boolean): Promise<void>;
@@ -39,16 +41,48 @@ interface Namespace {
 /** Databases a Redis server has by default (`databases 16`); 0 holds the reservations. */
 const REDIS_DATABASES = 16;
 
-/** How long a reservation outlives a process that died without giving it back. */
+/** How long a reservation outlives its last use, should its holder die where its pid cannot be checked. */
 const RESERVATION_MS = 15 * 60_000;
 
 /**
- * Reserves one of the numbered databases of the Redis at `url` (a key per database in database 0,
- * set only when absent), for this process while a file runs, and answers its URL.
+ * Takes a reservation: when absent, or held by a process of this host that no longer runs (a worker
+ * ends without a hook to give it back). Answers 1 when taken, 0 when another holds it.
  */
-async function reserveRedisDatabase(url: string, token: string): Promise<Namespace> {
-  const base = new URL(url);
-  const connect = (database: number) => createClient({ url, database });
+const RESERVE_SCRIPT = `
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] or not holder or holder == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`;
+
+/** `host:pid` of this process: a reservation's holder. */
+const holderOf = (pid: number): string => `${hostname()}:${pid}`;
+
+/** True when `holder` is a process of this host that has ended. */
+function ended(holder: string | null): boolean {
+  const [host, pid] = (holder ?? '').split(':');
+  if (host !== hostname() || !pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Reserves one of the numbered databases of the Redis at `url` (a key per database in database 0),
+ * for as long as this process runs, and answers its URL. Each file empties it before and after.
+ */
+async function reserveRedisDatabase(url: string): Promise<Namespace> {
+  // The database is named in the URL's path: node-redis prefers it to a `database` option.
+  const urlOf = (database: number): string => {
+    const named = new URL(url);
+    named.pathname = `/${database}`;
+    return named.href;
+  };
+  const connect = (database: number) => createClient({ url: urlOf(database) });
   const withClient = async <T>(database: number, use: (client: ReturnType<typeof connect>) => Promise<T>): Promise<T> => {
     const client = connect(database);
     await client.connect();
@@ -58,24 +92,27 @@ async function reserveRedisDatabase(url: string, token: string): Promise<Namespa
       await client.quit();
     }
   };
-  const reserve = (client: ReturnType<typeof connect>, n: number) =>
-    client.set(`dossier-test:database:${n}`, token, { NX: true, PX: RESERVATION_MS });
+  const me = holderOf(process.pid);
+  const reserve = async (client: ReturnType<typeof connect>, n: number): Promise<boolean> => {
+    const key = `dossier-test:database:${n}`;
+    const holder = await client.get(key);
+    const reclaimable = ended(holder) ? holder! : me;
+    const taken = await client.eval(RESERVE_SCRIPT, { keys: [key], arguments: [me, String(RESERVATION_MS), reclaimable] });
+    return Number(taken) === 1;
+  };
   const number = await withClient(0, async (client) => {
-    for (let n = 1; n < REDIS_DATABASES; n += 1) if ((await reserve(client, n)) === 'OK') return n;
+    for (let n = 1; n < REDIS_DATABASES; n += 1) if (await reserve(client, n)) return n;
     throw new Error(
       `All ${REDIS_DATABASES - 1} test databases of ${url} are reserved (keys dossier-test:database:N in database 0).`,
     );
   });
-  base.pathname = `/${number}`;
   return {
-    url: base.href,
-    async reset(keep) {
-      await withClient(0, async (client) => {
-        const holder = (await reserve(client, number)) === 'OK' ? token : await client.get(`dossier-test:database:${number}`);
-        if (holder !== token) throw new Error(`Redis test database ${number} was taken by another process (${holder}).`);
-      });
+    url: urlOf(number),
+    async reset() {
+      // Taken again each time: a holder that no longer ran may have been reclaimed (it cannot be us).
+      const held = await withClient(0, (client) => reserve(client, number));
+      if (!held) throw new Error(`Redis test database ${number} was taken by another process.`);
       await withClient(number, (client) => client.flushDb());
-      if (!keep) await withClient(0, (client) => client.del(`dossier-test:database:${number}`));
     },
   };
 }
