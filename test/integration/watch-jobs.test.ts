@@ -4,6 +4,7 @@ import { Queue, createPostgresBackend, type Job } from 'bullmq';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
 import { uniqueName } from '../contracts/backends.js';
+import { bullmqPostgresConnection } from '../../lib/watches/jobs/bullmq-jobs.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
 
@@ -16,11 +17,7 @@ const ENGINES = [
 /** A BullMQ queue of the engine's, opened by the test to look at its jobs. */
 function openQueue(url: string, name: string): { queue: Queue; close(): Promise<void> } {
   if (url.startsWith('postgres')) {
-    const queue = new Queue(
-      name,
-      { connection: { connectionString: url, schema: 'dossier_jobs', migrate: true } },
-      createPostgresBackend,
-    );
+    const queue = new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend);
     return { queue: queue as unknown as Queue, close: () => queue.close() };
   }
   const client = createClient({ url });

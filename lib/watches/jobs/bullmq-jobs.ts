@@ -1,4 +1,4 @@
-import type { IRedisClient, Job, Queue, Worker } from 'bullmq';
+import type { IRedisClient, Job, PostgresPoolConfig, Queue, Worker } from 'bullmq';
 import type { Logger } from '../../ports/logger.js';
 import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
 import { loadRedisDriver } from '../../stores/redis/backend.js';
@@ -193,8 +193,8 @@ export class BullWatchJobs implements WatchJobs {
     return /^postgres(ql)?:/.test(this.options.url);
   }
 
-  private postgresConnection(): { connectionString: string; schema: string; migrate: true } {
-    return { connectionString: this.options.url, schema: POSTGRES_SCHEMA, migrate: true };
+  private postgresConnection(): PostgresPoolConfig {
+    return bullmqPostgresConnection(this.options.url);
   }
 
   /** A node-redis client of its own for each queue and worker (BullMQ blocks on a worker's). */
@@ -204,4 +204,17 @@ export class BullWatchJobs implements WatchJobs {
     this.redisClients.push(client);
     return this.bullmq.createNodeRedisClient(client);
   }
+}
+
+/**
+ * BullMQ's PostgreSQL connection for a store URL: its tables in their own schema, created on first use.
+ * The URL's `options` (such as `-c search_path=…` for Dossier's own tables) go to the pool config, where
+ * BullMQ appends its own search path after them; left in the URL, they would override it, and BullMQ
+ * would not find its functions.
+ */
+export function bullmqPostgresConnection(storeUrl: string): PostgresPoolConfig {
+  const url = new URL(storeUrl);
+  const options = url.searchParams.get('options');
+  url.searchParams.delete('options');
+  return { connectionString: url.href, ...(options === null ? {} : { options }), schema: POSTGRES_SCHEMA, migrate: true };
 }
