@@ -3,6 +3,7 @@ import type { ResolvedOptions } from '../options.js';
 import type { WatchJobs } from '../ports/watch-jobs.js';
 import type { TelemetryHub } from '../telemetry/instrument.js';
 import { TOKENS } from '../tokens.js';
+import { createTrustContext } from '../lookup/ssl/ssl-lookup.js';
 import { BullWatchJobs } from './jobs/bullmq-jobs.js';
 import { TimerWatchJobs } from './jobs/timer-jobs.js';
 import { KeyvWatchStore } from './keyv-watch-store.js';
@@ -35,5 +36,6 @@ export function createWatchService(c: DependencyContainer, options: ResolvedOpti
     watchesPerKey: options.watchesPerKey,
     telemetry: hub,
     logger: options.logger,
+    secureContext: createTrustContext(options.sslCaCertificates ?? []),
   });
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { SecureContext } from 'node:tls';
 import { EventEmitter } from 'node:events';
 import { DossierError, isDossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
@@ -51,6 +52,8 @@ export interface WatchServiceOptions {
   logger: Logger;
   /** How long one attempt may take before it counts as failed, in ms. @default 10000 ({@link ATTEMPT_DEADLINE_MS}) */
   attemptDeadlineMs?: number;
+  /** Whom an `https` webhook's certificate must chain to (`sslCaCertificates` added to Node's roots). @default Node's roots */
+  secureContext?: SecureContext;
 }
 
 /** The owner of the watches an embedding app makes without naming one. */
@@ -236,6 +239,7 @@ export class KeyvWatchService implements WatchService {
           body: delivery.body,
           headers: signatureHeaders(watch.secret, delivery.id, delivery.body, clock.now()),
           reach: { resolver, guard, signal },
+          secureContext: this.options.secureContext,
         }),
       );
     } catch (error) {

@@ -1,6 +1,7 @@
 import http, { type ClientRequest } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import { DossierError } from '../errors.js';
 import { readCapped } from '../lookup/net/capped-read.js';
 import { guardedConnect } from '../lookup/net/guarded-connect.js';
@@ -18,6 +19,8 @@ export interface WebhookPost {
   body: string;
   /** Resolver, address rules and the signal that ends the attempt (its 10 s deadline). */
   reach: Reach;
+  /** Whom an `https` receiver's certificate must chain to. @default Node's roots */
+  secureContext?: SecureContext;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface WebhookPost {
  * @returns the answer's status
  * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`, `ERR_UPSTREAM_TIMEOUT`
  */
-export async function postWebhook({ url: text, headers, body, reach }: WebhookPost): Promise<number> {
+export async function postWebhook({ url: text, headers, body, reach, secureContext }: WebhookPost): Promise<number> {
   const url = new URL(text);
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const port = webhookPort(url);
@@ -54,6 +57,7 @@ export async function postWebhook({ url: text, headers, body, reach }: WebhookPo
         agent: false,
         lookup: pinnedLookup(address),
         servername: isIP(hostname) === 0 ? hostname : undefined,
+        ...(secureContext === undefined ? {} : { secureContext }),
       }),
     (req, outcome) => {
       req.on('response', (res) => {

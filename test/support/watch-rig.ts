@@ -7,6 +7,7 @@ import { parseHostPort } from '../../lib/lookup/net/host-port.js';
 import { TimerWatchJobs } from '../../lib/watches/jobs/timer-jobs.js';
 import { KeyvWatchStore } from '../../lib/watches/keyv-watch-store.js';
 import { KeyvWatchService } from '../../lib/watches/watch-service.js';
+import { createTrustContext } from '../../lib/lookup/ssl/ssl-lookup.js';
 
 /** A clock a test moves. */
 export interface TestClock {
@@ -85,6 +86,7 @@ export async function startWatchRig(
     telemetry: { watchCheck() {}, webhookDelivery() {} },
     logger: dossier.options.logger,
     attemptDeadlineMs: options.attemptDeadlineMs,
+    secureContext: createTrustContext(options.sslCaCertificates ?? []),
   });
   if (options.runsWork !== false) await jobs.start();
   const settle = async (): Promise<void> => {
