@@ -257,6 +257,10 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   try {
     // Opens the stores and reads each GeoIP file once, before anyone can send a request.
     await dossier.ready();
+    // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
+    // with the line to run, instead of failing each watch request.
+    if (dossier.options.workers) await dossier.startWorkers();
+    else void dossier.watches;
   } catch (error) {
     // A store that accepts connections but never answers never confirms its close either: it gets
     // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
@@ -265,7 +269,6 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     io.err(`dossier: ${error.message}\n`);
     return 1;
   }
-  if (dossier.options.workers) await dossier.startWorkers();
   const app = createKoaApp(dossier);
   app.proxy = server.trustProxy ?? false;
   // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any

@@ -159,4 +159,14 @@ describe('the package without the job engine bullmq', function () {
       `ERR_CONFIG_INVALID ${line}`,
     ]);
   });
+
+  it('serve on a Redis store stops with the line to run, with or without workers', async function () {
+    const redis = process.env.DOSSIER_TEST_REDIS;
+    if (!redis) this.skip();
+    const line = 'Watches on a redis:// or postgres:// store needs bullmq, which is not installed: run npm install bullmq';
+    for (const workers of ['true', 'false']) {
+      const served = await node(dir, ['dist/adapters/cli/main.js', 'serve'], { DOSSIER_STORE: redis, DOSSIER_WORKERS: workers });
+      expectStopsWith(served, line);
+    }
+  });
 });
