@@ -101,8 +101,9 @@ export class BullWatchJobs implements WatchJobs {
       {
         concurrency,
         settings: {
+          // An attempt that could not be made (the store down) waits as a failed one's first retry does.
           backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
-            error instanceof RetryLater ? error.retryInMs : 0,
+            error instanceof RetryLater ? error.retryInMs : RETRY_DELAYS_MS[0],
         },
       },
     );
@@ -110,9 +111,11 @@ export class BullWatchJobs implements WatchJobs {
   }
 
   async schedule(watchId: string, intervalMs: number): Promise<void> {
-    await (
-      await this.open()
-    ).checks.upsertJobScheduler(watchId, { every: intervalMs }, { name: 'check', data: { watchId }, opts: CHECK_JOB });
+    await this.open().checks.upsertJobScheduler(
+      watchId,
+      { every: intervalMs },
+      { name: 'check', data: { watchId }, opts: CHECK_JOB },
+    );
   }
 
   async unschedule(watchId: string): Promise<void> {
@@ -124,9 +127,7 @@ export class BullWatchJobs implements WatchJobs {
   }
 
   async deliver(deliveryId: string, watchId: string): Promise<void> {
-    await (
-      await this.open()
-    ).deliveries.add(
+    await this.open().deliveries.add(
       'deliver',
       { deliveryId, watchId },
       {
