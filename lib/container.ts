@@ -26,6 +26,7 @@ import {
   observeStoreErrors,
 } from './telemetry/instrument.js';
 import { TOKENS } from './tokens.js';
+import { createWatchService } from './watches/create-watch-service.js';
 
 /** Lookup answers kept by a `memory://` cache at the most. */
 const MEMORY_CACHE_ENTRIES = 10_000;
@@ -151,6 +152,10 @@ export function createContainer(options: ResolvedOptions): Composition {
       generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
+  container.register(
+    TOKENS.watchService,
+    once((c) => createWatchService(c, options, hub)),
+  );
   return {
     container,
     telemetry: hub,
@@ -159,6 +164,8 @@ export function createContainer(options: ResolvedOptions): Composition {
       await Promise.all(readiness.map((check) => check()));
     },
     async close() {
+      // The jobs first: a check or delivery in flight still needs the store.
+      if (container.isRegistered(TOKENS.watchJobs)) await container.resolve(TOKENS.watchJobs).close();
       await Promise.all(opened.splice(0).map((backend) => backend.close()));
       await container.dispose();
     },

@@ -10,6 +10,7 @@ import { Metering } from './quota/metering.js';
 import type { Telemetry } from './ports/telemetry.js';
 import type { KvStore } from './ports/kv-store.js';
 import { TOKENS } from './tokens.js';
+import type { WatchService } from './ports/watches.js';
 
 /** A running Dossier: its services, and how to shut it down. */
 export interface Dossier {
@@ -29,6 +30,17 @@ export interface Dossier {
   readonly documents: DocumentService;
   /** The administration panel's sign-outs and sign-in lock-outs, shared by every process on the store. */
   readonly adminSessions: AdminSessions;
+  /**
+   * Watches (CONTRACT.md §11): create, list, get, remove and check them, read their deliveries, and
+   * hear their events in-process with `on(event, listener)`. The first use starts this process's
+   * share of the checks and deliveries, unless the option `workers` is false.
+   */
+  readonly watches: WatchService;
+  /**
+   * Starts this process's share of the checks and deliveries of watches (done by the first use of
+   * `watches` unless `workers` is false; `dossier worker` calls it). Idempotent.
+   */
+  startWorkers(): Promise<void>;
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
   /**
@@ -89,6 +101,15 @@ export function createDossier(options: DossierOptions = {}): Dossier {
   };
   let closing: Promise<void> | undefined;
   let adminSessions: AdminSessions | undefined;
+  let workers: Promise<void> | undefined;
+  const startWorkers = (): Promise<void> => {
+    workers ??= (async () => {
+      // The service first: it tells the engine what its work is.
+      container.resolve(TOKENS.watchService);
+      await container.resolve(TOKENS.watchJobs).start();
+    })();
+    return workers;
+  };
   return {
     lookups: container.resolve(TOKENS.lookupService),
     keys: container.resolve(TOKENS.keyStore),
@@ -104,6 +125,18 @@ export function createDossier(options: DossierOptions = {}): Dossier {
       );
       return adminSessions;
     },
+    get watches() {
+      const watches = container.resolve(TOKENS.watchService);
+      if (resolved.workers && closing === undefined) {
+        startWorkers().catch((error: unknown) =>
+          resolved.logger.error('the watch workers did not start', {
+            message: error instanceof Error ? error.message : String(error),
+          }),
+        );
+      }
+      return watches;
+    },
+    startWorkers,
     options: resolved,
     async ready(deadlineMs = READY_DEADLINE_MS) {
       const [{ store, cache }] = await Promise.all([probe(deadlineMs), ready()]);

@@ -22,6 +22,8 @@ export const ERROR_CODES = [
   'ERR_DOCUMENT_INVALID',
   'ERR_GENERATOR_FAILED',
   'ERR_GENERATOR_TIMEOUT',
+  'ERR_WATCH_INVALID',
+  'ERR_WATCH_NOT_FOUND',
 ] as const;
 
 /** A machine-readable error code of the core. */
@@ -47,8 +49,9 @@ export class DossierValidationError extends DossierError {
   constructor(
     readonly errors: Record<string, string[]>,
     message = firstMessage(errors),
+    code: ErrorCode = 'ERR_DOCUMENT_INVALID',
   ) {
-    super('ERR_DOCUMENT_INVALID', message);
+    super(code, message);
   }
 }
 

@@ -58,3 +58,20 @@ export { BatchRequest } from './schemas/batch.js';
 export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from './schemas/keys.js';
 export { BATCH_CONCURRENCY } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';
+export {
+  WATCH_EVENTS,
+  WATCH_TYPES,
+  type CreatedWatch,
+  type Delivery,
+  type DeliveryStatus,
+  type NewWatch,
+  type Watch,
+  type WatchEvent,
+  type WatchEventType,
+  type WatchType,
+  type WatchListener,
+  type WatchOwner,
+  type WatchService,
+} from './ports/watches.js';
+export { WatchCreate } from './schemas/watches.js';
+export { wireDelivery, wireWatch } from './watches/wire.js';

@@ -40,6 +40,11 @@ type Settings = SettingValues<typeof SETTINGS>;
 export type DossierOptions = Partial<Settings> & {
   /** The OpenAI-compatible server, required when `generator` is `'openai'`. @default undefined */
   openai?: OpenAiOptions;
+  /**
+   * Starts the names of the job queues of watches on a Redis or PostgreSQL store: processes that share
+   * a store and this prefix share the work. @default 'dossier'
+   */
+  jobQueuePrefix?: string;
 } & DossierPorts;
 
 /** What a host may plug into `createDossier` besides the settings: its own time, logs and ports. */

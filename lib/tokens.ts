@@ -12,6 +12,8 @@ import type { Backend } from './ports/backend.js';
 import type { KvStore } from './ports/kv-store.js';
 import type { TargetGuard } from './ports/target-guard.js';
 import type { MeteringOptions } from './ports/metering.js';
+import type { WatchJobs } from './ports/watch-jobs.js';
+import type { WatchService } from './ports/watches.js';
 
 /** Typed DI tokens of the composition root. */
 export const TOKENS = {
@@ -30,4 +32,7 @@ export const TOKENS = {
   meteringOptions: Symbol('meteringOptions') as InjectionToken<MeteringOptions>,
   /** The store's one-step admission; `null` when the host replaced the key or quota store. */
   admissions: Symbol('admissions') as InjectionToken<AdmissionStore | null>,
+  /** Where the checks and deliveries of watches run. */
+  watchJobs: Symbol('watchJobs') as InjectionToken<WatchJobs>,
+  watchService: Symbol('watchService') as InjectionToken<WatchService>,
 } as const;

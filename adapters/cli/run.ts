@@ -17,6 +17,7 @@ import {
 } from '../../lib/index.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
+import { listWatches } from './watches-command.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -25,7 +26,11 @@ export interface CliOutput {
 }
 
 const USAGE = `Usage:
-  dossier serve                          serve the HTTP API on HOST:PORT (default 127.0.0.1:3000)
+  dossier serve                          serve the HTTP API on HOST:PORT (default 127.0.0.1:3000), and run
+                                         the checks and deliveries of watches unless DOSSIER_WORKERS=false
+  dossier worker                         run the checks and deliveries of watches, without HTTP
+  dossier watches list --key KEY_ID [--json]
+                                         the watches a key created, newest first
   dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N]
                       [--expires YYYY-MM-DD|ISO-8601] [--json]
   dossier keys list [--json]             every key, newest last, with its status, expiry and use today
@@ -52,6 +57,17 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
   }
   try {
     if (command === 'serve') return await serve(env, io);
+    if (command === 'worker') return await worker(env, io);
+    if (command === 'watches' && subcommand === 'list') {
+      // A listing only reads: it runs no checks or deliveries of its own.
+      const dossier = createDossier({ ...optionsFromEnv(env), workers: false });
+      try {
+        await listWatches(argv.slice(2), dossier, io.out);
+        return 0;
+      } finally {
+        await dossier.close();
+      }
+    }
     if (command === 'keys' && subcommand !== undefined && KEY_COMMANDS.includes(subcommand)) {
       return await keys(subcommand, argv.slice(2), env, io);
     }
@@ -242,6 +258,10 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   try {
     // Opens the stores and reads each GeoIP file once, before anyone can send a request.
     await dossier.ready();
+    // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
+    // with the line to run, instead of failing each watch request.
+    if (dossier.options.workers) await dossier.startWorkers();
+    else void dossier.watches;
   } catch (error) {
     // A store that accepts connections but never answers never confirms its close either: it gets
     // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
@@ -284,6 +304,36 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
   ]);
   logger.info('stopped', { drained, stores_closed: closed });
+  return 0;
+}
+
+/**
+ * `dossier worker`: this process's share of the checks and deliveries of watches, without HTTP, until
+ * SIGINT or SIGTERM; then the jobs held finish (or go back to the engine) and the stores close.
+ */
+async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
+  // The adapter's logger: the worker's lines read as the server's.
+  const { createJsonLogger } = await loadKoaAdapter();
+  const options = optionsFromEnv(env);
+  const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
+  const dossier = createDossier({ ...options, logger });
+  try {
+    await dossier.ready();
+    await dossier.startWorkers();
+  } catch (error) {
+    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
+    if (!(error instanceof DossierError)) throw error;
+    io.err(`dossier: ${error.message}\n`);
+    return 1;
+  }
+  io.out(`Dossier worker running (store ${redact(dossier.options.store)})\n`);
+  // The engines' timers do not hold the process (a server's socket does); here this one does, until a signal.
+  const alive = setInterval(() => {}, 2 ** 30);
+  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  clearInterval(alive);
+  logger.info('stopping', { signal: String(signal ?? '') });
+  await dossier.close();
+  logger.info('stopped', {});
   return 0;
 }
 

@@ -9,6 +9,7 @@ import { addLookupRoutes, lookupHandlers } from './lookup-routes.js';
 import { createMetrics } from './metrics.js';
 import { createOpsRouter } from './ops-routes.js';
 import { requestMiddleware } from './request-middleware.js';
+import { addWatchRoutes } from './watch-routes.js';
 
 /**
  * A router with every route of both interfaces and the administration panel (on only with
@@ -19,6 +20,7 @@ export function createDossierRouter(dossier: Dossier): Router {
   const router = new Router();
   addLookupRoutes(router, dossier);
   addBatchRoutes(router, dossier);
+  addWatchRoutes(router, dossier);
   addDocumentRoutes(router, dossier);
   addAdminRoutes(router, dossier);
   return router;

@@ -92,7 +92,7 @@ function itemBody(item: BatchItemOutcome): Record<string, unknown> {
  * The request body as text, at most {@link MAX_BODY_BYTES}; whether it is JSON is the core's to say.
  * @throws an HTTP error 413 above the limit.
  */
-async function readText(ctx: Context): Promise<string> {
+export async function readText(ctx: Context): Promise<string> {
   const tooLarge = (): never => ctx.throw(413, `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
   if ((ctx.request.length ?? 0) > MAX_BODY_BYTES) tooLarge();
   const chunks: Buffer[] = [];

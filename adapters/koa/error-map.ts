@@ -31,6 +31,8 @@ export const HTTP_ERRORS: Record<ErrorCode, HttpError> = {
   ERR_DOCUMENT_INVALID: { status: 422, code: 'invalid_request' },
   ERR_GENERATOR_FAILED: { status: 502, code: 'generator_error' },
   ERR_GENERATOR_TIMEOUT: { status: 504, code: 'generator_timeout' },
+  ERR_WATCH_INVALID: { status: 400, code: 'invalid_request' },
+  ERR_WATCH_NOT_FOUND: { status: 404, code: 'not_found' },
 };
 
 /** Seconds a client should wait before retrying when the store is down. */

@@ -73,6 +73,6 @@ function respond(ctx: Context, status: number, code: string, message: string, er
   if (isDocumentPath(ctx.path)) {
     ctx.body = { message: DOCUMENT_MESSAGES[status] ?? message, status, ...(errors ? { errors } : {}) };
   } else {
-    ctx.body = { status: 'error', code, message };
+    ctx.body = { status: 'error', code, message, ...(errors ? { errors } : {}) };
   }
 }

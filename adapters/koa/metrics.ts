@@ -63,6 +63,18 @@ export function createMetrics(): DossierMetrics {
     buckets: GENERATOR_BUCKETS,
     registers: [registry],
   });
+  const watchChecks = new Counter({
+    name: 'dossier_watch_checks_total',
+    help: 'Checks of watches, by watch type and outcome (success, failure).',
+    labelNames: ['type', 'outcome'],
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'dossier_webhook_deliveries_total',
+    help: 'Attempts of webhook deliveries, by outcome (delivered, retry, failed).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   return {
     registry,
     observer: {
@@ -71,6 +83,8 @@ export function createMetrics(): DossierMetrics {
       quotaRejected: () => quotaRejections.inc(),
       storeError: () => storeErrors.inc(),
       generation: (seconds) => generator.observe(seconds),
+      watchCheck: (type, outcome) => watchChecks.inc({ type, outcome }),
+      webhookDelivery: (outcome) => deliveries.inc({ outcome }),
     },
     request(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });

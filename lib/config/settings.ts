@@ -101,6 +101,13 @@ export const SETTINGS = {
     check: wholeNumber(0, 3_600_000),
     default: 10_000,
   },
+  watchesPerKey: { variable: 'DOSSIER_WATCHES_PER_KEY', read: readWholeNumber, check: wholeNumber(1, 1_000_000), default: 100 },
+  workers: {
+    variable: 'DOSSIER_WORKERS',
+    read: readBoolean,
+    check: yesNo,
+    default: true,
+  },
 } satisfies Record<string, Setting>;
 
 /** The HTTP server's settings (`dossier serve`, `npm start`). */

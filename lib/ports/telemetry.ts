@@ -19,4 +19,11 @@ export interface Telemetry {
   storeError(): void;
   /** One text generation took `seconds`; `ok` is false when it failed or timed out. */
   generation(seconds: number, ok: boolean): void;
+  /** A watch's check ended: `outcome` is `success` or `failure` (an upstream failure). */
+  watchCheck?(type: 'ssl' | 'whois' | 'dns', outcome: 'success' | 'failure'): void;
+  /**
+   * One attempt of a webhook delivery ended: `delivered` (a 2xx), `retry` (it will be tried again) or
+   * `failed` (the last attempt failed).
+   */
+  webhookDelivery?(outcome: 'delivered' | 'retry' | 'failed'): void;
 }

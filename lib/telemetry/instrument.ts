@@ -45,6 +45,14 @@ export class TelemetryHub implements Telemetry {
     this.each((o) => o.generation(seconds, ok));
   }
 
+  watchCheck(type: 'ssl' | 'whois' | 'dns', outcome: 'success' | 'failure'): void {
+    this.each((o) => o.watchCheck?.(type, outcome));
+  }
+
+  webhookDelivery(outcome: 'delivered' | 'retry' | 'failed'): void {
+    this.each((o) => o.webhookDelivery?.(outcome));
+  }
+
   private each(report: (observer: Telemetry) => void): void {
     for (const observer of this.observers) {
       try {

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'browser-admin-token-0123456789abcdefghij';
 const HEADERS = ['Name', 'Owner', 'Scopes', 'Daily limit', 'Used today', 'Created', 'Status'];
@@ -211,7 +212,7 @@ describe('the admin panel in Chromium', function () {
         '0',
         '2',
       ]);
-      expect(await page.getByRole('table').getByRole('row').count()).to.equal(32); // header, 30 days, total
+      expect(await page.getByRole('table').first().getByRole('row').count()).to.equal(32); // header, 30 days, total
       await screenshots(page, 'detail');
 
       // Change the limit: the next lookup answers under the new one.
@@ -247,6 +248,55 @@ describe('the admin panel in Chromium', function () {
       expect(problems).to.deep.equal([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it("lists the key's watches on its detail, with their last check and last deliveries", async () => {
+    await server.close();
+    const receiver = await startReceiver();
+    dns.zone['hooks.test'] = { A: [{ address: '127.0.0.1', ttl: 60 }] };
+    // The SSL watch's peer refuses: its checks fail, and the panel says why.
+    server = await startTestServer({ adminToken: TOKEN, dnsServers: [dns.address], allowPrivateTargets: true, sslPort: 1 });
+    const { key } = await server.dossier.keys.create({ name: 'monitoring', owner: 'acct-watch' });
+    const watches = server.dossier.watches;
+    const mine = { keyId: key.id, owner: key.owner, webhookUrl: `http://hooks.test:${receiver.port}/hooks` };
+    const zone = await watches.create({ type: 'dns', domain: 'example.test', ...mine });
+    const certificate = await watches.create({ type: 'ssl', domain: 'hooks.test', intervalSeconds: 300, ...mine });
+    const who = { owner: key.owner };
+    const settled = async (id: string, done: (deliveries: { status: string }[]) => boolean): Promise<void> => {
+      while ((await watches.get(id, who)).lastCheckedAt === null || !done(await watches.deliveries(id, who))) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await settled(zone.watch.id, () => true);
+    await settled(certificate.watch.id, () => true);
+    dns.zone['example.test']!.A = [{ address: '93.184.216.35', ttl: 600 }];
+    await watches.check(zone.watch.id, who);
+    await settled(zone.watch.id, (deliveries) => deliveries[0]?.status === 'delivered');
+    const { context, page, problems } = await open();
+    try {
+      await signIn(page);
+      await page.getByRole('link', { name: 'monitoring' }).click();
+      const table = page.getByRole('table').filter({ has: page.getByRole('columnheader', { name: 'Last deliveries' }) });
+      await table.waitFor();
+      const rows = table.getByRole('row');
+      expect(await rows.count()).to.equal(3);
+      const first = await rows.nth(1).innerText();
+      expect(first).to.match(/ssl hooks\.test/);
+      expect(first).to.include('every 5 min');
+      expect(first).to.match(/failed[\s\S]*refused/);
+      const second = await rows.nth(2).innerText();
+      expect(second).to.match(/dns example\.test/);
+      expect(second).to.match(/dns\.changed\s+delivered/);
+      expect(second).to.include('1 attempt · HTTP 204');
+      expect(problems).to.deep.equal([]);
+      await screenshots(page, 'detail-watches');
+      await page.setViewportSize(PHONE);
+      expect(await overflow(page)).to.be.at.most(0);
+    } finally {
+      await context.close();
+      dns.zone['example.test']!.A = [{ address: '93.184.216.34', ttl: 600 }];
+      await receiver.close();
     }
   });
 

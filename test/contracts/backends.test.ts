@@ -4,6 +4,7 @@ import { counterStoreContract } from './counter-store.contract.js';
 import { documentServiceContract } from './document-service.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { quotaStoreContract } from './quota-store.contract.js';
+import { watchStoreContract } from './watch-store.contract.js';
 
 // The matrix: every contract suite on every backend this machine has.
 const { cases, skipped } = backendCases();
@@ -17,6 +18,7 @@ describe('backend contracts', () => {
       quotaStoreContract(backend);
       admissionStoreContract(backend);
       documentServiceContract(backend);
+      watchStoreContract(backend);
     });
   }
   for (const reason of skipped) {

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { startReceiver } from '../support/webhook-receiver.js';
 
 const TOKEN = 'metrics-test-admin-token-0123456789abcdef';
 
@@ -129,5 +130,40 @@ describe('/metrics (CONTRACT.md §7)', () => {
     const { samples } = await scrape();
     expect(value(samples, 'dossier_store_errors_total')).to.be.at.least(1);
     expect(value(samples, 'dossier_http_requests_total', { route: '/api/dns', status: '503' })).to.equal(1);
+  });
+
+  it('counts watch checks by type and outcome, and webhook attempts by outcome', async () => {
+    const receiver = await startReceiver();
+    try {
+      dns.zone['hooks.test'] = { A: [{ address: '127.0.0.1', ttl: 60 }] };
+      server = await startTestServer({ adminToken: TOKEN, dnsServers: [dns.address], allowPrivateTargets: true, sslPort: 1 });
+      const heard: string[] = [];
+      server.dossier.watches.on('*', (event) => heard.push(event.type));
+      const watches = server.dossier.watches;
+      const dnsWatch = await watches.create({
+        type: 'dns',
+        domain: 'example.test',
+        webhookUrl: `http://hooks.test:${receiver.port}/`,
+      });
+      const sslWatch = await watches.create({ type: 'ssl', domain: 'hooks.test' });
+      const checked = async (id: string) => {
+        while ((await watches.get(id)).lastCheckedAt === null) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      await checked(dnsWatch.watch.id);
+      await checked(sslWatch.watch.id);
+      receiver.answer = { status: 500 };
+      dns.zone['example.test']!.A = [];
+      await watches.check(dnsWatch.watch.id);
+      while ((await watches.deliveries(dnsWatch.watch.id))[0]?.attempts !== 1)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      const { samples } = await scrape();
+      expect(value(samples, 'dossier_watch_checks_total', { type: 'dns', outcome: 'success' })).to.equal(2);
+      expect(value(samples, 'dossier_watch_checks_total', { type: 'ssl', outcome: 'failure' })).to.equal(1);
+      expect(value(samples, 'dossier_webhook_deliveries_total', { outcome: 'retry' })).to.equal(1);
+      expect(heard).to.deep.equal(['dns.changed']);
+    } finally {
+      dns.zone['example.test']!.A = [{ address: '93.184.216.34', ttl: 600 }];
+      await receiver.close();
+    }
   });
 });

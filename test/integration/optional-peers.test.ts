@@ -72,7 +72,7 @@ const KOA_LINE = 'npm install koa @koa/router koa-body swagger-ui-dist prom-clie
 
 describe('the package without any optional peer (npm install dossier alone)', function () {
   this.timeout(30_000);
-  const PEERS = ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg'];
+  const PEERS = ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg', 'bullmq'];
   let dir: string;
   before(() => (dir = packageWithout(PEERS)));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,3 +128,45 @@ for (const { peer, scheme, url } of [
     });
   });
 }
+
+describe('the package without the job engine bullmq', function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(() => (dir = packageWithout(['bullmq'])));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('watches on SQLite; watches on a redis:// or postgres:// store stop with the line to run', async () => {
+    await expectMissing(dir, ['bullmq']);
+    const run = await node(dir, [
+      '--input-type=module',
+      '-e',
+      `const { createDossier } = await import('./dist/lib/index.js');
+       const local = createDossier({ store: 'sqlite://./data/watches.sqlite', workers: false });
+       const { watch } = await local.watches.create({ type: 'dns', domain: 'example.com' });
+       console.log(watch.type, watch.domain);
+       await local.close();
+       for (const store of ['redis://127.0.0.1:9/0', 'postgres://nobody@127.0.0.1:9/none']) {
+         const shared = createDossier({ store });
+         try { shared.watches; } catch (error) { console.log(error.code, error.message); }
+         await shared.close();
+       }`,
+    ]);
+    expect(run.stderr).to.equal('');
+    const line = 'Watches on a redis:// or postgres:// store needs bullmq, which is not installed: run npm install bullmq';
+    expect(run.stdout.trim().split('\n')).to.deep.equal([
+      'dns example.com',
+      `ERR_CONFIG_INVALID ${line}`,
+      `ERR_CONFIG_INVALID ${line}`,
+    ]);
+  });
+
+  it('serve on a Redis store stops with the line to run, with or without workers', async function () {
+    const redis = process.env.DOSSIER_TEST_REDIS;
+    if (!redis) this.skip();
+    const line = 'Watches on a redis:// or postgres:// store needs bullmq, which is not installed: run npm install bullmq';
+    for (const workers of ['true', 'false']) {
+      const served = await node(dir, ['dist/adapters/cli/main.js', 'serve'], { DOSSIER_STORE: redis, DOSSIER_WORKERS: workers });
+      expectStopsWith(served, line);
+    }
+  });
+});

@@ -37,6 +37,8 @@ describe('options', () => {
       storeTimeoutMs: 2000,
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
+      watchesPerKey: 100,
+      workers: true,
     });
     expect(options.adminToken).to.equal(undefined);
     expect(options.dnsServers).to.deep.equal([]);
@@ -68,6 +70,8 @@ describe('options', () => {
       DOSSIER_STORE_TIMEOUT_MS: '750',
       DOSSIER_LOG_LEVEL: 'warn',
       DOSSIER_SHUTDOWN_TIMEOUT_MS: '3000',
+      DOSSIER_WATCHES_PER_KEY: '7',
+      DOSSIER_WORKERS: 'false',
     };
     // Every variable of the schema is read here, but the CA file, which has its own test below.
     expect(Object.keys(env).concat('DOSSIER_SSL_CA_FILE')).to.have.members(
@@ -94,6 +98,8 @@ describe('options', () => {
       storeTimeoutMs: 750,
       logLevel: 'warn',
       shutdownTimeoutMs: 3000,
+      watchesPerKey: 7,
+      workers: false,
     });
     expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080', DOSSIER_TRUST_PROXY: 'true' })).to.deep.equal({
       host: '0.0.0.0',

@@ -6,6 +6,7 @@ import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import { keyJson, listJson } from './wire.js';
+import { keyWatches, watchesSection } from './watches-section.js';
 
 /**
  * The page's Content-Security-Policy: its own script and stylesheet only, no inline code or style, no
@@ -89,7 +90,12 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
       }
       try {
         const key = await dossier.keys.get(String(ctx.params.id ?? ''));
-        html(ctx, 200, keyPage(page, await keyJson(dossier, key), await dossier.quotas.history(key.id, DETAIL_DAYS)));
+        const [json, history, watches] = await Promise.all([
+          keyJson(dossier, key),
+          dossier.quotas.history(key.id, DETAIL_DAYS),
+          keyWatches(dossier, key),
+        ]);
+        html(ctx, 200, keyPage(page, json, history, watchesSection(watches)));
       } catch (error) {
         if (!isDossierError(error, 'ERR_KEY_NOT_FOUND')) throw error;
         html(ctx, 404, missingKeyPage(page));

@@ -16,7 +16,7 @@ function minute(iso: string): string {
 }
 
 /** A `<time>` element for an instant, shown to the minute in UTC. */
-function time(iso: string): string {
+export function time(iso: string): string {
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(minute(iso))}</time>`;
 }
 
@@ -174,7 +174,7 @@ function confirmDialog(): string {
 }
 
 /** One key: its fields, the changes it allows, and its lookups per UTC day as a chart and a table. */
-export function keyPage(page: PageContext, key: KeyJson, history: UsageDay[]): string {
+export function keyPage(page: PageContext, key: KeyJson, history: UsageDay[], watches = ''): string {
   const total = history.reduce((sum, day) => sum + day.total, 0);
   const field = (label: string, value: string): string => `<div><dt>${label}</dt><dd>${value}</dd></div>`;
   const active = key.status === 'active';
@@ -233,6 +233,7 @@ ${history
 </table>
 </div>
 </section>
+${watches}
 ${confirmDialog()}`,
     true,
   );

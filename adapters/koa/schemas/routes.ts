@@ -35,6 +35,7 @@ import {
   UsageDay,
   WhoisData,
 } from './shapes.js';
+import { WATCH_ROUTES } from './watch-shapes.js';
 
 // ---------------------------------------------------------------- responses shared by routes
 
@@ -295,6 +296,8 @@ export const ROUTES: readonly RouteSpec[] = [
       503: storeDown(MAYBE_QUOTA),
     },
   }),
+
+  ...WATCH_ROUTES,
 
   // ---------------------------------------------------------------- interface B (CONTRACT.md §3, §9)
   documentRoute('get', '/api/v1/documents', 'listDocuments', {

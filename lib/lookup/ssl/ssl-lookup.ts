@@ -132,7 +132,8 @@ function cacheSeconds(validity: { notBefore: number; notAfter: number }, now: nu
   return Math.max(0, Math.min(...limits));
 }
 
-function createTrustContext(extra: string[]): SecureContext {
+/** The TLS trust of Dossier's connections: Node's roots, and the extra CA certificates given (`sslCaCertificates`). */
+export function createTrustContext(extra: string[]): SecureContext {
   if (extra.length === 0) return createSecureContext();
   // A `ca` list replaces Node's store, so Node's own roots go first.
   return createSecureContext({ ca: [...rootCertificates, ...extra] });

@@ -110,7 +110,7 @@ function getOnce(
 }
 
 /** A `lookup` that answers with the checked address only: Node asks it instead of resolving the name again. */
-function pinnedLookup(address: string): LookupFunction {
+export function pinnedLookup(address: string): LookupFunction {
   const family = isIP(address);
   return ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
     if (options.all) callback(null, [{ address, family }]);

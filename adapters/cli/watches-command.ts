@@ -1,0 +1,24 @@
+import { parseArgs } from 'node:util';
+import { type Dossier, wireWatch } from '../../lib/index.js';
+
+/**
+ * `dossier watches list --key KEY_ID [--json]`: the watches the key created, newest first, one line each
+ * (id, type, domain, interval, last check, last error), or as a JSON array of CONTRACT.md §11 watches.
+ * @throws DossierError `ERR_KEY_NOT_FOUND` for an unknown key; `ERR_STORE_UNAVAILABLE`
+ */
+export async function listWatches(args: string[], dossier: Dossier, out: (text: string) => void): Promise<void> {
+  const { values } = parseArgs({ args, options: { key: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+  if (values.key === undefined) throw Object.assign(new Error('--key KEY_ID is required.'), { code: 'ERR_PARSE_ARGS_MISSING' });
+  const key = await dossier.keys.get(values.key);
+  const watches = (await dossier.watches.list({ owner: key.owner })).filter((watch) => watch.keyId === key.id);
+  if (values.json === true) {
+    out(`${JSON.stringify(watches.map(wireWatch))}\n`);
+    return;
+  }
+  for (const watch of watches) {
+    const checked = watch.lastCheckedAt ?? 'never';
+    const error = watch.lastError === null ? '' : ` error="${watch.lastError}"`;
+    out(`${watch.id} ${watch.type} ${watch.domain} every=${watch.intervalSeconds}s last_check=${checked}${error}\n`);
+  }
+  if (watches.length === 0) out(`No watches for ${key.id}.\n`);
+}

@@ -1,0 +1,135 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
+import { type HeaderName, type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
+import { ApiErrorWith, ApiValidationError, Nullable } from './shapes.js';
+
+const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+
+/** A watch on the wire (CONTRACT.md §11). */
+export const WatchData = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.Union(WATCH_TYPES.map((type) => Type.Literal(type))),
+    domain: Type.String(),
+    webhook_url: Nullable(Type.String()),
+    interval_seconds: Type.Integer(),
+    created_at: IsoDate,
+    last_checked_at: Nullable(IsoDate),
+    next_check_at: IsoDate,
+    last_error: Nullable(Type.String()),
+  },
+  { additionalProperties: false, title: 'Watch' },
+);
+
+/** A watch just created, with its signing secret shown this once. */
+const CreatedWatch = Type.Object(
+  { ...WatchData.properties, secret: Type.String({ pattern: '^whsec_', description: 'the signing secret, shown this once' }) },
+  { additionalProperties: false, title: 'CreatedWatch' },
+);
+
+/** A delivery on the wire. */
+export const DeliveryData = Type.Object(
+  {
+    id: Type.String({ description: 'the webhook-id of every attempt' }),
+    event: Type.Union(WATCH_EVENTS.map((event) => Type.Literal(event))),
+    created_at: IsoDate,
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    attempts: Type.Integer({ minimum: 0 }),
+    response_status: Nullable(Type.Integer()),
+    next_attempt_at: Nullable(IsoDate),
+  },
+  { additionalProperties: false, title: 'Delivery' },
+);
+
+const success = (data: TSchema, title: string) =>
+  Type.Object({ status: Type.Literal('success'), data }, { additionalProperties: false, title });
+
+const error = (
+  description: string,
+  codes: [string, ...string[]],
+  headers: Partial<Record<HeaderName, boolean>> = {},
+): ResponseSpec => ({
+  description,
+  body: ApiErrorWith(...codes),
+  headers,
+});
+
+/** What every watch route may answer besides its success. */
+const COMMON: Record<number, ResponseSpec> = {
+  401: error('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
+  403: error('The key lacks the `lookup` scope.', ['insufficient_scope']),
+  500: error('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error']),
+  503: error('The store is down.', ['service_unavailable'], { 'Retry-After': true }),
+};
+const NOT_FOUND = error("No such watch among the owner's.", ['not_found']);
+const ID = Type.Object({ id: Type.String({ description: 'the watch id, wat_…' }) });
+
+const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec =>
+  defineRoute({ ...spec, tag: 'Lookups', auth: 'key', scope: 'lookup', responses: { ...spec.responses, ...COMMON } });
+
+/** The routes of watches (CONTRACT.md §11); none counts against the daily quota. */
+export const WATCH_ROUTES: readonly RouteSpec[] = [
+  watchRoute({
+    method: 'post',
+    path: '/api/watches',
+    operationId: 'createWatch',
+    summary: 'Watch a certificate, a registration or DNS records, and be told by signed webhook',
+    description:
+      'The first check runs within seconds and sets the baseline. Deliveries are signed as the Standard Webhooks ' +
+      'specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`), with the secret shown here once.',
+    body: { schema: WatchCreate, types: ['application/json'], required: true },
+    responses: {
+      201: { description: 'The watch and its signing secret.', body: success(CreatedWatch, 'WatchCreated') },
+      400: {
+        description: 'A bad body (`errors` names each field at fault), or the key holds its most watches.',
+        body: Type.Union([ApiValidationError, ApiErrorWith('invalid_request')]),
+      },
+      413: error('The body is larger than 64 KiB.', ['bad_request']),
+    },
+  }),
+  watchRoute({
+    method: 'get',
+    path: '/api/watches',
+    operationId: 'listWatches',
+    summary: "The owner's watches, newest first",
+    responses: { 200: { description: 'The watches.', body: success(Type.Array(WatchData), 'WatchList') } },
+  }),
+  watchRoute({
+    method: 'get',
+    path: '/api/watches/:id',
+    operationId: 'getWatch',
+    summary: 'One watch',
+    params: ID,
+    responses: { 200: { description: 'The watch.', body: success(WatchData, 'WatchAnswer') }, 404: NOT_FOUND },
+  }),
+  watchRoute({
+    method: 'delete',
+    path: '/api/watches/:id',
+    operationId: 'deleteWatch',
+    summary: 'Remove a watch: no check and no delivery after it',
+    params: ID,
+    responses: { 204: { description: 'Removed.' }, 404: NOT_FOUND },
+  }),
+  watchRoute({
+    method: 'post',
+    path: '/api/watches/:id/check',
+    operationId: 'checkWatch',
+    summary: 'Run a check now, beside the schedule',
+    params: ID,
+    responses: {
+      202: { description: 'The check is on its way.', body: success(WatchData, 'WatchCheckAccepted') },
+      404: NOT_FOUND,
+    },
+  }),
+  watchRoute({
+    method: 'get',
+    path: '/api/watches/:id/deliveries',
+    operationId: 'listWatchDeliveries',
+    summary: 'The last 50 deliveries of a watch, newest first',
+    params: ID,
+    responses: {
+      200: { description: 'The deliveries.', body: success(Type.Array(DeliveryData), 'DeliveryList') },
+      404: NOT_FOUND,
+    },
+  }),
+];

@@ -1,0 +1,83 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { type ApiKey, type Dossier, DossierValidationError, wireDelivery, wireWatch } from '../../lib/index.js';
+import { authenticate } from './auth.js';
+import { readText } from './batch-routes.js';
+
+/**
+ * Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
+ * watches, and reads their deliveries. Nothing here counts against the daily quota; the rules (fields,
+ * limit per key, owner isolation) live in `dossier.watches`.
+ */
+export function addWatchRoutes(router: Router, dossier: Dossier): void {
+  const withKey = (handler: (ctx: Context, key: ApiKey) => Promise<void>) => async (ctx: Context) =>
+    handler(ctx, await authenticate(ctx, dossier, 'lookup'));
+  const id = (ctx: Context): string => String((ctx.params as Record<string, string | undefined>).id ?? '');
+
+  router.post(
+    '/api/watches',
+    withKey(async (ctx, key) => {
+      const body = parseBody(await readText(ctx));
+      const { watch, secret } = await dossier.watches.create(
+        {
+          type: body.type,
+          domain: body.domain,
+          webhookUrl: body.webhook_url,
+          intervalSeconds: body.interval_seconds,
+          keyId: key.id,
+          owner: key.owner,
+        },
+        { webhookRequired: true },
+      );
+      ctx.status = 201;
+      ctx.body = { status: 'success', data: { ...wireWatch(watch), secret } };
+    }),
+  );
+  router.get(
+    '/api/watches',
+    withKey(async (ctx, key) => {
+      ctx.body = { status: 'success', data: (await dossier.watches.list({ owner: key.owner })).map(wireWatch) };
+    }),
+  );
+  router.get(
+    '/api/watches/:id',
+    withKey(async (ctx, key) => {
+      ctx.body = { status: 'success', data: wireWatch(await dossier.watches.get(id(ctx), { owner: key.owner })) };
+    }),
+  );
+  router.delete(
+    '/api/watches/:id',
+    withKey(async (ctx, key) => {
+      await dossier.watches.remove(id(ctx), { owner: key.owner });
+      ctx.status = 204;
+    }),
+  );
+  router.post(
+    '/api/watches/:id/check',
+    withKey(async (ctx, key) => {
+      const watch = await dossier.watches.check(id(ctx), { owner: key.owner });
+      ctx.status = 202;
+      ctx.body = { status: 'success', data: wireWatch(watch) };
+    }),
+  );
+  router.get(
+    '/api/watches/:id/deliveries',
+    withKey(async (ctx, key) => {
+      ctx.body = { status: 'success', data: (await dossier.watches.deliveries(id(ctx), { owner: key.owner })).map(wireDelivery) };
+    }),
+  );
+}
+
+/** The body as a JSON object, or a 400 that says so. */
+function parseBody(text: string): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DossierValidationError({ body: ['The body must be a JSON object.'] }, undefined, 'ERR_WATCH_INVALID');
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,132 @@
+/** What a watch looks at (CONTRACT.md §11). */
+export const WATCH_TYPES = ['ssl', 'whois', 'dns'] as const;
+
+/** What a watch looks at: a certificate, a registration or a zone's records. */
+export type WatchType = (typeof WATCH_TYPES)[number];
+
+/** The events a watch announces (the `type` of a webhook body). */
+export const WATCH_EVENTS = [
+  'ssl.expiring',
+  'ssl.changed',
+  'ssl.invalid',
+  'whois.expiring',
+  'whois.changed',
+  'dns.changed',
+  'check.failed',
+] as const;
+
+/** One event a watch announces. */
+export type WatchEventType = (typeof WATCH_EVENTS)[number];
+
+/** A watch as its owner sees it. Times are ISO 8601 in UTC. */
+export interface Watch {
+  id: string;
+  type: WatchType;
+  domain: string;
+  /** Where its events are POSTed; `null` for a watch whose events are only heard in-process. */
+  webhookUrl: string | null;
+  intervalSeconds: number;
+  createdAt: string;
+  lastCheckedAt: string | null;
+  nextCheckAt: string;
+  /** The failure of the last check, `null` when it succeeded (or none ran yet). */
+  lastError: string | null;
+  /** The key that created it (the limit per key counts these). */
+  keyId: string;
+  /** The account whose watch it is: only keys of this owner see it. */
+  owner: string;
+}
+
+/** A watch just created, with its signing secret (`whsec_…`), shown this once. */
+export interface CreatedWatch {
+  watch: Watch;
+  secret: string;
+}
+
+/** What {@link Watch} is made from. */
+export interface NewWatch {
+  type: unknown;
+  domain: unknown;
+  /** An `http` or `https` URL; none for a watch heard only in-process. */
+  webhookUrl?: unknown;
+  /** 60 to 604800; the type's default when not given. */
+  intervalSeconds?: unknown;
+  /** The key whose places it takes (`DOSSIER_WATCHES_PER_KEY`). @default the owner */
+  keyId?: string;
+  /** The account whose watch it is. @default 'default' */
+  owner?: string;
+}
+
+/** The body of one event, as POSTed to the webhook and handed to in-process listeners. */
+export interface WatchEvent {
+  type: WatchEventType;
+  watch_id: string;
+  domain: string;
+  /** When the check that saw it ran (ISO 8601). */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+/** Where a delivery stands. */
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event on its way to a webhook. */
+export interface Delivery {
+  id: string;
+  event: WatchEventType;
+  createdAt: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** The HTTP status of the last attempt's answer, `null` when none came. */
+  responseStatus: number | null;
+  /** When the next attempt is due; `null` once delivered or failed. */
+  nextAttemptAt: string | null;
+}
+
+/** Who asks: only watches of this owner are seen. */
+export interface WatchOwner {
+  /** @default 'default' (the owner of the watches an embedding app makes without naming one) */
+  owner?: string;
+}
+
+/** A listener of in-process events. */
+export type WatchListener = (event: WatchEvent) => void;
+
+/**
+ * Watches (CONTRACT.md §11): a key's owner watches a certificate, a registration or a zone, and hears
+ * of what changes, by signed webhook and in-process. Neither the watch requests nor their checks count
+ * against a daily quota.
+ */
+export interface WatchService {
+  /**
+   * Creates a watch; its first check runs within seconds and sets the baseline.
+   * @param options.webhookRequired true where a watch is only heard through its webhook (the HTTP API)
+   * @throws DossierValidationError `ERR_WATCH_INVALID` (with `errors` by field) for a bad field;
+   *   DossierError `ERR_WATCH_INVALID` for a key that holds its most watches; `ERR_STORE_UNAVAILABLE`
+   */
+  create(input: NewWatch, options?: { webhookRequired?: boolean }): Promise<CreatedWatch>;
+  /** The owner's watches, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  list(who?: WatchOwner): Promise<Watch[]>;
+  /** One of the owner's watches. @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE` */
+  get(id: string, who?: WatchOwner): Promise<Watch>;
+  /**
+   * Removes one of the owner's watches: no check and no delivery after it.
+   * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`
+   */
+  remove(id: string, who?: WatchOwner): Promise<void>;
+  /**
+   * Runs a check of one of the owner's watches now, beside its schedule.
+   * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`
+   */
+  check(id: string, who?: WatchOwner): Promise<Watch>;
+  /**
+   * The last 50 deliveries of one of the owner's watches, newest first.
+   * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`
+   */
+  deliveries(id: string, who?: WatchOwner): Promise<Delivery[]>;
+  /**
+   * Calls `listener` with every event of `type` (`'*'` for all) that a check run by this process
+   * finds, webhook or not. Returns how to stop listening.
+   */
+  on(type: WatchEventType | '*', listener: WatchListener): () => void;
+}

@@ -1,0 +1,41 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { ResolvedOptions } from '../options.js';
+import type { WatchJobs } from '../ports/watch-jobs.js';
+import type { TelemetryHub } from '../telemetry/instrument.js';
+import { TOKENS } from '../tokens.js';
+import { createTrustContext } from '../lookup/ssl/ssl-lookup.js';
+import { BullWatchJobs } from './jobs/bullmq-jobs.js';
+import { TimerWatchJobs } from './jobs/timer-jobs.js';
+import { KeyvWatchStore } from './keyv-watch-store.js';
+import type { WatchService } from '../ports/watches.js';
+import { KeyvWatchService } from './watch-service.js';
+
+/**
+ * The job engine the store calls for (CONTRACT.md §11): BullMQ where several processes may share the
+ * store (Redis, PostgreSQL), timers of this process where one process owns it (SQLite, memory).
+ */
+export function createWatchJobs(options: ResolvedOptions): WatchJobs {
+  const protocol = new URL(options.store).protocol;
+  if (['redis:', 'rediss:', 'postgres:', 'postgresql:'].includes(protocol)) {
+    return new BullWatchJobs({ url: options.store, prefix: options.jobQueuePrefix, logger: options.logger });
+  }
+  return new TimerWatchJobs(options.clock, options.logger);
+}
+
+/** The watch service of a Dossier, its engine registered beside it (so that closing reaches it). */
+export function createWatchService(c: DependencyContainer, options: ResolvedOptions, hub: TelemetryHub): WatchService {
+  c.register(TOKENS.watchJobs, { useValue: createWatchJobs(options) });
+  return new KeyvWatchService({
+    store: new KeyvWatchStore(c.resolve(TOKENS.storeKv), c.resolve(TOKENS.storeCounters)),
+    counters: c.resolve(TOKENS.storeCounters),
+    lookups: c.resolve(TOKENS.lookupService),
+    jobs: c.resolve(TOKENS.watchJobs),
+    clock: options.clock,
+    createResolver: c.resolve(TOKENS.dnsResolverFactory),
+    guard: c.resolve(TOKENS.targetGuard),
+    watchesPerKey: options.watchesPerKey,
+    telemetry: hub,
+    logger: options.logger,
+    secureContext: createTrustContext(options.sslCaCertificates ?? []),
+  });
+}

@@ -1,0 +1,221 @@
+import type { IRedisClient, Job, PostgresPoolConfig, Queue, Worker } from 'bullmq';
+import type { Logger } from '../../ports/logger.js';
+import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
+import { loadRedisDriver } from '../../stores/redis/backend.js';
+import { loadOptionalPeer } from '../../stores/shared/optional-peer.js';
+import { RETRY_DELAYS_MS } from '../watch-service.js';
+
+/** Settings of {@link BullWatchJobs}. */
+export interface BullWatchJobsOptions {
+  /** The store's URL: `redis://…`/`rediss://…` (node-redis) or `postgres://…` (BullMQ's PostgreSQL backend). */
+  url: string;
+  /** Starts the names of the two queues (`<prefix>-watch-checks`, `<prefix>-webhook-deliveries`). @default 'dossier' */
+  prefix?: string;
+  /** Checks and attempts one process runs at once, per queue. @default 4 */
+  concurrency?: number;
+  logger: Logger;
+}
+
+/** The data of a check job. */
+interface CheckData {
+  watchId: string;
+}
+
+/** The data of a delivery job: one job a delivery, one BullMQ attempt a webhook attempt. */
+interface DeliveryData {
+  deliveryId: string;
+  watchId: string;
+}
+
+/** The two queues of the engine. */
+interface Queues {
+  checks: Queue<CheckData>;
+  deliveries: Queue<DeliveryData>;
+}
+
+/** The failure of an attempt that will be tried again, carrying the pause the core chose. */
+class RetryLater extends Error {
+  constructor(readonly retryInMs: number) {
+    super('The webhook did not take the delivery; it will be tried again.');
+  }
+}
+
+/**
+ * A check job: a check that failed for want of the store is tried again (a check that found the domain
+ * failing did not fail: it counted the failure); a process that dies holding one leaves it to
+ * BullMQ's stalled-job check, which runs it again elsewhere.
+ */
+const CHECK_JOB = { attempts: 3, backoff: { type: 'fixed', delay: 30_000 }, removeOnComplete: true, removeOnFail: 100 };
+
+/** The PostgreSQL schema of BullMQ's tables, beside Dossier's own. */
+const POSTGRES_SCHEMA = 'dossier_jobs';
+
+/**
+ * The engine of a shared store (CONTRACT.md §11): BullMQ 6, on Redis through node-redis (the client
+ * the project already uses) or on PostgreSQL through BullMQ's own PostgreSQL backend. A watch is a job
+ * scheduler (`every` its interval, the first job at once), so each check runs once per interval
+ * whatever the number of processes; a delivery is one job whose BullMQ attempts are the webhook's
+ * attempts, spaced by the pauses the core returns ({@link RETRY_DELAYS_MS}). Delayed jobs live in the
+ * store, so a delivery that fell due while every process was down runs when one starts; closing lets
+ * the jobs held finish, and a process that dies leaves its jobs to BullMQ's stalled-job check.
+ */
+export class BullWatchJobs implements WatchJobs {
+  private readonly checkQueueName: string;
+  private readonly deliveryQueueName: string;
+  private queues: Queues | undefined;
+  private readonly bullmq: typeof import('bullmq');
+  /** node-redis's client maker, on a Redis store (the driver the store itself uses). */
+  private readonly createRedisClient: typeof import('@keyv/redis').createClient | undefined;
+  private readonly workers: Worker[] = [];
+  private readonly redisClients: { close(): Promise<unknown>; destroy(): void }[] = [];
+  private closing: Promise<void> | undefined;
+  private handlers: WatchJobHandlers | undefined;
+
+  /**
+   * @throws DossierError `ERR_CONFIG_INVALID` with the `npm install` line to run when BullMQ (an optional
+   *   peer, needed on a Redis or PostgreSQL store only) is not installed.
+   */
+  constructor(private readonly options: BullWatchJobsOptions) {
+    this.bullmq = loadOptionalPeer<typeof import('bullmq')>('bullmq', 'Watches on a redis:// or postgres:// store');
+    this.createRedisClient = this.isPostgres() ? undefined : loadRedisDriver().createClient;
+    const prefix = options.prefix ?? 'dossier';
+    this.checkQueueName = `${prefix}-watch-checks`;
+    this.deliveryQueueName = `${prefix}-webhook-deliveries`;
+  }
+
+  attach(handlers: WatchJobHandlers): void {
+    this.handlers = handlers;
+  }
+
+  async start(): Promise<void> {
+    const handlers = this.handlers;
+    if (handlers === undefined || this.workers.length > 0) return;
+    const concurrency = this.options.concurrency ?? 4;
+    const checks = this.worker<CheckData>(this.checkQueueName, (job) => handlers.check(job.data.watchId), { concurrency });
+    const deliveries = this.worker<DeliveryData>(
+      this.deliveryQueueName,
+      async (job) => {
+        const retryIn = await handlers.attempt(job.data.deliveryId);
+        if (retryIn !== null) throw new RetryLater(retryIn);
+      },
+      {
+        concurrency,
+        settings: {
+          // An attempt that could not be made (the store down) waits as a failed one's first retry does.
+          backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
+            error instanceof RetryLater ? error.retryInMs : RETRY_DELAYS_MS[0],
+        },
+      },
+    );
+    await Promise.all([checks.waitUntilReady(), deliveries.waitUntilReady()]);
+  }
+
+  async schedule(watchId: string, intervalMs: number): Promise<void> {
+    await this.open().checks.upsertJobScheduler(
+      watchId,
+      { every: intervalMs },
+      { name: 'check', data: { watchId }, opts: CHECK_JOB },
+    );
+  }
+
+  async unschedule(watchId: string): Promise<void> {
+    await this.open().checks.removeJobScheduler(watchId);
+  }
+
+  async checkNow(watchId: string): Promise<void> {
+    await this.open().checks.add('check', { watchId }, CHECK_JOB);
+  }
+
+  async deliver(deliveryId: string, watchId: string): Promise<void> {
+    await this.open().deliveries.add(
+      'deliver',
+      { deliveryId, watchId },
+      {
+        // The delivery's id: a second add of the same delivery is the same job.
+        jobId: deliveryId,
+        attempts: RETRY_DELAYS_MS.length + 1,
+        backoff: { type: 'custom' },
+        removeOnComplete: { age: 86_400 },
+        removeOnFail: { age: 7 * 86_400 },
+      },
+    );
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      // Workers first: each lets the job it holds finish, so nothing is left half-done.
+      await Promise.all(this.workers.map((worker) => worker.close()));
+      const queues = this.queues;
+      if (queues !== undefined) await Promise.all([queues.checks.close(), queues.deliveries.close()]);
+      await Promise.all(this.redisClients.map((client) => client.close().catch(() => client.destroy())));
+    })();
+    return this.closing;
+  }
+
+  /** The queues, opened on first use. */
+  private open(): Queues {
+    this.queues ??= {
+      checks: this.queue<CheckData>(this.checkQueueName),
+      deliveries: this.queue<DeliveryData>(this.deliveryQueueName),
+    };
+    return this.queues;
+  }
+
+  private queue<T>(name: string): Queue<T> {
+    const { Queue, createPostgresBackend } = this.bullmq;
+    const queue = this.isPostgres()
+      ? (new Queue(name, { connection: this.postgresConnection() }, createPostgresBackend) as unknown as Queue<T>)
+      : new Queue<T>(name, { connection: this.redisClient() });
+    queue.on('error', (error) => this.options.logger.warn('job queue error', { queue: name, message: error.message }));
+    return queue;
+  }
+
+  private worker<T>(name: string, process: (job: Job<T>) => Promise<void>, options: Record<string, unknown>): Worker<T> {
+    const { Worker, createPostgresBackend } = this.bullmq;
+    const worker = this.isPostgres()
+      ? (new Worker(
+          name,
+          process,
+          { ...options, connection: this.postgresConnection() },
+          createPostgresBackend,
+        ) as unknown as Worker<T>)
+      : new Worker<T>(name, process, { ...options, connection: this.redisClient() });
+    worker.on('error', (error) => this.options.logger.warn('job worker error', { queue: name, message: error.message }));
+    worker.on('failed', (job, error) => {
+      if (!(error instanceof RetryLater)) {
+        this.options.logger.warn('job failed', { queue: name, job: job?.id, message: error.message });
+      }
+    });
+    this.workers.push(worker as unknown as Worker);
+    return worker;
+  }
+
+  private isPostgres(): boolean {
+    return /^postgres(ql)?:/.test(this.options.url);
+  }
+
+  private postgresConnection(): PostgresPoolConfig {
+    return bullmqPostgresConnection(this.options.url);
+  }
+
+  /** A node-redis client of its own for each queue and worker (BullMQ blocks on a worker's). */
+  private redisClient(): IRedisClient {
+    const client = this.createRedisClient!({ url: this.options.url });
+    client.on('error', (error: Error) => this.options.logger.warn('job connection error', { message: error.message }));
+    this.redisClients.push(client);
+    return this.bullmq.createNodeRedisClient(client);
+  }
+}
+
+/**
+ * BullMQ's PostgreSQL connection for a store URL: its tables in their own schema, created on first use.
+ * The URL's `options` (such as `-c search_path=…` for Dossier's own tables) go to the pool config, where
+ * BullMQ appends its own search path after them; left in the URL, they would override it, and BullMQ
+ * would not find its functions.
+ */
+export function bullmqPostgresConnection(storeUrl: string): PostgresPoolConfig {
+  const url = new URL(storeUrl);
+  const options = url.searchParams.get('options');
+  url.searchParams.delete('options');
+  return { connectionString: url.href, ...(options === null ? {} : { options }), schema: POSTGRES_SCHEMA, migrate: true };
+}

@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { createContainer } from '../../lib/container.js';
+import { resolveOptions } from '../../lib/options.js';
+import { TOKENS } from '../../lib/tokens.js';
+import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
+import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
+import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
+
+/** The watch store of a store URL, on the backend a Dossier on that URL would use. */
+function openWatchStore(url: string): { store: KeyvWatchStore; close(): Promise<void> } {
+  const { container, close } = createContainer(resolveOptions({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS }));
+  return { store: new KeyvWatchStore(container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters)), close };
+}
+
+function aWatch(owner: string, keyId: string, n: number): StoredWatch {
+  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, n)).toISOString();
+  return {
+    id: uniqueName('wat'),
+    type: 'dns',
+    domain: `d${n}.example.test`,
+    webhookUrl: 'https://hooks.example.test/in',
+    intervalSeconds: 900,
+    createdAt: at,
+    lastCheckedAt: null,
+    nextCheckAt: at,
+    lastError: null,
+    keyId,
+    owner,
+    secret: 'whsec_c2VjcmV0',
+    memory: FRESH_MEMORY,
+  };
+}
+
+function aDelivery(watchId: string, n: number): StoredDelivery {
+  return {
+    id: `msg_${watchId}_${n}`,
+    event: 'dns.changed',
+    createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, n)).toISOString(),
+    status: 'pending',
+    attempts: 0,
+    responseStatus: null,
+    nextAttemptAt: null,
+    watchId,
+    body: `{"n":${n}}`,
+  };
+}
+
+/** The watch store contract: records, listings by owner, places per key, deliveries per watch. */
+export function watchStoreContract(backend: BackendCase): void {
+  describe('KeyvWatchStore', () => {
+    let url: string;
+    let opened: ReturnType<typeof openWatchStore>;
+    beforeEach(() => {
+      url = backend.url();
+      opened = openWatchStore(url);
+    });
+    afterEach(() => opened.close());
+
+    it("keeps watches, lists an owner's newest first, and forgets a removed one", async () => {
+      const [owner, other] = [uniqueName('acct'), uniqueName('acct')];
+      const watches = [aWatch(owner, 'k', 1), aWatch(owner, 'k', 2), aWatch(other, 'k2', 3)];
+      for (const watch of watches) await opened.store.insert(watch);
+      expect(await opened.store.get(watches[0]!.id)).to.deep.equal(watches[0]);
+      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watches[1]!.id, watches[0]!.id]);
+      await opened.store.save({ ...watches[0]!, lastError: 'boom' });
+      expect((await opened.store.get(watches[0]!.id))?.lastError).to.equal('boom');
+      expect(await opened.store.remove(watches[0]!.id)).to.equal(true);
+      expect(await opened.store.get(watches[0]!.id)).to.equal(undefined);
+      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watches[1]!.id]);
+      const all = (await opened.store.all()).map((w) => w.id);
+      expect(all).to.include.members([watches[1]!.id, watches[2]!.id]);
+    });
+
+    it('gives a key no more places than its limit, even to calls at once, and takes a place back', async () => {
+      const keyId = uniqueName('key');
+      const taken = await Promise.all(Array.from({ length: 12 }, () => opened.store.takePlace(keyId, 5)));
+      expect(taken.filter(Boolean)).to.have.length(5);
+      await opened.store.givePlace(keyId);
+      expect(await opened.store.takePlace(keyId, 5)).to.equal(true);
+      expect(await opened.store.takePlace(keyId, 5)).to.equal(false);
+    });
+
+    it(`lists the last ${DELIVERIES_LISTED} deliveries of a watch, newest first, with their updates`, async () => {
+      const watchId = uniqueName('wat');
+      for (let n = 1; n <= DELIVERIES_LISTED + 3; n += 1) await opened.store.insertDelivery(aDelivery(watchId, n));
+      const listed = await opened.store.deliveries(watchId);
+      expect(listed).to.have.length(DELIVERIES_LISTED);
+      expect(listed[0]!.id).to.equal(`msg_${watchId}_${DELIVERIES_LISTED + 3}`);
+      expect(listed.at(-1)!.id).to.equal(`msg_${watchId}_4`);
+      await opened.store.saveDelivery({ ...listed[0]!, status: 'delivered', attempts: 1, responseStatus: 204 });
+      expect(await opened.store.getDelivery(listed[0]!.id)).to.include({ status: 'delivered', attempts: 1, responseStatus: 204 });
+    });
+
+    if (backend.shared) {
+      it('is the same store for every process on the URL', async () => {
+        const second = openWatchStore(url);
+        try {
+          const owner = uniqueName('acct');
+          const watch = aWatch(owner, 'k', 1);
+          await opened.store.insert(watch);
+          expect((await second.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watch.id]);
+          const keyId = uniqueName('key');
+          const taken = await Promise.all([
+            ...Array.from({ length: 4 }, () => opened.store.takePlace(keyId, 3)),
+            ...Array.from({ length: 4 }, () => second.store.takePlace(keyId, 3)),
+          ]);
+          expect(taken.filter(Boolean)).to.have.length(3);
+        } finally {
+          await second.close();
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAIN, dossier, dossierJson, serve, stop } from '../support/cli.js';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+
+type Json = Record<string, unknown>;
+
+describe('the dossier command: watches, serve and worker', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let dns: TestDnsServer;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dossier-cli-watches-'));
+    dns = await startDnsServer({ 'example.test': { A: [{ address: '192.0.2.1', ttl: 600 }] } });
+    env = { DOSSIER_STORE: `sqlite://${join(dir, 'store.sqlite')}`, DOSSIER_DNS_SERVERS: dns.address };
+  });
+  afterEach(async () => {
+    await dns.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Creates a watch over HTTP and returns it. */
+  async function createWatch(url: string, key: string): Promise<Json> {
+    const response = await fetch(`${url}/api/watches`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'dns', domain: 'example.test', webhook_url: 'https://hooks.example.test/in' }),
+    });
+    expect(response.status).to.equal(201);
+    return ((await response.json()) as { data: Json }).data;
+  }
+
+  /** Reads a watch over HTTP until `done` accepts it. */
+  async function watchUntil(url: string, key: string, id: string, done: (watch: Json) => boolean): Promise<Json> {
+    for (;;) {
+      const watch = (
+        (await (await fetch(`${url}/api/watches/${id}`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+          data: Json;
+        }
+      ).data;
+      if (done(watch)) return watch;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it('serve checks watches by itself; with DOSSIER_WORKERS=false it leaves them to `dossier worker`', async () => {
+    const created = await dossierJson(['keys', 'create', '--name', 'watcher'], env);
+    const key = String(created.key);
+    let served = await serve(env);
+    try {
+      const watch = await createWatch(served.url, key);
+      await watchUntil(served.url, key, String(watch.id), (current) => current.last_checked_at !== null);
+    } finally {
+      await stop(served.child);
+    }
+
+    served = await serve({ ...env, DOSSIER_WORKERS: 'false' });
+    const worker = spawn(process.execPath, [MAIN, 'worker'], { env: { PATH: process.env.PATH, ...env } });
+    let workerOut = '';
+    worker.stdout.on('data', (chunk: Buffer) => (workerOut += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => worker.once('exit', resolve));
+    try {
+      const watch = await createWatch(served.url, key);
+      expect(watch.last_checked_at).to.equal(null);
+      await watchUntil(served.url, key, String(watch.id), (current) => current.last_checked_at !== null);
+      expect(workerOut).to.match(/^Dossier worker running \(store sqlite:/);
+    } finally {
+      worker.kill('SIGTERM');
+      await stop(served.child);
+    }
+    expect(await exited).to.equal(0);
+
+    const listed = (await dossierJson(['watches', 'list', '--key', String(created.id)], env)) as unknown as Json[];
+    expect(listed).to.have.length(2);
+    expect(Object.keys(listed[0]!)).to.deep.equal([
+      'id',
+      'type',
+      'domain',
+      'webhook_url',
+      'interval_seconds',
+      'created_at',
+      'last_checked_at',
+      'next_check_at',
+      'last_error',
+    ]);
+    const people = await dossier(['watches', 'list', '--key', String(created.id)], env);
+    expect(people.stdout.trim().split('\n')).to.have.length(2);
+    expect(people.stdout).to.match(new RegExp(`^${String(listed[0]!.id)} dns example.test every=900s last_check=\\S+Z\\n`));
+  });
+
+  it('refuses `watches list` without --key (2) or with an unknown key (1)', async () => {
+    expect((await dossier(['watches', 'list'], env)).code).to.equal(2);
+    const unknown = await dossier(['watches', 'list', '--key', 'key_0000000000000000'], env);
+    expect(unknown.code).to.equal(1);
+    const other = await dossierJson(['keys', 'create', '--name', 'none'], env);
+    expect((await dossier(['watches', 'list', '--key', String(other.id)], env)).stdout).to.equal(
+      `No watches for ${String(other.id)}.\n`,
+    );
+  });
+});
