@@ -11,6 +11,7 @@ import type { Reach } from '../../lib/lookup/net/reach.js';
 import { resolveOptions, type DossierOptions } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { until } from '../support/until.js';
 import { RDAP_NOT_FOUND, rdapDomain, startRdapServer, type RdapReply, type TestRdapServer } from '../support/rdap-server.js';
 import {
   closedPort,
@@ -674,7 +675,9 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
 
     it('has a deadline of its own: a registry that never answers is dropped, remembered as failed, and its socket closed', async () => {
       directory.reply = () => ({ silent: true });
-      const whois = lookup({ lookupTimeoutMs: 600 });
+      // The silent directory takes the RDAP half of the deadline; the other half is the whois server's,
+      // far beyond what a loopback answer needs on a loaded machine.
+      const whois = lookup({ lookupTimeoutMs: 3000 });
       expect((await whois.run('example.org', new AbortController().signal)).data).to.include({ source: 'whois' });
       await directory.idle();
       // Failed a moment ago: .test gets no RDAP server (and IANA names no whois server for it).
@@ -823,10 +826,3 @@ function recording(resolver: DnsResolver, names: string[]): DnsResolver {
   });
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits, 5 ms at a time for 2 s at most, until `condition` holds; fails saying `what` did not happen. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let wait = 0; !condition() && wait < 400; wait++) await sleep(5);
-  expect(condition(), `waited 2 s, but not until ${what}`).to.equal(true);
-}
