@@ -9,6 +9,7 @@ import {
   AdminKeyUpdate,
   AdminKeyWithSecret,
   ApiError,
+  apiError,
   ApiErrorWith,
   ApiValidationError,
   BatchItem,
@@ -48,16 +49,6 @@ const QUOTA: Partial<Record<HeaderName, boolean>> = {
 };
 /** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
 const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(Object.keys(QUOTA).map((name) => [name, false]));
-
-const apiError = (
-  description: string,
-  codes: [string, ...string[]],
-  headers: Partial<Record<HeaderName, boolean>> = {},
-): ResponseSpec => ({
-  description,
-  body: ApiErrorWith(...codes),
-  headers,
-});
 
 const INTERNAL = apiError('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error'], {});
 const unauthenticated = apiError('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], {

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { HeaderName, ResponseSpec } from './define.js';
 import { CREATIVITY_VALUES, KeyScope, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/internal.js';
 
 /**
@@ -56,6 +57,17 @@ export const ApiErrorWith = (...codes: [string, ...string[]]) =>
     },
     { title: 'ApiError' },
   );
+
+/** A documented interface A error answer: what it means, its codes, the headers it carries. */
+export const apiError = (
+  description: string,
+  codes: [string, ...string[]],
+  headers: Partial<Record<HeaderName, boolean>> = {},
+): ResponseSpec => ({
+  description,
+  body: ApiErrorWith(...codes),
+  headers,
+});
 
 /** The admin API's 422: interface A's body with the fields at fault. */
 export const ApiValidationError = Exact(

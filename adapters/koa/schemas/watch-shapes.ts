@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
-import { type HeaderName, type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
-import { ApiErrorWith, ApiValidationError, Nullable } from './shapes.js';
+import { type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
+import { apiError, ApiErrorWith, ApiValidationError, Nullable } from './shapes.js';
 
 const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 
@@ -44,24 +44,14 @@ export const DeliveryData = Type.Object(
 const success = (data: TSchema, title: string) =>
   Type.Object({ status: Type.Literal('success'), data }, { additionalProperties: false, title });
 
-const error = (
-  description: string,
-  codes: [string, ...string[]],
-  headers: Partial<Record<HeaderName, boolean>> = {},
-): ResponseSpec => ({
-  description,
-  body: ApiErrorWith(...codes),
-  headers,
-});
-
 /** What every watch route may answer besides its success. */
 const COMMON: Record<number, ResponseSpec> = {
-  401: error('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
-  403: error('The key lacks the `lookup` scope.', ['insufficient_scope']),
-  500: error('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error']),
-  503: error('The store is down.', ['service_unavailable'], { 'Retry-After': true }),
+  401: apiError('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
+  403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope']),
+  500: apiError('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error']),
+  503: apiError('The store is down.', ['service_unavailable'], { 'Retry-After': true }),
 };
-const NOT_FOUND = error("No such watch among the owner's.", ['not_found']);
+const NOT_FOUND = apiError("No such watch among the owner's.", ['not_found']);
 const ID = Type.Object({ id: Type.String({ description: 'the watch id, wat_…' }) });
 
 const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec =>
@@ -84,7 +74,7 @@ export const WATCH_ROUTES: readonly RouteSpec[] = [
         description: 'A bad body (`errors` names each field at fault), or the key holds its most watches.',
         body: Type.Union([ApiValidationError, ApiErrorWith('invalid_request')]),
       },
-      413: error('The body is larger than 64 KiB.', ['bad_request']),
+      413: apiError('The body is larger than 64 KiB.', ['bad_request']),
     },
   }),
   watchRoute({
