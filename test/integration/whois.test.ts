@@ -151,6 +151,41 @@ describe('GET /api/whois against RDAP and whois servers on loopback', function (
       expect(registry.queries).to.deep.equal([]);
     });
 
+    it("fills CONTRACT §10's fields from RDAP: the registrant's vCard, the registrar's abuse contact and expiration, RFC 9537 redactions", async () => {
+      const answer = (redacted: boolean): Record<string, unknown> => {
+        const object = rdapDomain({ domain: DOMAIN });
+        (object.entities as unknown[]).push({
+          objectClassName: 'entity',
+          roles: ['registrant'],
+          vcardArray: [
+            'vcard',
+            [
+              ['version', {}, 'text', '4.0'],
+              ['fn', {}, 'text', ''],
+              ['org', {}, 'text', 'Example Holdings LLC'],
+              ['adr', {}, 'text', ['', '', '', 'Seoul', '', '', 'Korea, Republic of']],
+            ],
+          ],
+        });
+        object.events = [{ eventAction: 'registrar expiration', eventDate: '2030-01-02T03:04:05Z' }];
+        object.status = ['CLIENT TRANSFER PROHIBITED', 'active'];
+        if (redacted) object.redacted = [{ name: { type: 'Registrant Organization' }, method: 'removal' }];
+        return object;
+      };
+      rdap.reply = (path) => ({ body: answer(path.includes('redacted')) });
+      await start();
+      const { body } = await whois(DOMAIN);
+      expect(body.data).to.include({
+        registrar_abuse_email: 'abusecomplaints@markmonitor.com',
+        expires_at: '2030-01-02T03:04:05.000Z',
+        source: 'rdap',
+      });
+      expect(body.data.registrant).to.deep.equal({ organization: 'Example Holdings LLC', country_code: 'KR' });
+      expect(body.data.status).to.deep.equal(['clientTransferProhibited', 'ok']);
+      const { body: withheld } = await whois('redacted.com');
+      expect(withheld.data.registrant).to.deep.equal({ organization: null, country_code: 'KR' });
+    });
+
     it('takes the registrar name, URL and IANA id from the registrar RDAP when the registry has no registrar entity', async () => {
       rdap.reply = () => ({
         body: rdapDomain({ domain: DOMAIN, related: relatedTo(registrarRdap.port), withoutRegistrar: true }),
@@ -825,4 +860,3 @@ function recording(resolver: DnsResolver, names: string[]): DnsResolver {
     },
   });
 }
-
