@@ -29,8 +29,8 @@ export type WhoisReading =
 
 /**
  * Reads a registry's or registrar's answer about `domain` with the generic reader, the profile's own
- * labels and phrases tried first. A limit is recognised before anything else (AFNIC writes "Too many
- * requests" above "No entries found"); a free name only when nothing about a registration was read.
+ * labels and phrases tried first. A limit, a free name or a reserved one is recognised only when
+ * nothing about a registration was read.
  */
 export function readWhoisAnswer(domain: string, text: string, profile: RegistryProfile | null): WhoisReading {
   const unkeyed = [...(profile?.unkeyedLabels ?? []), ...UNKEYED_DATE_LABELS];
@@ -52,9 +52,8 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
       fields.first(labels('registrarUrl'), (value) => (/^(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+\S*$/i.test(value) ? value : null)) ??
       fields.inRegistrar(REGISTRAR_FIELDS.url),
     registrar_iana_id: fields.first(labels('registrarIanaId'), (value) => (/^\d+$/.test(value) ? value : null)),
-    registrar_abuse_email: emailOf(
-      fields.first(labels('abuseEmail'), emailOf) ?? fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail),
-    ),
+    registrar_abuse_email:
+      fields.first(labels('abuseEmail'), emailOf) ?? emailOf(fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail)),
     registrant: {
       organization: meaningful(
         fields.first(labels('registrantOrganization'), (value) => (isHandle(value) ? null : meaningful(value))) ??
@@ -88,8 +87,8 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     if (free !== null) return { outcome: 'free' };
     if (RESERVED.test(text))
       return { outcome: 'registered', facts: { ...facts, status: unique([...facts.status, 'reserved']) }, referral };
+    if (facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   }
-  if (!aboutRegistration && facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   return { outcome: 'registered', facts, referral };
 }
 
