@@ -2,14 +2,12 @@ export { createDossier, type Dossier } from './dossier.js';
 export {
   optionsFromEnv,
   resolveOptions,
-  serverOptionsFromEnv,
   type CustomTemplateOptions,
   type DossierOptions,
   type HostPort,
   type LogLevel,
   type OpenAiOptions,
   type ResolvedOptions,
-  type ServerOptions,
 } from './options.js';
 export { LOG_LEVELS } from './config/settings.js';
 export {

@@ -2,7 +2,6 @@ import { parseHostPort, type HostPort } from './lookup/net/host-port.js';
 import {
   checkOptions,
   readEnvironment,
-  SERVER_SETTINGS,
   SETTINGS,
   type Defaulted,
   type LOG_LEVELS,
@@ -84,22 +83,6 @@ export type ResolvedOptions = DossierOptions &
     whoisServerAddress: HostPort | null;
   };
 
-/** Settings of the HTTP server (`npm start`), read from `HOST`, `PORT` and `DOSSIER_TRUST_PROXY`. */
-export interface ServerOptions {
-  /** Interface to listen on. @default '127.0.0.1' */
-  host: string;
-  /** Port to listen on; 0 picks a free one. @default 3000 */
-  port: number;
-  /**
-   * Believe the `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Forwarded-For` of a reverse proxy in
-   * front (Koa's `proxy`): the admin panel then sees the address, scheme and host the browser used (its
-   * `Origin` check, `Secure` cookie and per-address sign-in lock-out). Only behind a proxy that sets
-   * them: anyone could send them otherwise. The client's address is the last of `X-Forwarded-For`,
-   * the one that proxy added. @default false
-   */
-  trustProxy?: boolean;
-}
-
 /** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
 export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
 
@@ -136,12 +119,4 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOpt
   const options: DossierOptions = readEnvironment(SETTINGS, env);
   checkOptions(SETTINGS, options, 'variable', openAiNeeds);
   return options;
-}
-
-/**
- * Reads `HOST`, `PORT` and `DOSSIER_TRUST_PROXY` for the HTTP server.
- * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when `PORT` is not a port number.
- */
-export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerOptions {
-  return checkOptions(SERVER_SETTINGS, readEnvironment(SERVER_SETTINGS, env), 'variable');
 }

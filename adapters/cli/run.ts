@@ -13,7 +13,6 @@ import {
   type KeyStatus,
   optionsFromEnv,
   type Scope,
-  serverOptionsFromEnv,
 } from '../../lib/index.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
@@ -250,7 +249,7 @@ function summary(key: KeyLine): string {
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const { createKoaApp, answerClientErrorsWithJson, createJsonLogger } = await loadKoaAdapter();
+  const { createKoaApp, answerClientErrorsWithJson, createJsonLogger, serverOptionsFromEnv } = await loadKoaAdapter();
   const server = serverOptionsFromEnv(env);
   const options = optionsFromEnv(env);
   const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });

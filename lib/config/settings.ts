@@ -110,18 +110,6 @@ export const SETTINGS = {
   },
 } satisfies Record<string, Setting>;
 
-/** The HTTP server's settings (`dossier serve`, `npm start`). */
-export const SERVER_SETTINGS = {
-  host: { variable: 'HOST', read: readText, check: nonEmptyText, default: '127.0.0.1' },
-  port: { variable: 'PORT', read: readWholeNumber, check: wholeNumber(0, 65535), default: 3000 },
-  trustProxy: {
-    variable: 'DOSSIER_TRUST_PROXY',
-    read: readBoolean,
-    check: yesNo,
-    default: false,
-  },
-} satisfies Record<string, Setting>;
-
 /** How an error names a setting: by its option (given in code) or by its variable (read from the environment). */
 export type Naming = 'option' | 'variable';
 

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { SERVER_SETTINGS, SETTINGS } from '../../lib/config/settings.js';
+import { SERVER_SETTINGS, serverOptionsFromEnv } from '../../adapters/koa/server-options.js';
+import { SETTINGS } from '../../lib/config/settings.js';
 import { isDossierError } from '../../lib/errors.js';
-import { optionsFromEnv, resolveOptions, serverOptionsFromEnv } from '../../lib/options.js';
+import { optionsFromEnv, resolveOptions } from '../../lib/options.js';
 import { projectRoot } from '../support/paths.js';
 
 // Any readable file passes the start-up check of the GeoIP paths; their content is read on first use.
