@@ -8,7 +8,8 @@ export { SILENT_LOGGER } from './options.js';
 export { AdminUsageQuery, DEFAULT_USAGE_DAYS, KeyScope } from './schemas/keys.js';
 export { CREATIVITY_VALUES } from './schemas/documents.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
-export { compiledSchema, errorField } from './schemas/ajv.js';
+export { compiledSchema, fieldProblems } from './schemas/ajv.js';
+export { laravelSentence } from './schemas/laravel.js';
 // The settings' table, readers and checks, for the server's own settings (HOST, PORT, DOSSIER_TRUST_PROXY),
 // which the Koa adapter declares as the core declares its own.
 export { checkOptions, readEnvironment, type Setting } from './config/settings.js';

@@ -1,7 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
-import { compiledSchema, errorField } from '../schemas/ajv.js';
+import { compiledSchema, fieldProblems } from '../schemas/ajv.js';
 import {
   anyText,
   customTemplates,
@@ -24,7 +23,6 @@ import {
   wholeNumber,
   yesNo,
   type Read,
-  type SettingMessage,
 } from './checks.js';
 
 /**
@@ -179,7 +177,10 @@ export function checkOptions<S extends Record<string, Setting>, O extends object
   const errors = validate(filled) ? [] : (validate.errors ?? []);
   // The cross-checks read the values as their types say: only once every value has its type.
   const typed = errors.every((error) => error.keyword !== 'type');
-  const problems = [...settingProblems(errors), ...(typed ? crossCheck(filled) : [])];
+  const problems = [
+    ...fieldProblems(errors).map(({ field, phrase }) => ({ path: field, message: phrase ?? 'is invalid' })),
+    ...(typed ? crossCheck(filled) : []),
+  ];
   if (problems.length > 0) throw configError(problems, settings, naming);
   // The schema has just said so.
   return filled as Checked<S, O>;
@@ -211,26 +212,6 @@ export function readEnvironment<S extends Record<string, Setting>>(
   if (problems.length > 0) throw configError(problems, settings, 'variable');
   // Each value is what its reader gives: the type of its option (its schema checks the rest later).
   return options as Partial<SettingValues<S>>;
-}
-
-/**
- * The one translation of ajv's errors into sentences about settings: the schema's `message` for the
- * keyword that refused the value (`{input}` and `{length}` filled in), or the problem a named check
- * gave, or else ajv's own words.
- */
-export function settingProblems(errors: ErrorObject[]): SettingProblem[] {
-  return errors.map((error) => {
-    const path = errorField(error);
-    if (error.keyword === 'check' && (error.params as { problem?: boolean }).problem) {
-      return { path, message: error.message ?? 'is invalid' };
-    }
-    const declared = (error.parentSchema as { message?: SettingMessage } | undefined)?.message;
-    const template = typeof declared === 'string' ? declared : declared?.[error.keyword];
-    if (template === undefined) return { path, message: error.message ?? 'is invalid' };
-    const value: unknown = error.data;
-    const length = typeof value === 'string' || Array.isArray(value) ? String(value.length) : '';
-    return { path, message: template.replace(/\{input\}/g, String(value)).replace(/\{length\}/g, length) };
-  });
 }
 
 /** One `ERR_CONFIG_INVALID` whose sentences each start with the name of the setting at fault. */

@@ -1,8 +1,7 @@
-import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierError } from '../errors.js';
 import type { LookupKind } from '../ports/lookup-service.js';
 import type { BatchItemRequest } from '../ports/metering.js';
-import { compiledSchema, plainSchema } from '../schemas/ajv.js';
+import { compiledSchema, fieldProblems, plainSchema, type FieldProblem } from '../schemas/ajv.js';
 import { BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
 
 // The rules live in the schema (lib/schemas/batch.ts), which the OpenAPI document shows too.
@@ -30,7 +29,7 @@ const ITEM_EXAMPLE = '{"type":"dns","domain":"example.com"}';
 export function parseBatchRequest(input: unknown): BatchItemRequest[] {
   const body = typeof input === 'string' ? parseJson(input) : input;
   const validate = compiledSchema(BatchRequest);
-  if (!validate(body)) throw invalid(firstProblem(body as Json, validate.errors ?? []));
+  if (!validate(body)) throw invalid(firstProblem(body as Json, fieldProblems(validate.errors ?? [])));
   return (body as BatchRequest).lookups.map((item) => {
     const kind = item.type as LookupKind;
     return { kind, query: item[BATCH_QUERY_FIELDS[kind]] as string, fresh: (item.fresh as boolean | undefined) ?? false };
@@ -42,22 +41,19 @@ export function parseBatchRequest(input: unknown): BatchItemRequest[] {
  * its bounds (read from the schema), then the first item at fault, judged against its own kind's
  * alternative (the one its `type` names, as a discriminator would).
  */
-function firstProblem(body: Json, errors: ErrorObject[]): string {
+function firstProblem(body: Json, problems: FieldProblem[]): string {
   const range = `${LOOKUPS.minItems} to ${LOOKUPS.maxItems}`;
-  const at = (path: string, keyword: string) => errors.some((e) => e.instancePath === path && e.keyword === keyword);
+  const at = (field: string, keyword: string) =>
+    problems.some((problem) => problem.field.join('.') === field && problem.error.keyword === keyword);
   if (at('', 'type')) return 'The body must be a JSON object: {"lookups":[…]}.';
-  if (at('', 'required') || at('/lookups', 'type')) return `The body must hold "lookups", an array of ${range} items.`;
-  if (at('/lookups', 'minItems')) return `"lookups" is empty; send ${range} items.`;
+  if (at('lookups', 'required') || at('lookups', 'type')) return `The body must hold "lookups", an array of ${range} items.`;
+  if (at('lookups', 'minItems')) return `"lookups" is empty; send ${range} items.`;
   const lookups = body.lookups as unknown[];
-  if (at('/lookups', 'maxItems')) {
+  if (at('lookups', 'maxItems')) {
     const max = String(LOOKUPS.maxItems);
     return `"lookups" has ${lookups.length} items: lookups[${max}] and after are past the limit of ${max}.`;
   }
-  const faulty = errors
-    .map((e) => /^\/lookups\/(\d+)/.exec(e.instancePath)?.[1])
-    .filter((index): index is string => index !== undefined)
-    .map(Number);
-  const index = Math.min(...faulty);
+  const index = Math.min(...problems.filter(({ field }) => field.length > 1).map(({ field }) => Number(field[1])));
   return itemProblem(lookups[index], `lookups[${index}]`);
 }
 
@@ -71,17 +67,14 @@ function itemProblem(item: unknown, name: string): string {
   if (type === undefined) return `${name} has no "type"; use one of ${kinds}.`;
   const at = ITEMS.findIndex((candidate) => candidate.properties.type.const === type);
   if (at === -1) return `${name}.type ${JSON.stringify(type)} is not one of ${kinds}.`;
-  const branch = ITEMS[at]!;
   const validate = compiledSchema(BatchRequest.properties.lookups.items.anyOf[at]!);
   validate(item);
-  const errors = validate.errors ?? [];
-  const missing = errors.find((e) => e.keyword === 'required');
-  if (missing !== undefined) return `${name} (type ${String(type)}) has no "${String(missing.params.missingProperty)}".`;
-  for (const field of Object.keys(branch.properties as Json)) {
-    const error = errors.find((e) => e.instancePath === `/${field}` && e.keyword === 'type');
-    if (error !== undefined) {
-      return `${name}.${field} must be ${error.params.type === 'boolean' ? 'true or false' : `a ${String(error.params.type)}`}.`;
-    }
+  const problems = fieldProblems(validate.errors ?? []);
+  const missing = problems.find((problem) => problem.error.keyword === 'required');
+  if (missing !== undefined) return `${name} (type ${String(type)}) has no "${missing.field.join('.')}".`;
+  for (const field of Object.keys(ITEMS[at]!.properties as Json)) {
+    const wrong = problems.find((problem) => problem.field.join('.') === field && problem.error.keyword === 'type');
+    if (wrong !== undefined) return `${name}.${field} ${wrong.phrase}.`;
   }
   return `${name} is invalid.`;
 }

@@ -1,7 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import type { ErrorObject } from 'ajv/dist/2020.js';
 import { DossierValidationError } from '../errors.js';
-import { compiledSchema, errorField, plainSchema } from './ajv.js';
+import { compiledSchema, fieldProblems, plainSchema, type FieldProblem } from './ajv.js';
 
 /**
  * The thin layer that makes a JSON Schema check answer as Laravel's validator does (interface B is
@@ -78,16 +77,14 @@ export function checkLaravel(schema: TObject, input: Record<string, unknown>, ru
 
   const validate = compiledSchema(schema);
   if (!validate(values)) {
-    const byField = new Map<string, ErrorObject[]>();
-    for (const error of validate.errors ?? []) {
-      const field = errorField(error)[0] ?? '';
-      let list = byField.get(field);
-      if (list === undefined) byField.set(field, (list = []));
-      list.push(error);
+    const byField = new Map<string, FieldProblem[]>();
+    for (const problem of fieldProblems(validate.errors ?? [])) {
+      const field = problem.field[0] ?? '';
+      byField.set(field, [...(byField.get(field) ?? []), problem]);
     }
     for (const [field, fieldSchema] of Object.entries(properties)) {
-      const errors = byField.get(field);
-      if (errors !== undefined && first[field] === undefined) first[field] = sentence(field, fieldSchema, errors, rules);
+      const problems = byField.get(field);
+      if (problems !== undefined && first[field] === undefined) first[field] = sentence(field, fieldSchema, problems, rules);
     }
   }
 
@@ -129,36 +126,18 @@ function numeral(schema: Json, text: string): unknown {
   return matches ? Number(text) : text;
 }
 
-/** The sentence of a field's first problem. */
-function sentence(field: string, schema: Json, errors: ErrorObject[], rules: LaravelRules): string {
-  if (errors.some((error) => error.keyword === 'required')) return fill('The :attribute field is required.', field, schema);
+/** The sentence of a field's first problem: Laravel's `required`, else the field's custom sentence, else the problem's own. */
+function sentence(field: string, schema: Json, problems: FieldProblem[], rules: LaravelRules): string {
+  const required = problems.find((problem) => problem.error.keyword === 'required');
   const custom = rules.messages?.[field];
-  if (custom !== undefined) return fill(custom, field, schema);
-  const choices = branches(schema).filter((b) => b.type !== 'null');
-  if (choices.every((b) => b.const !== undefined)) return fill('The selected :attribute is invalid.', field, schema);
-  // Inside alternatives, the null one's complaint and the summary say less than the other's own.
-  const error = errors.find((e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'null'));
-  const limit = String((error?.params as { limit?: unknown } | undefined)?.limit);
-  switch (error?.keyword) {
-    case 'type': {
-      const type = String(error.params.type);
-      return fill(`The :attribute field must be ${type === 'integer' ? 'an integer' : `a ${type}`}.`, field, schema);
-    }
-    case 'minLength':
-      return fill(
-        limit === '1' ? 'The :attribute field must not be empty.' : `The :attribute field must be at least ${limit} characters.`,
-        field,
-        schema,
-      );
-    case 'maxLength':
-      return fill(`The :attribute field must not be greater than ${limit} characters.`, field, schema);
-    case 'minimum':
-      return fill(`The :attribute field must be at least ${limit}.`, field, schema);
-    case 'maximum':
-      return fill(`The :attribute field must not be greater than ${limit}.`, field, schema);
-    default:
-      return fill('The :attribute field is invalid.', field, schema);
-  }
+  if (required === undefined && custom !== undefined) return fill(custom, field, schema);
+  return laravelSentence(field, (required ?? problems[0]!).phrase);
+}
+
+/** A problem as Laravel words it: `The daily limit field must be at least 1.`, or `The selected sort is invalid.` */
+export function laravelSentence(field: string, phrase: string | null): string {
+  const attribute = field.replace(/_/g, ' ');
+  return phrase === null ? `The selected ${attribute} is invalid.` : `The ${attribute} field ${phrase}.`;
 }
 
 /**

@@ -16,7 +16,8 @@ describe('request validation from the declared schemas', () => {
     expect(result.errors).to.deep.equal({
       name: ['The name field must not be empty.'],
       'scopes.1': ['The selected scopes.1 is invalid.'],
-      daily_limit: ['The selected daily limit is invalid.'],
+      // A nullable field is judged by its other alternative.
+      daily_limit: ['The daily limit field must be at least 1.'],
       colour: ['The colour field is not allowed.'],
     });
   });
