@@ -1,11 +1,7 @@
-import http, { type ClientRequest } from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
 import type { SecureContext } from 'node:tls';
 import { DossierError } from '../errors.js';
 import { readCapped } from '../lookup/net/capped-read.js';
-import { guardedConnect } from '../lookup/net/guarded-connect.js';
-import { pinnedLookup } from '../lookup/whois/http-client.js';
+import { guardedHttpRequest } from '../lookup/net/http-request.js';
 import type { Reach } from '../lookup/net/reach.js';
 import { webhookPort } from './watch-rules.js';
 
@@ -33,44 +29,31 @@ export interface WebhookPost {
  */
 export async function postWebhook({ url: text, headers, body, reach, secureContext }: WebhookPost): Promise<number> {
   const url = new URL(text);
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const port = webhookPort(url);
-  const client = url.protocol === 'https:' ? https : http;
   const payload = Buffer.from(body);
-  return guardedConnect<ClientRequest, number>(
-    { host: hostname, port, trusted: false },
-    reach,
-    () => `The webhook ${url.host}`,
-    (address) =>
-      client.request({
-        protocol: url.protocol,
-        hostname,
-        port,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(payload.byteLength),
-          'user-agent': 'dossier-webhooks (+https://www.npmjs.com/package/dossier)',
-        },
-        agent: false,
-        lookup: pinnedLookup(address),
-        servername: isIP(hostname) === 0 ? hostname : undefined,
-        ...(secureContext === undefined ? {} : { secureContext }),
-      }),
-    (req, outcome) => {
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        // The answer is read (up to the cap) so that the receiver sees its answer taken; what is past
-        // the cap is left unread and the connection closed.
-        const cut = new DossierError('ERR_UPSTREAM_FAILED', 'cut');
-        readCapped(res, { maxBytes: ANSWER_BYTES_READ, tooLong: () => cut }).then(
-          () => outcome.resolve(status),
-          (error: unknown) => (error === cut ? outcome.resolve(status) : outcome.reject(error)),
-        );
-      });
-      req.end(payload);
+  const request = {
+    url,
+    port: webhookPort(url),
+    trusted: false,
+    method: 'POST' as const,
+    headers: {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(payload.byteLength),
+      'user-agent': 'dossier-webhooks (+https://www.npmjs.com/package/dossier)',
     },
-  );
+    body: payload,
+    reach,
+    secureContext,
+    name: `The webhook ${url.host}`,
+  };
+  return guardedHttpRequest<number>(request, (res, outcome) => {
+    const status = res.statusCode ?? 0;
+    // The answer is read (up to the cap) so that the receiver sees its answer taken; what is past
+    // the cap is left unread and the connection closed.
+    const cut = new DossierError('ERR_UPSTREAM_FAILED', 'cut');
+    readCapped(res, { maxBytes: ANSWER_BYTES_READ, tooLong: () => cut }).then(
+      () => outcome.resolve(status),
+      (error: unknown) => (error === cut ? outcome.resolve(status) : outcome.reject(error)),
+    );
+  });
 }

@@ -1,10 +1,7 @@
-import http, { type ClientRequest } from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { DossierError } from '../../errors.js';
 import { isHttpPort } from './peer.js';
 import { readCapped } from '../net/capped-read.js';
-import { guardedConnect } from '../net/guarded-connect.js';
+import { guardedHttpRequest } from '../net/http-request.js';
 import type { Reach } from '../net/reach.js';
 
 /** One GET of {@link httpGet}. */
@@ -70,50 +67,20 @@ function getOnce(
   port: number,
   { reach, maxBytes, accept }: HttpGetRequest,
 ): Promise<{ status: number; body: string; location?: string }> {
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const client = url.protocol === 'https:' ? https : http;
-  return guardedConnect<ClientRequest, { status: number; body: string; location?: string }>(
-    { host: hostname, port, trusted },
-    reach,
-    () => url.host,
-    (address) =>
-      client.request({
-        protocol: url.protocol,
-        hostname,
-        port,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { accept, 'user-agent': 'dossier (+https://www.npmjs.com/package/dossier)' },
-        agent: false,
-        lookup: pinnedLookup(address),
-        servername: isIP(hostname) === 0 ? hostname : undefined,
-      }),
-    (req, outcome) => {
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        const location = res.headers.location;
-        if (status >= 300 && status < 400 && location !== undefined) {
-          res.resume();
-          outcome.resolve({ status, body: '', location });
-          return;
-        }
-        const tooLong = (): DossierError =>
-          new DossierError('ERR_UPSTREAM_FAILED', `${url.host} sent more than ${maxBytes} bytes; the answer was cut off.`);
-        readCapped(res, { maxBytes, declaredBytes: Number(res.headers['content-length'] ?? 0), tooLong }).then(
-          (body) => outcome.resolve({ status, body: body.toString('utf8') }),
-          outcome.reject,
-        );
-      });
-      req.end();
-    },
-  );
-}
-
-/** A `lookup` that answers with the checked address only: Node asks it instead of resolving the name again. */
-export function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
-  return ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void): void => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as unknown as LookupFunction;
+  const headers = { accept, 'user-agent': 'dossier (+https://www.npmjs.com/package/dossier)' };
+  return guardedHttpRequest({ url, port, trusted, method: 'GET', headers, reach, name: url.host }, (res, outcome) => {
+    const status = res.statusCode ?? 0;
+    const location = res.headers.location;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      res.resume();
+      outcome.resolve({ status, body: '', location });
+      return;
+    }
+    const tooLong = (): DossierError =>
+      new DossierError('ERR_UPSTREAM_FAILED', `${url.host} sent more than ${maxBytes} bytes; the answer was cut off.`);
+    readCapped(res, { maxBytes, declaredBytes: Number(res.headers['content-length'] ?? 0), tooLong }).then(
+      (body) => outcome.resolve({ status, body: body.toString('utf8') }),
+      outcome.reject,
+    );
+  });
 }
