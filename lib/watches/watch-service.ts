@@ -110,7 +110,13 @@ export class KeyvWatchService implements WatchService {
       await store.givePlace(keyId).catch(() => {});
       throw error;
     }
-    await jobs.schedule(watch.id, watch.intervalSeconds * 1000);
+    try {
+      await jobs.schedule(watch.id, watch.intervalSeconds * 1000);
+    } catch (error) {
+      // A watch its engine never heard of would never be checked: the creation is undone, place and all.
+      if (await store.remove(watch.id).catch(() => false)) await store.givePlace(keyId).catch(() => {});
+      throw error;
+    }
     return { watch: publicWatch(watch), secret: watch.secret };
   }
 

@@ -289,6 +289,21 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     await rig.watches.create({ type: 'ssl', domain: 'example.test', ...mine });
   });
 
+  it('undoes a creation whose schedule the job engine refused: no watch left unchecked, its place given back', async () => {
+    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true, watchesPerKey: 1 });
+    const mine = { owner: 'acct-a', keyId: 'key_a' };
+    const schedule = rig.jobs.schedule.bind(rig.jobs);
+    // The engine's store goes away between the watch's insert and its schedule.
+    rig.jobs.schedule = () => Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The job queue is unavailable.'));
+    const refused = await rig.watches.create({ type: 'dns', domain: 'example.test', ...mine }).catch((e: unknown) => e);
+    expect(isDossierError(refused, 'ERR_STORE_UNAVAILABLE')).to.equal(true);
+    expect(await rig.watches.list({ owner: 'acct-a' })).to.deep.equal([]);
+    rig.jobs.schedule = schedule;
+    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', ...mine });
+    await rig.advance(0);
+    expect((await rig.watches.get(watch.id, mine)).lastCheckedAt).to.not.equal(null);
+  });
+
   it('on one SQLite file, the process that runs the work takes up what another one added', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dossier-watch-rig-'));
     const clock = testClock();
