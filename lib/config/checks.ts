@@ -10,10 +10,7 @@ import { defineCheck } from '../schemas/ajv.js';
 // The checks of the settings' values, as JSON Schema (TypeBox), and the readers that turn a variable's
 // text into a value. Each message completes a sentence that starts with the name of the option or
 // variable (see settings.ts). A schema's `message` is its sentence, or one per JSON Schema keyword; in
-// it, `{input}` stands for the value refused and `{length}` for its length.
-
-/** What a schema's `message` may be: one sentence, or one per keyword (`type`, `minLength`, `check`…). */
-export type SettingMessage = string | Record<string, string>;
+// it, `{input}` stands for the value refused and `{length}` for its length (lib/schemas/ajv.ts, fieldProblems).
 
 const STORE_SCHEMES = ['memory:', 'sqlite:', 'redis:', 'rediss:', 'postgres:', 'postgresql:'];
 

@@ -63,7 +63,10 @@ export function compiledSchema(schema: TSchema): ValidateFunction {
   return validate;
 }
 
-/** The field an error is about, as the path of its property names: `/openai/model` → `['openai', 'model']`, and a missing or unexpected property is the field it names. */
+/**
+ * The field an error is about, as the path of its property names: `/openai/model` → `['openai', 'model']`,
+ * and a missing or unexpected property is the field it names.
+ */
 function errorField(error: ErrorObject): string[] {
   const path = error.instancePath
     .split('/')
@@ -76,7 +79,7 @@ function errorField(error: ErrorObject): string[] {
 
 /** One field's problem, in words that each interface frames its own way (see {@link fieldProblems}). */
 export interface FieldProblem {
-  /** The path of property names to the field: `['openai', 'model']`; a missing or unexpected property is the field it names. */
+  /** The path of property names to the field: `['openai', 'model']`. */
   field: string[];
   /** The end of a sentence about the field (`must not be empty`), or null: the value is none of those allowed. */
   phrase: string | null;
