@@ -13,10 +13,20 @@ export interface BenchResult {
   p99Ms: number;
   /** Median p99 latency of the baseline over the same rounds, in ms. */
   baselineP99Ms: number;
+  /** Median CPU time of the scenario's server per request, in µs: steadier than req/s on a shared machine. */
+  cpuUs: number;
+  /** Median CPU time of the baseline's server per request, in µs, over the same rounds. */
+  baselineCpuUs: number;
   /** The target ratio of this scenario, if it has one. */
   target?: number;
   /** Responses whose status was not the expected one's class, plus errors and timeouts. */
   unexpected: number;
+}
+
+/** A server under load: where it answers, and the CPU time its process has used so far. */
+export interface Measured {
+  url: string;
+  cpuMs(): number;
 }
 
 /** What autocannon repeats: one request, or a list that each connection cycles through. */
@@ -46,12 +56,18 @@ export const CONNECTIONS = 32;
  * generator does the same work in both runs: a list of 10,000 requests costs it more per request than
  * one request repeated.
  */
-export async function measure(name: string, baselineUrl: string, request: BenchRequest, target?: number): Promise<BenchResult> {
+export async function measure(
+  name: string,
+  baseline: Measured,
+  server: Measured,
+  request: BenchRequest,
+  target?: number,
+): Promise<BenchResult> {
   const rounds: { baseline: Run; scenario: Run }[] = [];
   for (let round = 0; round < BENCH_ROUNDS; round += 1) {
-    const baseline = await run({ ...request, url: sameRequestOn(baselineUrl, request.url), expectStatus: 200 });
-    const scenario = await run(request);
-    rounds.push({ baseline, scenario });
+    const base = await run({ ...request, url: sameRequestOn(baseline.url, request.url), expectStatus: 200 }, undefined, baseline);
+    const scenario = await run(request, undefined, server);
+    rounds.push({ baseline: base, scenario });
   }
   const result: BenchResult = {
     name,
@@ -60,10 +76,15 @@ export async function measure(name: string, baselineUrl: string, request: BenchR
     ratio: median(rounds.map((r) => r.scenario.rate / r.baseline.rate)),
     p99Ms: median(rounds.map((r) => r.scenario.p99)),
     baselineP99Ms: median(rounds.map((r) => r.baseline.p99)),
+    cpuUs: median(rounds.map((r) => r.scenario.cpuUs)),
+    baselineCpuUs: median(rounds.map((r) => r.baseline.cpuUs)),
     target,
     unexpected: rounds.reduce((sum, r) => sum + r.scenario.unexpected, 0),
   };
-  console.error(`  ${name}: ${Math.round(result.requestsPerSecond)} req/s, ${result.ratio.toFixed(2)}× bare Koa`);
+  console.error(
+    `  ${name}: ${Math.round(result.requestsPerSecond)} req/s, ${result.ratio.toFixed(2)}× bare Koa; ` +
+      `${Math.round(result.cpuUs)} µs of server CPU a request, ${(result.cpuUs / result.baselineCpuUs).toFixed(2)}× bare Koa's`,
+  );
   return result;
 }
 
@@ -77,10 +98,13 @@ interface Run {
   rate: number;
   p99: number;
   unexpected: number;
+  /** The server's CPU time per request answered, in µs (NaN when no server was named). */
+  cpuUs: number;
 }
 
-/** One load run: for `BENCH_SECONDS`, or for `amount` requests when given. */
-export async function run(request: BenchRequest, amount?: number): Promise<Run> {
+/** One load run: for `BENCH_SECONDS`, or for `amount` requests when given; `server`'s CPU time is read around it. */
+export async function run(request: BenchRequest, amount?: number, server?: Measured): Promise<Run> {
+  const cpuBefore = server?.cpuMs() ?? NaN;
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
@@ -94,10 +118,12 @@ export async function run(request: BenchRequest, amount?: number): Promise<Run> 
   const byClass = result as unknown as Record<string, number>;
   const answered = ['1xx', '2xx', '3xx', '4xx', '5xx'].reduce((sum, name) => sum + (byClass[name] ?? 0), 0);
   const expected = byClass[`${Math.floor((request.expectStatus ?? 200) / 100)}xx`] ?? 0;
+  const cpuMs = (server?.cpuMs() ?? NaN) - cpuBefore;
   return {
     rate: result.requests.average,
     p99: result.latency.p99,
     unexpected: answered - expected + result.errors + result.timeouts,
+    cpuUs: (cpuMs * 1000) / Math.max(answered, 1),
   };
 }
 
@@ -110,14 +136,15 @@ function median(values: number[]): number {
 /** The results as a Markdown table (the README's benchmark section is this table). */
 export function markdownReport(results: BenchResult[]): string {
   const lines = [
-    '| scenario | req/s | bare Koa req/s | ratio (target) | p99 ms | bare Koa p99 ms | p99 ratio | unexpected |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | server CPU µs/req | bare Koa CPU µs/req | CPU ratio | req/s | bare Koa req/s | ratio (target) | p99 ms | bare Koa p99 ms | unexpected |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const target = r.target === undefined ? '' : ` (≥ ${r.target})`;
-    const p99Ratio = r.baselineP99Ms > 0 ? `${(r.p99Ms / r.baselineP99Ms).toFixed(2)}×` : 'n/a';
     lines.push(
-      `| ${r.name} | ${Math.round(r.requestsPerSecond)} | ${Math.round(r.baselinePerSecond)} | ${r.ratio.toFixed(2)}${target} | ${r.p99Ms} | ${r.baselineP99Ms} | ${p99Ratio} | ${r.unexpected} |`,
+      `| ${r.name} | ${Math.round(r.cpuUs)} | ${Math.round(r.baselineCpuUs)} | ${(r.cpuUs / r.baselineCpuUs).toFixed(2)}× | ` +
+        `${Math.round(r.requestsPerSecond)} | ${Math.round(r.baselinePerSecond)} | ${r.ratio.toFixed(2)}${target} | ` +
+        `${r.p99Ms} | ${r.baselineP99Ms} | ${r.unexpected} |`,
     );
   }
   return lines.join('\n');

@@ -14,6 +14,8 @@ export interface ServerProcess {
   pid: number;
   /** Resident set size of the process now, in MiB (Linux `/proc`). */
   rssMiB(): number;
+  /** CPU time (user and system) the process has used so far, in ms (Linux `/proc`). */
+  cpuMs(): number;
   close(): Promise<void>;
 }
 
@@ -56,10 +58,19 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
     const url = /listening on (http:\/\/\S+)/i.exec(output)?.[1];
     if (url !== undefined) {
       child.stdout!.resume();
-      return { url, pid: child.pid!, rssMiB: () => rssMiB(child.pid!), close: () => stop(child) };
+      return { url, pid: child.pid!, rssMiB: () => rssMiB(child.pid!), cpuMs: () => cpuMs(child.pid!), close: () => stop(child) };
     }
   }
   throw new Error(`${args.join(' ')} did not start: ${output}${errors}`);
+}
+
+/** Clock ticks per second, the unit of `/proc/<pid>/stat`'s times. */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+function cpuMs(pid: number): number {
+  // utime and stime are fields 14 and 15 of stat: the 12th and 13th after the command's name, which may hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 function rssMiB(pid: number): number {

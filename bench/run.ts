@@ -99,7 +99,8 @@ try {
       results.push(
         await measure(
           `GET /api/dns, cached, one key (${label})`,
-          baseline.url,
+          baseline,
+          server,
           { url: server.url + LOOKUP, headers: bearer(secret) },
           target,
         ),
@@ -108,7 +109,8 @@ try {
       results.push(
         await measure(
           `GET /api/dns, cached, ${DISTINCT_KEYS.toLocaleString('en')} keys (${label})`,
-          baseline.url,
+          baseline,
+          server,
           { url: server.url, requests },
           target,
         ),
@@ -120,7 +122,7 @@ try {
         const health = await fetch(`${server.url}/healthz`);
         healthBaseline = await startBareKoa(await health.json());
         results.push(
-          await measure('GET /healthz: the middleware alone (no key, no store)', healthBaseline.url, {
+          await measure('GET /healthz: the middleware alone (no key, no store)', healthBaseline, server, {
             url: `${server.url}/healthz`,
           }),
         );
@@ -133,7 +135,8 @@ try {
         results.push(
           await measure(
             `GET /api/v1/documents/{id} (${label})`,
-            baseline.url,
+            baseline,
+            server,
             { url: `${server.url}/api/v1/documents/${data.id}`, headers: bearer(secret) },
             0.5,
           ),
@@ -141,7 +144,8 @@ try {
         results.push(
           await measure(
             `POST /api/v1/documents, offline generator (${label})`,
-            baseline.url,
+            baseline,
+            server,
             {
               url: `${server.url}/api/v1/documents`,
               method: 'POST',
@@ -183,7 +187,7 @@ try {
 }
 
 console.log(
-  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same requests, same JSON body\n`,
+  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same requests, same JSON body; server CPU is the Node process's user + system time over the run, divided by the requests it answered (the store's own server not counted)\n`,
 );
 console.log(markdownReport(results));
 console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
