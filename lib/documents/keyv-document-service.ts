@@ -9,14 +9,8 @@ import { GenerationRun } from './generation-run.js';
 import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
 import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';
 import { StreamedText } from './streamed-text.js';
-import {
-  parseCreateInput,
-  parseDocumentId,
-  parseListQuery,
-  parseUpdateInput,
-  RESULT_MAX,
-  type CreateInput,
-} from './validation.js';
+import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, type CreateInput } from './validation.js';
+import { RESULT_MAX } from '../schemas/documents.js';
 import { countWords } from './word-count.js';
 
 /** What a {@link KeyvDocumentService} works with. */

@@ -2,7 +2,6 @@ import { checkLaravel, defaultOf, type LaravelRules } from '../schemas/laravel.j
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../schemas/documents.js';
 
 // The rules live in the schemas (lib/schemas/documents.ts), which the OpenAPI document shows too.
-export { CREATIVITY_VALUES, NAME_MAX, PAGE_MAX, PER_PAGE_VALUES, PROMPT_MAX, RESULT_MAX } from '../schemas/documents.js';
 
 /** A listing request, validated and with defaults applied. */
 export interface ListQuery {

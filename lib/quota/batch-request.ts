@@ -5,7 +5,7 @@ import { compiledSchema, fieldProblems, plainSchema, type FieldProblem } from '.
 import { BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
 
 // The rules live in the schema (lib/schemas/batch.ts), which the OpenAPI document shows too.
-export { BATCH_MAX_ITEMS, BATCH_QUERY_FIELDS, BatchRequest } from '../schemas/batch.js';
+export { BATCH_MAX_ITEMS } from '../schemas/batch.js';
 
 /** A schema as plain JSON. */
 type Json = Record<string, any>;
