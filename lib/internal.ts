@@ -12,5 +12,5 @@ export { compiledSchema, fieldProblems } from './schemas/ajv.js';
 export { laravelSentence } from './schemas/laravel.js';
 // The settings' table, readers and checks, for the server's own settings (HOST, PORT, DOSSIER_TRUST_PROXY),
 // which the Koa adapter declares as the core declares its own.
-export { checkOptions, readEnvironment, type Setting } from './config/settings.js';
+export { checkOptions, readEnvironment, type Setting, type SettingValues } from './config/settings.js';
 export { nonEmptyText, readBoolean, readText, readWholeNumber, wholeNumber, yesNo } from './config/checks.js';

@@ -270,7 +270,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     return 1;
   }
   const app = createKoaApp(dossier);
-  app.proxy = server.trustProxy ?? false;
+  app.proxy = server.trustProxy;
   // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any
   // before it are whatever the client sent.
   app.maxIpsCount = 1;
