@@ -15,15 +15,20 @@ export interface StoredDelivery extends Delivery {
   watchId: string;
   /** The JSON text POSTed, the same on every attempt. */
   body: string;
+  /** Its place in its watch's list of deliveries (none in a record written before deliveries were forgotten). */
+  slot?: number;
 }
 
-/** The deliveries of a watch that its owner can list: the newest ones. */
+/**
+ * The deliveries of a watch that its owner can list, the newest ones, and all the store keeps: an older
+ * one is forgotten when a new one comes, or, if it still has attempts to make, once they are over.
+ */
 export const DELIVERIES_LISTED = 50;
 
 /**
  * Watches and their deliveries in the Keyv store every process shares: `watch:<id>` and
  * `delivery:<id>` hold the records; append-only indexes list the watches of an owner, every watch, and
- * the deliveries of a watch; an atomic counter per key holds the limit of watches per key, so that two
+ * the last {@link DELIVERIES_LISTED} deliveries of a watch; an atomic counter per key holds the limit of watches per key, so that two
  * processes creating at once cannot both take the last place.
  */
 export class KeyvWatchStore {
@@ -67,9 +72,13 @@ export class KeyvWatchStore {
     return this.kv.get<StoredWatch>(`watch:${id}`);
   }
 
-  /** Forgets a watch (its deliveries go with it, unlisted). @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  /** Forgets a watch and its deliveries. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async remove(id: string): Promise<boolean> {
-    return this.kv.delete(`watch:${id}`);
+    const removed = await this.kv.delete(`watch:${id}`);
+    const index = this.deliveryIndex(id);
+    const listed = await index.last(DELIVERIES_LISTED);
+    await Promise.all(listed.flatMap(({ slot, value }) => [index.drop(slot), this.kv.delete(`delivery:${value}`)]));
+    return removed;
   }
 
   /** The watches of `owner`, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -82,15 +91,34 @@ export class KeyvWatchStore {
     return (await this.existing(await this.allIndex.values())).reverse();
   }
 
-  /** Stores a new delivery and lists it under its watch. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  /**
+   * Stores a new delivery, lists it under its watch, and forgets the one that falls out of the list.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
   async insertDelivery(delivery: StoredDelivery): Promise<void> {
-    await this.saveDelivery(delivery);
-    await this.deliveryIndex(delivery.watchId).append(delivery.id);
+    const index = this.deliveryIndex(delivery.watchId);
+    const slot = await index.reserve();
+    await this.kv.set(`delivery:${delivery.id}`, { ...delivery, slot });
+    await index.fill(slot, delivery.id);
+    if (slot <= DELIVERIES_LISTED) return;
+    const dropped = await index.drop(slot - DELIVERIES_LISTED);
+    // One with attempts still to make goes when they are over (see saveDelivery).
+    if (dropped !== undefined && (await this.getDelivery(dropped))?.status !== 'pending') {
+      await this.kv.delete(`delivery:${dropped}`);
+    }
   }
 
-  /** Writes a delivery's record anew. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  /**
+   * Writes a delivery's record anew, or forgets it when it is over and out of its watch's list.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
   async saveDelivery(delivery: StoredDelivery): Promise<void> {
     await this.kv.set(`delivery:${delivery.id}`, delivery);
+    if (delivery.status === 'pending' || delivery.slot === undefined) return;
+    // Written first and the list's length read after, while an insertion takes a slot first and reads
+    // the dropped delivery after: of two at once, one at least sees the other and forgets it.
+    const length = await this.deliveryIndex(delivery.watchId).length();
+    if (delivery.slot <= length - DELIVERIES_LISTED) await this.kv.delete(`delivery:${delivery.id}`);
   }
 
   /** The delivery `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -100,8 +128,8 @@ export class KeyvWatchStore {
 
   /** The last {@link DELIVERIES_LISTED} deliveries of a watch, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async deliveries(watchId: string): Promise<StoredDelivery[]> {
-    const ids = (await this.deliveryIndex(watchId).values()).slice(-DELIVERIES_LISTED).reverse();
-    const records = await this.kv.getMany<StoredDelivery>(ids.map((id) => `delivery:${id}`));
+    const listed = (await this.deliveryIndex(watchId).last(DELIVERIES_LISTED)).reverse();
+    const records = await this.kv.getMany<StoredDelivery>(listed.map(({ value }) => `delivery:${value}`));
     return records.filter((record): record is StoredDelivery => record !== undefined);
   }
 

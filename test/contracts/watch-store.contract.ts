@@ -1,15 +1,17 @@
 import { expect } from 'chai';
 import { createContainer } from '../../lib/container.js';
 import { resolveOptions } from '../../lib/options.js';
+import type { KvStore } from '../../lib/ports/kv-store.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 
 /** The watch store of a store URL, on the backend a Dossier on that URL would use. */
-function openWatchStore(url: string): { store: KeyvWatchStore; close(): Promise<void> } {
+function openWatchStore(url: string): { store: KeyvWatchStore; kv: KvStore; close(): Promise<void> } {
   const { container, close } = createContainer(resolveOptions({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS }));
-  return { store: new KeyvWatchStore(container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters)), close };
+  const kv = container.resolve(TOKENS.storeKv);
+  return { store: new KeyvWatchStore(kv, container.resolve(TOKENS.storeCounters)), kv, close };
 }
 
 function aWatch(owner: string, keyId: string, n: number): StoredWatch {
@@ -89,6 +91,37 @@ export function watchStoreContract(backend: BackendCase): void {
       expect(listed.at(-1)!.id).to.equal(`msg_${watchId}_4`);
       await opened.store.saveDelivery({ ...listed[0]!, status: 'delivered', attempts: 1, responseStatus: 204 });
       expect(await opened.store.getDelivery(listed[0]!.id)).to.include({ status: 'delivered', attempts: 1, responseStatus: 204 });
+    });
+
+    it('forgets a delivery that leaves the list once it is over, and every delivery of a removed watch', async () => {
+      const watch = aWatch(uniqueName('acct'), 'k', 1);
+      await opened.store.insert(watch);
+      const id = (n: number): string => `msg_${watch.id}_${n}`;
+      const over = async (n: number): Promise<void> => {
+        const delivery = (await opened.store.getDelivery(id(n)))!;
+        await opened.store.saveDelivery({ ...delivery, status: 'failed', attempts: 6 });
+      };
+      await opened.store.insertDelivery(aDelivery(watch.id, 1));
+      await opened.store.insertDelivery(aDelivery(watch.id, 2));
+      await over(1);
+      expect(await opened.store.getDelivery(id(1)), 'over, but still listed').to.include({ status: 'failed' });
+      for (let n = 3; n <= DELIVERIES_LISTED + 2; n += 1) await opened.store.insertDelivery(aDelivery(watch.id, n));
+      expect(await opened.store.getDelivery(id(1)), 'over and out of the list').to.equal(undefined);
+      expect(await opened.kv.get(`deliveries:${watch.id}:1`)).to.equal(undefined);
+      expect(await opened.store.getDelivery(id(2)), 'out of the list, attempts to make').to.include({ status: 'pending' });
+      await over(2);
+      expect(await opened.store.getDelivery(id(2)), 'out of the list and now over').to.equal(undefined);
+      const listed = await opened.store.deliveries(watch.id);
+      expect(listed.map((delivery) => delivery.id)).to.deep.equal(
+        Array.from({ length: DELIVERIES_LISTED }, (_, n) => id(DELIVERIES_LISTED + 2 - n)),
+      );
+
+      await opened.store.remove(watch.id);
+      expect(await opened.store.deliveries(watch.id)).to.deep.equal([]);
+      for (const n of [3, DELIVERIES_LISTED + 2]) {
+        expect(await opened.store.getDelivery(id(n))).to.equal(undefined);
+        expect(await opened.kv.get(`deliveries:${watch.id}:${n}`)).to.equal(undefined);
+      }
     });
 
     if (backend.shared) {

@@ -36,7 +36,32 @@ export class AppendOnlyIndex {
 
   /** Writes a slot taken with {@link reserve}. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async fill(slot: number, value: string): Promise<void> {
-    await this.kv.set(`${this.name}:${String(slot)}`, value);
+    await this.kv.set(this.slotKey(slot), value);
+  }
+
+  /**
+   * The values of the newest `count` slots, oldest first, reading only those: for an index whose older
+   * slots are dropped (see {@link drop}), where {@link values} would stop at the first one dropped.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async last(count: number): Promise<{ slot: number; value: string }[]> {
+    const length = await this.length();
+    const first = Math.max(1, length - count + 1);
+    const slots = Array.from({ length: length - first + 1 }, (_, n) => first + n);
+    const values = await this.kv.getMany<string>(slots.map((slot) => this.slotKey(slot)));
+    return slots.flatMap((slot, n) => (values[n] === undefined ? [] : [{ slot, value: values[n] }]));
+  }
+
+  /** How many slots were ever taken. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  length(): Promise<number> {
+    return this.counters.get(`${this.name}:length`);
+  }
+
+  /** Forgets the value of `slot`; returns it, or `undefined` when there was none. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async drop(slot: number): Promise<string | undefined> {
+    const value = await this.kv.get<string>(this.slotKey(slot));
+    if (value !== undefined) await this.kv.delete(this.slotKey(slot));
+    return value;
   }
 
   /** Every value, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -48,10 +73,10 @@ export class AppendOnlyIndex {
   }
 
   private async read(): Promise<string[]> {
-    const length = await this.counters.get(`${this.name}:length`);
+    const length = await this.length();
     if (length > this.knownLength) {
       const slots: string[] = [];
-      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(`${this.name}:${slot}`);
+      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(this.slotKey(slot));
       const values: (string | undefined)[] = [];
       // Small batches: some Keyv adapters match getMany results in quadratic time.
       for (let start = 0; start < slots.length; start += 500) {
@@ -69,5 +94,9 @@ export class AppendOnlyIndex {
       if (later.length > 0) return [...this.known, ...later];
     }
     return [...this.known];
+  }
+
+  private slotKey(slot: number): string {
+    return `${this.name}:${String(slot)}`;
   }
 }
