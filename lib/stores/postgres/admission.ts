@@ -1,9 +1,8 @@
 import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { SqlCounterStore, SqlQuery } from '../sql/counters.js';
+import { createTable, Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
 import { storeError } from '../shared/guard.js';
-import { createTable } from './keyv-store.js';
 import type { StoreGuard } from '../shared/guard.js';
 import { deserialize } from '../shared/serialize.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
@@ -152,7 +151,12 @@ interface AdmitRow {
  */
 export class PostgresAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
-  private ready: Promise<unknown> | true | undefined;
+  /** The tables and the function, made once. */
+  private readonly ready = new Setup(async () => {
+    await this.counters.tablesExist();
+    await createTable(this.query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    await createFunction(this.query, ADMIT_FUNCTION);
+  });
 
   /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
   constructor(
@@ -171,7 +175,7 @@ export class PostgresAdmissionStore implements AdmissionStore {
     const first = batch[0]!;
     let rows: AdmitRow[];
     try {
-      if (this.ready !== true) await this.prepared();
+      if (!this.ready.done) await this.ready.run();
       rows = (await this.guard.run(() =>
         this.query(ADMIT_SQL, [
           batch.map((plan) => `${this.namespace}:${plan.record}`),
@@ -193,22 +197,6 @@ export class PostgresAdmissionStore implements AdmissionStore {
       const row = byIndex.get(index + 1);
       return admissionOf({ ...plan, day: first.day }, step(row?.st ?? 0, row?.rec, Number(row?.used ?? 0)));
     });
-  }
-
-  /** The tables and the function, made once; a failed attempt is forgotten, so that a database back up is used again. */
-  private prepared(): Promise<unknown> {
-    this.ready ??= (async () => {
-      await this.counters.tablesExist();
-      await createTable(this.query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
-      await createFunction(this.query, ADMIT_FUNCTION);
-    })().then(
-      () => (this.ready = true),
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready === true ? Promise.resolve() : this.ready;
   }
 }
 

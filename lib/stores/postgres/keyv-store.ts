@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import type { SqlQuery } from '../sql/counters.js';
+import { createTable, Setup, type SqlQuery } from '../sql/counters.js';
 
 /** Settings of {@link PostgresKeyvStore}. */
 export interface PostgresKeyvStoreOptions {
@@ -27,7 +27,7 @@ export class PostgresKeyvStore extends EventEmitter implements KeyvStoreAdapter 
   /** Set by Keyv: the prefix of this instance's keys, which `clear()` and `iterator()` stay inside. */
   namespace?: string;
   readonly ttlSupport = false;
-  private ready: Promise<unknown> | true | undefined;
+  private readonly table: Setup;
 
   /** @param query runs one statement on the backend's pool; @param close ends that pool. */
   constructor(
@@ -39,6 +39,7 @@ export class PostgresKeyvStore extends EventEmitter implements KeyvStoreAdapter 
     const table = options.table ?? 'keyv';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`Invalid table name "${table}".`);
     this.opts = { dialect: 'postgres', url: 'postgres://', table, iterationLimit: options.iterationLimit ?? 100 };
+    this.table = new Setup(() => createTable(query, `${table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`));
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {
@@ -100,32 +101,7 @@ export class PostgresKeyvStore extends EventEmitter implements KeyvStoreAdapter 
   }
 
   private async run(sql: string, parameters: unknown[]): Promise<Row[]> {
-    if (this.ready !== true) await this.tableReady();
+    if (!this.table.done) await this.table.run();
     return (await this.query(sql, parameters)) as Row[];
-  }
-
-  /** The table, created once; a failed attempt is forgotten, so that a database back up is used again. */
-  private tableReady(): Promise<unknown> {
-    this.ready ??= createTable(this.query, `${this.opts.table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`).then(
-      () => (this.ready = true),
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready === true ? Promise.resolve() : this.ready;
-  }
-}
-
-/** `CREATE TABLE IF NOT EXISTS`, safe when several sessions run it at once. */
-export async function createTable(query: SqlQuery, definition: string): Promise<void> {
-  const sql = `CREATE TABLE IF NOT EXISTS ${definition}`;
-  try {
-    await query(sql, []);
-  } catch (error) {
-    // Two PostgreSQL sessions creating the table at once: one loses the race on the catalog (23505);
-    // the table exists all the same, so asking again succeeds.
-    if ((error as { code?: string }).code !== '23505') throw error;
-    await query(sql, []);
   }
 }

@@ -48,7 +48,12 @@ export const GET_SQL = `SELECT value FROM dossier_counters WHERE name = ? AND ${
  * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
-  private tables: Promise<unknown> | true | undefined;
+  private readonly tables = new Setup(() =>
+    this.guard.run(async () => {
+      await createTable(this.query, 'dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)');
+      await createTable(this.query, 'dossier_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)');
+    }),
+  );
   /** Each statement in the dialect's placeholders, written once. */
   private readonly texts = new Map<string, string>();
 
@@ -64,7 +69,7 @@ export class SqlCounterStore implements CounterStore {
     private readonly guard: StoreGuard = new StoreGuard(),
   ) {
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
-    this.tablesReady().catch(() => {});
+    this.tables.run().catch(() => {});
   }
 
   async increment(name: string, options: IncrementOptions = {}): Promise<number | null> {
@@ -136,7 +141,7 @@ export class SqlCounterStore implements CounterStore {
   async close(): Promise<void> {}
 
   private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
-    if (this.tables !== true) await this.tablesReady();
+    if (!this.tables.done) await this.tables.run();
     let text = this.texts.get(sql);
     if (text === undefined) {
       let n = 0;
@@ -149,37 +154,46 @@ export class SqlCounterStore implements CounterStore {
 
   /** Resolves once the tables exist. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async tablesExist(): Promise<void> {
-    if (this.tables !== true) await this.tablesReady();
+    if (!this.tables.done) await this.tables.run();
+  }
+}
+
+/**
+ * What a SQL store makes before its first statement (tables, a function), made once for every caller;
+ * a failed attempt is forgotten, so that a database back up is used again.
+ */
+export class Setup {
+  private state: Promise<unknown> | true | undefined;
+
+  constructor(private readonly make: () => Promise<unknown>) {}
+
+  /** True once made: a hot path then awaits nothing. */
+  get done(): boolean {
+    return this.state === true;
   }
 
-  /** The tables, created once; a failed attempt is forgotten, so that a store back up is used again. */
-  private tablesReady(): Promise<unknown> {
-    this.tables ??= this.guard
-      .run(() => this.createTables())
-      .then(
-        () => (this.tables = true),
-        (error: unknown) => {
-          this.tables = undefined;
-          throw error;
-        },
-      );
-    return this.tables === true ? Promise.resolve() : this.tables;
+  /** Resolves once made. */
+  run(): Promise<unknown> {
+    this.state ??= this.make().then(
+      () => (this.state = true),
+      (error: unknown) => {
+        this.state = undefined;
+        throw error;
+      },
+    );
+    return this.state === true ? Promise.resolve() : this.state;
   }
+}
 
-  private async createTables(): Promise<void> {
-    await this.createTable('dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)');
-    await this.createTable('dossier_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)');
-  }
-
-  private async createTable(definition: string): Promise<void> {
-    const sql = `CREATE TABLE IF NOT EXISTS ${definition}`;
-    try {
-      await this.query(sql, []);
-    } catch (error) {
-      // Two PostgreSQL sessions creating the table at once: one loses the race on the catalog (23505);
-      // the table exists all the same, so asking again succeeds.
-      if ((error as { code?: string }).code !== '23505') throw error;
-      await this.query(sql, []);
-    }
+/** `CREATE TABLE IF NOT EXISTS`, safe when several sessions run it at once. */
+export async function createTable(query: SqlQuery, definition: string): Promise<void> {
+  const sql = `CREATE TABLE IF NOT EXISTS ${definition}`;
+  try {
+    await query(sql, []);
+  } catch (error) {
+    // Two PostgreSQL sessions creating the table at once: one loses the race on the catalog (23505);
+    // the table exists all the same, so asking again succeeds.
+    if ((error as { code?: string }).code !== '23505') throw error;
+    await query(sql, []);
   }
 }
