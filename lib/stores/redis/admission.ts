@@ -3,7 +3,7 @@ import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { StoreGuard } from '../shared/guard.js';
-import { timeToLive } from './counters.js';
+import { timeToLive, type RedisEvalClient } from './counters.js';
 import { deserialize } from '../shared/serialize.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
@@ -82,12 +82,6 @@ end
 return answers`;
 const ADMIT_SHA = createHash('sha1').update(ADMIT_LUA).digest('hex');
 
-/** The part of a node-redis client the admission uses. */
-export interface RedisScriptClient {
-  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
-
 /**
  * Admission on Redis in one script call (by its SHA once Redis knows it): one round trip per lookup.
  * Admissions asked during one turn of the event loop share one call, which Redis runs as one atomic
@@ -101,7 +95,7 @@ export class RedisAdmissionStore implements AdmissionStore {
    * `RedisCounterStore` puts before a counter's name.
    */
   constructor(
-    private readonly client: () => Promise<RedisScriptClient>,
+    private readonly client: () => Promise<RedisEvalClient>,
     private readonly guard: StoreGuard,
     private readonly recordPrefix: string,
     private readonly counterPrefix: string,

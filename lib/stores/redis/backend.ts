@@ -1,6 +1,6 @@
 import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
-import { RedisAdmissionStore, type RedisScriptClient } from './admission.js';
+import { RedisAdmissionStore } from './admission.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters.js';
 import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
@@ -68,13 +68,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
     clock,
     guard,
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
-    admissions: new RedisAdmissionStore(
-      connected as unknown as () => Promise<RedisScriptClient>,
-      guard,
-      `${namespace}::`,
-      counterPrefix,
-      clock,
-    ),
+    admissions: new RedisAdmissionStore(connected, guard, `${namespace}::`, counterPrefix, clock),
   });
 }
 

@@ -2,9 +2,10 @@ import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
 import { StoreGuard } from '../shared/guard.js';
 
-/** The part of a node-redis client the counters use. */
+/** The part of a node-redis client the counters and the admission use. */
 export interface RedisEvalClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   get(key: string): Promise<string | null>;
   mGet(keys: string[]): Promise<(string | null)[]>;
 }
