@@ -47,7 +47,10 @@ export async function* readChatCompletionChunks(body: ReadableStream<Uint8Array>
         problem = error as DossierError;
         return;
       }
-      if (chunk.content !== undefined && chunk.content !== '') pieces.push(chunk.content);
+      if (chunk.content !== undefined && chunk.content !== '') {
+        pieces.push(chunk.content);
+        wrote = true;
+      }
       if (chunk.finished) finished = true;
     },
     onError(error) {
@@ -69,15 +72,9 @@ export async function* readChatCompletionChunks(body: ReadableStream<Uint8Array>
       size += value.byteLength;
       if (size > maxBytes) throw failed(`The text generator streamed more than ${maxBytes} bytes.`);
       parser.feed(decoder.decode(value, { stream: true }));
-      for (const piece of pieces.splice(0)) {
-        wrote = true;
-        yield piece;
-      }
+      yield* pieces.splice(0);
     }
-    for (const piece of pieces.splice(0)) {
-      wrote = true;
-      yield piece;
-    }
+    yield* pieces.splice(0);
     if (problem !== undefined) throw problem;
     if (!done && !finished) throw failed('The text generator broke off its answer.');
     if (!wrote) throw failed('The text generator answered without any text (no choices[0].delta.content).');
