@@ -61,11 +61,14 @@ export function createContainer(options: ResolvedOptions): Composition {
     opened.push(backend);
     return backend;
   };
-  const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory(factory) });
+  /** Registers what `factory` builds, once, on first use. */
+  const once = <T>(token: InjectionToken<T>, factory: (c: DependencyContainer) => T): void => {
+    container.register(token, { useFactory: instanceCachingFactory(factory) });
+  };
   /** Registers the host's own implementation when it gave one, else builds the default once. */
   const provide = <T>(token: InjectionToken<T>, given: T | undefined, factory: (c: DependencyContainer) => T): void => {
     if (given !== undefined) container.register(token, { useValue: given });
-    else container.register(token, once(factory));
+    else once(token, factory);
   };
 
   const hub = new TelemetryHub();
@@ -73,28 +76,18 @@ export function createContainer(options: ResolvedOptions): Composition {
   const readiness: (() => Promise<void>)[] = [];
 
   container.register(TOKENS.clock, { useValue: options.clock });
-  container.register(
-    TOKENS.storeBackend,
-    once(() => open(options.store, { namespace: 'dossier', clock: options.clock, timeoutMs: options.storeTimeoutMs })),
+  once(TOKENS.storeBackend, () =>
+    open(options.store, { namespace: 'dossier', clock: options.clock, timeoutMs: options.storeTimeoutMs }),
   );
-  container.register(
-    TOKENS.storeKv,
-    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub)),
-  );
-  container.register(
-    TOKENS.storeCounters,
-    once((c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub)),
-  );
-  container.register(
-    TOKENS.cacheBackend,
-    once(() =>
-      open(options.cache, {
-        namespace: 'dossier-cache',
-        clock: options.clock,
-        timeoutMs: options.storeTimeoutMs,
-        memoryLimit: MEMORY_CACHE_ENTRIES,
-      }),
-    ),
+  once(TOKENS.storeKv, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub));
+  once(TOKENS.storeCounters, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub));
+  once(TOKENS.cacheBackend, () =>
+    open(options.cache, {
+      namespace: 'dossier-cache',
+      clock: options.clock,
+      timeoutMs: options.storeTimeoutMs,
+      memoryLimit: MEMORY_CACHE_ENTRIES,
+    }),
   );
   container.register(TOKENS.dnsResolverFactory, {
     useValue: options.createDnsResolver ?? systemDnsResolverFactory(options.dnsServerAddresses, options.lookupTimeoutMs),
@@ -131,13 +124,10 @@ export function createContainer(options: ResolvedOptions): Composition {
   container.register(TOKENS.meteringOptions, { useValue: { defaultDailyLimit: options.dailyLimit, logger: options.logger } });
   // The one-step hot path reads and writes what the built-in key and quota stores keep: a host that
   // replaced either gets the two-step path through its own.
-  container.register(
-    TOKENS.admissions,
-    once((c) =>
-      options.keys === undefined && options.quotas === undefined
-        ? instrumentAdmissionStore(observeStoreErrors(c.resolve(TOKENS.storeBackend).admissions, hub), hub)
-        : null,
-    ),
+  once(TOKENS.admissions, (c) =>
+    options.keys === undefined && options.quotas === undefined
+      ? instrumentAdmissionStore(observeStoreErrors(c.resolve(TOKENS.storeBackend).admissions, hub), hub)
+      : null,
   );
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => instrumentQuotaStore(c.resolve(CounterQuotaStore), hub));
@@ -152,10 +142,7 @@ export function createContainer(options: ResolvedOptions): Composition {
       generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
-  container.register(
-    TOKENS.watchService,
-    once((c) => createWatchService(c, options, hub)),
-  );
+  once(TOKENS.watchService, (c) => createWatchService(c, options, hub));
   return {
     container,
     telemetry: hub,
