@@ -32,6 +32,12 @@ function fits(schema: TSchema, value: unknown): boolean {
   return compiledSchema(schema)(value);
 }
 
+/** `value`, when it is what `schema` describes. @throws DossierValidationError on `field`, with `message` */
+function checked<T>(schema: TSchema, value: unknown, field: string, message: string): T {
+  if (!fits(schema, value)) throw new DossierValidationError({ [field]: [message] });
+  return value as T;
+}
+
 /**
  * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever).
  * @throws DossierValidationError on `name`
@@ -48,10 +54,7 @@ export function checkName(name: unknown): string {
  * @throws DossierValidationError on `owner`
  */
 export function checkOwner(owner: unknown): string {
-  if (!fits(KeyOwner, owner)) {
-    throw new DossierValidationError({ owner: ['The owner must be 1 to 128 letters, digits or . _ @ -.'] });
-  }
-  return owner as string;
+  return checked(KeyOwner, owner, 'owner', 'The owner must be 1 to 128 letters, digits or . _ @ -.');
 }
 
 /**
@@ -59,10 +62,8 @@ export function checkOwner(owner: unknown): string {
  * @throws DossierValidationError on `scopes`
  */
 export function checkScopes(scopes: unknown): Scope[] {
-  if (!fits(KeyScopes, scopes)) {
-    throw new DossierValidationError({ scopes: [`The scopes must be one or more of ${SCOPES.join(', ')}.`] });
-  }
-  return [...new Set(scopes as Scope[])];
+  const known = checked<Scope[]>(KeyScopes, scopes, 'scopes', `The scopes must be one or more of ${SCOPES.join(', ')}.`);
+  return [...new Set(known)];
 }
 
 /**
@@ -70,12 +71,7 @@ export function checkScopes(scopes: unknown): Scope[] {
  * @throws DossierValidationError on `daily_limit`
  */
 export function checkLimit(limit: unknown): number | null {
-  if (!fits(KeyDailyLimit, limit)) {
-    throw new DossierValidationError({
-      daily_limit: [`The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`],
-    });
-  }
-  return limit as number | null;
+  return checked(KeyDailyLimit, limit, 'daily_limit', `The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`);
 }
 
 /**
@@ -100,12 +96,8 @@ export function checkExpiry(expiresAt: unknown, now: number): string | null {
  * @throws DossierValidationError on `grace_seconds`
  */
 export function checkGraceSeconds(seconds: unknown): number {
-  if (!fits(GraceSeconds, seconds)) {
-    throw new DossierValidationError({
-      grace_seconds: [`The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`],
-    });
-  }
-  return seconds as number;
+  const message = `The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`;
+  return checked(GraceSeconds, seconds, 'grace_seconds', message);
 }
 
 /** The rule of each field of a key body, by its name in the schemas. */
@@ -163,12 +155,7 @@ export function checkUsageDays(values: readonly string[]): number {
   if (values.length === 0) return USAGE_DAYS.default as number;
   const [value] = values;
   const days = values.length === 1 && value !== undefined && /^\d{1,3}$/.test(value) ? Number(value) : undefined;
-  if (!fits(USAGE_DAYS, days)) {
-    throw new DossierValidationError({
-      days: [`days must be one whole number from ${USAGE_DAYS.minimum} to ${USAGE_DAYS.maximum}.`],
-    });
-  }
-  return days as number;
+  return checked(USAGE_DAYS, days, 'days', `days must be one whole number from ${USAGE_DAYS.minimum} to ${USAGE_DAYS.maximum}.`);
 }
 
 /** Milliseconds of a date or instant the schema took, when it exists (no rollover: 2030-02-30 is refused). */
