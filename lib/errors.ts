@@ -48,7 +48,7 @@ export class DossierValidationError extends DossierError {
 
   constructor(
     readonly errors: Record<string, string[]>,
-    message = firstMessage(errors),
+    message = Object.values(errors).flat()[0] ?? 'The given data was invalid.',
     code: ErrorCode = 'ERR_DOCUMENT_INVALID',
   ) {
     super(code, message);
@@ -72,11 +72,4 @@ export class DossierRetryableError extends DossierError {
 /** True when `error` is a {@link DossierError} with one of the given codes (or any code if none given). */
 export function isDossierError(error: unknown, ...codes: ErrorCode[]): error is DossierError {
   return error instanceof DossierError && (codes.length === 0 || codes.includes(error.code));
-}
-
-function firstMessage(errors: Record<string, string[]>): string {
-  for (const messages of Object.values(errors)) {
-    if (messages[0] !== undefined) return messages[0];
-  }
-  return 'The given data was invalid.';
 }
