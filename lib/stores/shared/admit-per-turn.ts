@@ -1,6 +1,5 @@
-import type { Admission } from '../../ports/admission-store.js';
+import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { LookupKind } from '../../ports/lookup-service.js';
 import { perTurn } from './per-turn.js';
 import { planAdmission, type AdmissionPlan } from './admission-plan.js';
 
@@ -9,10 +8,7 @@ import { planAdmission, type AdmissionPlan } from './admission-plan.js';
  * end ({@link perTurn}): one script call, function call or transaction for many requests, which the store
  * runs as one atomic step, in order. A secret that cannot be a key is refused with no store call.
  */
-export function admitPerTurn(
-  clock: Clock,
-  send: (plans: AdmissionPlan[]) => Promise<Admission[]>,
-): (secret: string, kind: LookupKind, defaultLimit: number) => Promise<Admission> {
+export function admitPerTurn(clock: Clock, send: (plans: AdmissionPlan[]) => Promise<Admission[]>): AdmissionStore['admit'] {
   const admit = perTurn(send);
   return (secret, kind, defaultLimit) => {
     const plan = planAdmission(secret, kind, defaultLimit, clock.now());
