@@ -102,6 +102,13 @@ function idOf(ctx: Context): string {
   return String((ctx.params as Record<string, string | undefined>).id ?? '');
 }
 
+/** The answer to a request without working credentials, by what was wrong with them. */
+const REFUSALS = {
+  origin: [403, 'invalid_origin', "A change made with the panel's session cookie must come from the panel itself (Origin)."],
+  wrong: [401, 'invalid_key', 'The admin token or session is wrong or has ended.'],
+  missing: [401, 'missing_key', 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>", or sign in at /admin.'],
+} as const;
+
 /**
  * Wraps an admin API handler: the credentials first (nothing is read or written without them), then
  * the handler, whose core errors become interface A's error body, with `errors` on a 422.
@@ -111,27 +118,14 @@ function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>)
     ctx.set('Cache-Control', 'no-store');
     const check = await access.check(ctx);
     if (!check.ok) {
-      if (check.reason === 'origin') {
-        answer(
-          ctx,
-          403,
-          'invalid_origin',
-          "A change made with the panel's session cookie must come from the panel itself (Origin).",
-        );
-      } else {
+      const [status, code, message] = REFUSALS[check.reason];
+      if (status === 401) {
         ctx.set(
           'WWW-Authenticate',
-          check.reason === 'wrong' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
+          code === 'invalid_key' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
         );
-        if (check.reason === 'wrong') answer(ctx, 401, 'invalid_key', 'The admin token or session is wrong or has ended.');
-        else
-          answer(
-            ctx,
-            401,
-            'missing_key',
-            'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>", or sign in at /admin.',
-          );
       }
+      answer(ctx, status, code, message);
       return;
     }
     try {
