@@ -12,6 +12,11 @@ export function bearerSecret(ctx: Context): string | null {
   return match === null ? null : (match[1]?.trim() ?? '');
 }
 
+/** The `WWW-Authenticate` of a 401 answered with `code`: `error="invalid_token"` for a token that does not work. */
+export function bearerChallenge(code: string): string {
+  return code === 'invalid_key' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"';
+}
+
 /**
  * Finds the working key of the request's bearer header, which must hold `scope` when given, and names
  * it (its id) in the request's log lines.

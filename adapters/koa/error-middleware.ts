@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { DossierError, DossierRetryableError, DossierValidationError, type Logger } from '../../lib/index.js';
+import { bearerChallenge } from './auth.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from './error-map.js';
 
 /**
@@ -64,12 +65,7 @@ export function errorMiddleware(logger: Logger): Middleware {
 
 function respond(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
   ctx.status = status;
-  if (status === 401) {
-    ctx.set(
-      'WWW-Authenticate',
-      code === 'invalid_key' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
-    );
-  }
+  if (status === 401) ctx.set('WWW-Authenticate', bearerChallenge(code));
   if (isDocumentPath(ctx.path)) {
     ctx.body = { message: DOCUMENT_MESSAGES[status] ?? message, status, ...(errors ? { errors } : {}) };
   } else {

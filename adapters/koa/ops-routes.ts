@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../lib/index.js';
+import { bearerChallenge } from './auth.js';
 import { addDocsRoutes } from './docs.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';
@@ -48,12 +49,12 @@ export function createOpsRouter(dossier: Dossier, metrics: DossierMetrics | unde
   if (token !== undefined && metrics !== undefined) {
     router.get('/metrics', async (ctx) => {
       if (!isAdmin(ctx, token)) {
-        const sent = /^Bearer\s+\S/i.test(ctx.get('Authorization'));
+        const code = /^Bearer\s+\S/i.test(ctx.get('Authorization')) ? 'invalid_key' : 'missing_key';
         ctx.status = 401;
-        ctx.set('WWW-Authenticate', sent ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"');
+        ctx.set('WWW-Authenticate', bearerChallenge(code));
         ctx.body = {
           status: 'error',
-          code: sent ? 'invalid_key' : 'missing_key',
+          code,
           message: 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>".',
         };
         return;

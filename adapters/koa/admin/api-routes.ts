@@ -13,6 +13,7 @@ import {
   type Scope,
 } from '../../../lib/index.js';
 import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
+import { bearerChallenge } from '../auth.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
 import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
@@ -119,12 +120,7 @@ function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>)
     const check = await access.check(ctx);
     if (!check.ok) {
       const [status, code, message] = REFUSALS[check.reason];
-      if (status === 401) {
-        ctx.set(
-          'WWW-Authenticate',
-          code === 'invalid_key' ? 'Bearer realm="dossier", error="invalid_token"' : 'Bearer realm="dossier"',
-        );
-      }
+      if (status === 401) ctx.set('WWW-Authenticate', bearerChallenge(code));
       answer(ctx, status, code, message);
       return;
     }
