@@ -5,6 +5,7 @@ import type { BatchItemOutcome, Dossier } from '../../lib/index.js';
 import { bearerSecret } from './auth.js';
 import { MAX_BODY_BYTES } from './document-routes.js';
 import { HTTP_ERRORS } from './error-map.js';
+import { logUnexpected } from './error-middleware.js';
 import { setQuotaHeaders, settleMetered } from './lookup-routes.js';
 
 /** The media type of a streamed batch: one JSON item a line. */
@@ -30,10 +31,7 @@ export function addBatchRoutes(router: Router, dossier: Dossier): void {
         await run.done;
         lines.end();
       } catch (error) {
-        dossier.options.logger.error('unexpected error', {
-          path: ctx.path,
-          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-        });
+        logUnexpected(dossier.options.logger, ctx.path, error);
         // Cut short, so that the client sees an incomplete answer rather than a complete-looking one.
         ctx.res.destroy();
       }

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
 import { HTTP_ERRORS } from './error-map.js';
+import { logUnexpected } from './error-middleware.js';
 
 /** True when the `Accept` header asks for `text/event-stream` (with a q-value above 0). */
 export function acceptsEventStream(accept: string): boolean {
@@ -65,10 +66,7 @@ function streamError(error: unknown, path: string, logger: Logger): { message: s
     if (status >= 500) logger.warn('stream failed', { path, code: error.code, message: error.message });
     return { message: error.message, status };
   }
-  logger.error('unexpected error', {
-    path,
-    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-  });
+  logUnexpected(logger, path, error);
   return { message: 'Server Error.', status: 500 };
 }
 

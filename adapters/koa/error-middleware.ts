@@ -54,13 +54,15 @@ export function errorMiddleware(logger: Logger): Middleware {
         respond(ctx, httpStatus, 'bad_request', expose ? (error as Error).message : 'The request cannot be processed.');
         return;
       }
-      logger.error('unexpected error', {
-        path: ctx.path,
-        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-      });
+      logUnexpected(logger, ctx.path, error);
       respond(ctx, 500, 'internal_error', 'Something went wrong on our side.');
     }
   };
+}
+
+/** Logs a failure nobody expected, with the stack that its answer never carries. */
+export function logUnexpected(logger: Logger, path: string, error: unknown): void {
+  logger.error('unexpected error', { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 }
 
 function respond(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
