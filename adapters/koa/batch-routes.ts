@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES } from './document-routes.js';
 import { HTTP_ERRORS } from './error-map.js';
 import { logUnexpected } from './error-middleware.js';
 import { setQuotaHeaders, settleMetered } from './lookup-routes.js';
+import { readLimited } from './request-body.js';
 
 /** The media type of a streamed batch: one JSON item a line. */
 const NDJSON = 'application/x-ndjson';
@@ -91,14 +92,6 @@ function itemBody(item: BatchItemOutcome): Record<string, unknown> {
  * @throws an HTTP error 413 above the limit.
  */
 export async function readText(ctx: Context): Promise<string> {
-  const tooLarge = (): never => ctx.throw(413, `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
-  if ((ctx.request.length ?? 0) > MAX_BODY_BYTES) tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const text = await readLimited(ctx, MAX_BODY_BYTES);
+  return text ?? ctx.throw(413, `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
 }

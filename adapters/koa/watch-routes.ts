@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { type ApiKey, type Dossier, DossierValidationError, wireDelivery, wireWatch } from '../../lib/index.js';
+import { type ApiKey, type Dossier, wireDelivery, wireWatch } from '../../lib/index.js';
 import { authenticate } from './auth.js';
 import { readText } from './batch-routes.js';
+import { jsonObject } from './request-body.js';
 
 /**
  * Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
@@ -17,7 +18,7 @@ export function addWatchRoutes(router: Router, dossier: Dossier): void {
   router.post(
     '/api/watches',
     withKey(async (ctx, key) => {
-      const body = parseBody(await readText(ctx));
+      const body = jsonObject(await readText(ctx), 'ERR_WATCH_INVALID');
       const { watch, secret } = await dossier.watches.create(
         {
           type: body.type,
@@ -66,18 +67,4 @@ export function addWatchRoutes(router: Router, dossier: Dossier): void {
       ctx.body = { status: 'success', data: (await dossier.watches.deliveries(id(ctx), { owner: key.owner })).map(wireDelivery) };
     }),
   );
-}
-
-/** The body as a JSON object, or a 400 that says so. */
-function parseBody(text: string): Record<string, unknown> {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new DossierValidationError({ body: ['The body must be a JSON object.'] }, undefined, 'ERR_WATCH_INVALID');
-  }
-  return body as Record<string, unknown>;
 }

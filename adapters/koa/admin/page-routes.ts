@@ -5,6 +5,7 @@ import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, type AdminAccess } from '.
 import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
+import { readLimited } from '../request-body.js';
 import { keyJson, listJson } from './wire.js';
 import { keyWatches, watchesSection } from './watches-section.js';
 
@@ -165,14 +166,8 @@ function html(ctx: Context, status: number, body: string): void {
 
 /** The `token` of a form-encoded (or JSON) sign-in; `''` when there is none or the body is too large. */
 async function readToken(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_SIGN_IN_BYTES) return '';
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readLimited(ctx, MAX_SIGN_IN_BYTES);
+  if (text === null) return '';
   if (ctx.is('application/json')) {
     try {
       const token = (JSON.parse(text) as { token?: unknown }).token;

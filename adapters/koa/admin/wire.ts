@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { type ApiKey, type Dossier, DossierValidationError, type KeyReport } from '../../../lib/index.js';
+import { jsonObject, readLimited } from '../request-body.js';
 
 /** The largest admin request body read, in bytes; past it the answer is a 413. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
@@ -65,27 +66,9 @@ export class BodyError extends Error {
  * @throws DossierValidationError, BodyError (413)
  */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const declared = Number(ctx.get('Content-Length') || '0');
-  if (declared > MAX_ADMIN_BODY_BYTES) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ADMIN_BODY_BYTES) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DossierValidationError({ body: ['The body must be a JSON object.'] });
-  }
-  return value as Record<string, unknown>;
+  const text = await readLimited(ctx, MAX_ADMIN_BODY_BYTES);
+  if (text === null) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
+  return text.trim() === '' ? {} : jsonObject(text);
 }
 
 /**
