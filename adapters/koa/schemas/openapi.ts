@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { dossierVersion } from '../version.js';
-import { HEADERS, JSON_TYPE, type RouteSpec } from './define.js';
+import { HEADERS, JSON_TYPE, type HeaderName, type RouteSpec } from './define.js';
 import { ROUTES } from './routes.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
@@ -34,16 +34,12 @@ function parameters(where: 'path' | 'query', object: TObject | undefined): Recor
 function operation(route: RouteSpec): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
-    const headers: Record<string, unknown> = {
-      'X-Request-Id': {
-        description: HEADERS['X-Request-Id'].description,
-        required: true,
-        schema: plain(HEADERS['X-Request-Id'].schema),
-      },
-    };
-    for (const [name, required] of Object.entries(response.headers ?? {}) as [keyof typeof HEADERS, boolean][]) {
-      headers[name] = { description: HEADERS[name].description, required, schema: plain(HEADERS[name].schema) };
-    }
+    const headers = Object.fromEntries(
+      Object.entries({ 'X-Request-Id': true, ...response.headers }).map(([name, required]) => {
+        const { description, schema } = HEADERS[name as HeaderName];
+        return [name, { description, required, schema: plain(schema) }];
+      }),
+    );
     const content: Record<string, unknown> = {};
     if (response.body !== undefined) content[response.contentType ?? JSON_TYPE] = { schema: plain(response.body) };
     for (const [type, schema] of Object.entries(response.alternatives ?? {})) content[type] = { schema: plain(schema) };
