@@ -41,8 +41,14 @@ const USAGE = `Usage:
 Configuration comes from the DOSSIER_* environment variables (see README).
 `;
 
-/** The `keys` subcommands, and whether each takes a KEY_ID. */
-const KEY_COMMANDS = ['create', 'list', 'update', 'roll', 'revoke'];
+/** The `keys` subcommands, and the options each takes (besides `--json`). */
+const KEY_COMMANDS: Record<string, string[]> = {
+  create: ['name', 'owner', 'scopes', 'daily-limit', 'expires'],
+  list: [],
+  update: ['name', 'scopes', 'daily-limit', 'expires'],
+  roll: ['grace'],
+  revoke: [],
+};
 
 /**
  * Runs the `dossier` command and returns its exit code: 0 on success, 1 on failure, 2 on bad usage.
@@ -67,7 +73,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
         await dossier.close();
       }
     }
-    if (command === 'keys' && subcommand !== undefined && KEY_COMMANDS.includes(subcommand)) {
+    if (command === 'keys' && subcommand !== undefined && Object.hasOwn(KEY_COMMANDS, subcommand)) {
       return await keys(subcommand, argv.slice(2), env, io);
     }
     io.err(USAGE);
@@ -110,15 +116,8 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
   }
   const id = positionals[0];
   if (takesId && id === undefined) throw new DossierValidationError({ id: [`Give the id of the key to ${subcommand}.`] });
-  const allowed: Record<string, string[]> = {
-    create: ['name', 'owner', 'scopes', 'daily-limit', 'expires'],
-    list: [],
-    update: ['name', 'scopes', 'daily-limit', 'expires'],
-    roll: ['grace'],
-    revoke: [],
-  };
   for (const option of ['name', 'owner', 'scopes', 'daily-limit', 'expires', 'grace'] as const) {
-    if (values[option] !== undefined && !allowed[subcommand]!.includes(option)) {
+    if (values[option] !== undefined && !KEY_COMMANDS[subcommand]!.includes(option)) {
       throw new DossierValidationError({ [option]: [`--${option} does not apply to "keys ${subcommand}".`] });
     }
   }
