@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import { type ApiKey, type DocumentPage, type Dossier, DossierValidationError } from '../../lib/index.js';
+import { type DocumentPage, type Dossier, DossierValidationError } from '../../lib/index.js';
 import { authenticate } from './auth.js';
 import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
 import type { DocumentList } from './schemas/shapes.js';
@@ -39,7 +39,7 @@ const parseBody = koaBody({
  */
 export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   const documents = dossier.documents;
-  const owner = async (ctx: Context): Promise<string> => (await documentKey(ctx, dossier)).owner;
+  const owner = async (ctx: Context): Promise<string> => (await authenticate(ctx, dossier, 'documents')).owner;
 
   router.get(LIST_PATH, async (ctx) => {
     const page = await documents.list(await owner(ctx), ctx.query);
@@ -63,7 +63,7 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
     ctx.body = { id, object: 'document', deleted: true, status: 200 };
   });
   router.get('/api/v1/templates', async (ctx) => {
-    await documentKey(ctx, dossier);
+    await authenticate(ctx, dossier, 'documents');
     ctx.body = { data: documents.templates().map(({ id, name, custom }) => ({ id, name, custom })), status: 200 };
   });
 }
@@ -71,7 +71,7 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
 /** `GET /api/v1/documents/{id}`: the owner's document `id`. */
 function documentReader(dossier: Dossier): (ctx: Context, id: string) => Promise<void> {
   return async (ctx, id) => {
-    const { owner } = await documentKey(ctx, dossier);
+    const { owner } = await authenticate(ctx, dossier, 'documents');
     ctx.body = { data: await dossier.documents.get(owner, id), status: 200 };
   };
 }
@@ -80,7 +80,7 @@ function documentReader(dossier: Dossier): (ctx: Context, id: string) => Promise
 function documentCreator(dossier: Dossier): (ctx: Context) => Promise<void> {
   const documents = dossier.documents;
   return async (ctx) => {
-    const who = (await documentKey(ctx, dossier)).owner;
+    const who = (await authenticate(ctx, dossier, 'documents')).owner;
     const input = await readBody(ctx);
     if (acceptsEventStream(ctx.get('Accept'))) {
       const start = (signal: AbortSignal) => documents.createStream(who, input, signal);
@@ -109,14 +109,6 @@ export function documentFastPath(dossier: Dossier): Middleware {
     const match = ctx.method === 'GET' ? DOCUMENT_PATH.exec(ctx.path) : null;
     return match === null ? next() : read(ctx, match[1]!);
   };
-}
-
-/**
- * The request's key, which must carry the `documents` scope.
- * @throws DossierError `ERR_AUTH_MISSING_KEY`, `ERR_AUTH_INVALID_KEY`, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE`.
- */
-function documentKey(ctx: Context, dossier: Dossier): Promise<ApiKey> {
-  return authenticate(ctx, dossier, 'documents');
 }
 
 /**
