@@ -1,23 +1,14 @@
+import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { type ApiKey, type Dossier, DossierValidationError, type KeyReport } from '../../../lib/index.js';
 import { jsonObject, readLimited } from '../request-body.js';
+import type { AdminKey } from '../schemas/shapes.js';
 
 /** The largest admin request body read, in bytes; past it the answer is a 413. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 
 /** A key as the admin API answers it (CONTRACT.md §5). */
-export interface KeyJson {
-  id: string;
-  name: string;
-  owner: string;
-  scopes: string[];
-  daily_limit: number;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  used_today: number;
-  status: string;
-}
+export type KeyJson = Static<typeof AdminKey>;
 
 /** A key with its status and today's use, in the wire form; `daily_limit` is the limit in force. */
 export async function keyJson(dossier: Dossier, key: ApiKey): Promise<KeyJson> {
