@@ -10,7 +10,6 @@ import {
   DossierError,
   DossierValidationError,
   type KeyChanges,
-  type KeyStatus,
   optionsFromEnv,
   type Scope,
 } from '../../lib/index.js';
@@ -214,20 +213,7 @@ function limitOf(text: string | undefined): number | null | undefined {
 }
 
 /** A key as the CLI prints it: the admin API's fields (CONTRACT.md §5), snake_case. */
-interface KeyLine {
-  id: string;
-  name: string;
-  owner: string;
-  scopes: Scope[];
-  daily_limit: number;
-  created_at: string;
-  revoked_at: string | null;
-  expires_at: string | null;
-  used_today: number;
-  status: KeyStatus;
-}
-
-async function describe(key: ApiKey, dossier: Dossier): Promise<KeyLine> {
+async function describe(key: ApiKey, dossier: Dossier) {
   const report = await dossier.metering.report(key);
   return {
     id: key.id,
@@ -243,7 +229,7 @@ async function describe(key: ApiKey, dossier: Dossier): Promise<KeyLine> {
   };
 }
 
-function summary(key: KeyLine): string {
+function summary(key: Awaited<ReturnType<typeof describe>>): string {
   return `name=${key.name} scopes=${key.scopes.join(',')} daily_limit=${key.daily_limit} expires=${key.expires_at ?? 'never'} ${key.status}`;
 }
 
