@@ -107,8 +107,9 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
 
 /** Sets the session cookie (`null`: clears it) and sends the browser back to the panel. */
 function backToPanel(ctx: Context, page: PageContext, cookie: string | null): void {
-  if (cookie === null) ctx.cookies.set(SESSION_COOKIE, '', { ...cookieOptions(ctx, page, 0), expires: new Date(0) });
-  else ctx.cookies.set(SESSION_COOKIE, cookie, cookieOptions(ctx, page, SESSION_SECONDS * 1000));
+  const options = { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: page.base, overwrite: true } as const;
+  if (cookie === null) ctx.cookies.set(SESSION_COOKIE, '', { ...options, maxAge: 0, expires: new Date(0) });
+  else ctx.cookies.set(SESSION_COOKIE, cookie, { ...options, maxAge: SESSION_SECONDS * 1000 });
   ctx.status = 303;
   ctx.redirect(page.base);
 }
@@ -142,14 +143,6 @@ function asset(ctx: Context, type: string, body: string): void {
 /** Where the panel is: `/admin` under whatever prefix the router is mounted. */
 function pageContext(ctx: Context): PageContext {
   return { base: /^(.*?\/admin)(?:\/|$)/i.exec(ctx.path)?.[1] ?? '/admin' };
-}
-
-function cookieOptions(
-  ctx: Context,
-  page: PageContext,
-  maxAge: number,
-): { httpOnly: true; sameSite: 'strict'; secure: boolean; path: string; maxAge: number; overwrite: true } {
-  return { httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: page.base, maxAge, overwrite: true };
 }
 
 function html(ctx: Context, status: number, body: string): void {
