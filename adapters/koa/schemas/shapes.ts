@@ -350,15 +350,13 @@ export const DocumentEvents = Type.String({
 
 // ---------------------------------------------------------------- admin API (CONTRACT.md §5)
 
-const Scope = KeyScope;
-
 /** A key as the admin API shows it. */
 export const AdminKey = Exact(
   {
     id: Type.String(),
     name: Type.String(),
     owner: Type.String(),
-    scopes: Type.Array(Scope),
+    scopes: Type.Array(KeyScope),
     daily_limit: Type.Integer(),
     created_at: IsoDate,
     revoked_at: Nullable(IsoDate),
