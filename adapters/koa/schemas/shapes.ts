@@ -31,7 +31,7 @@ const Exact = <T extends Parameters<typeof Type.Object>[0]>(
   options: { description?: string; title?: string } = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options });
 
-const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a UTC day, YYYY-MM-DD' });
 
 // ---------------------------------------------------------------- errors

@@ -1,9 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
 import { type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
-import { apiError, ApiErrorWith, ApiValidationError, Nullable } from './shapes.js';
-
-const IsoDate = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+import { apiError, ApiErrorWith, ApiValidationError, IsoDate, Nullable } from './shapes.js';
 
 /** A watch on the wire (CONTRACT.md §11). */
 export const WatchData = Type.Object(
