@@ -18,8 +18,6 @@ import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
 import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
-export { DEFAULT_USAGE_DAYS } from '../../../lib/internal.js';
-
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
  * and their usage by day. Every route needs the admin token (bearer) or the panel's session cookie
