@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import { type ApiKey, type Dossier, DossierValidationError, type KeyReport } from '../../../lib/index.js';
+import { type ApiKey, type Dossier, DossierValidationError } from '../../../lib/index.js';
 import { jsonObject, readLimited } from '../request-body.js';
 import type { AdminKey } from '../schemas/shapes.js';
 
@@ -12,11 +12,7 @@ export type KeyJson = Static<typeof AdminKey>;
 
 /** A key with its status and today's use, in the wire form; `daily_limit` is the limit in force. */
 export async function keyJson(dossier: Dossier, key: ApiKey): Promise<KeyJson> {
-  return reportJson(dossier, await dossier.metering.report(key));
-}
-
-/** {@link keyJson} of a report already made. */
-export function reportJson(dossier: Dossier, report: KeyReport): KeyJson {
+  const report = await dossier.metering.report(key);
   return {
     id: report.id,
     name: report.name,
@@ -34,8 +30,7 @@ export function reportJson(dossier: Dossier, report: KeyReport): KeyJson {
 /** Every key, newest first, in the wire form. */
 export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
   const keys = await dossier.keys.list();
-  const reports = await Promise.all(keys.reverse().map((key) => dossier.metering.report(key)));
-  return reports.map((report) => reportJson(dossier, report));
+  return Promise.all(keys.reverse().map((key) => keyJson(dossier, key)));
 }
 
 /** An HTTP error meant for the client, as Koa's `ctx.throw` makes them. */
