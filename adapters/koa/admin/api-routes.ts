@@ -16,7 +16,7 @@ import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
 import { bearerChallenge } from '../auth.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
-import { BodyError, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
+import { BodyTooLarge, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
@@ -125,8 +125,8 @@ function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>)
     try {
       await handler(ctx);
     } catch (error) {
-      if (error instanceof BodyError) {
-        answer(ctx, error.status, 'payload_too_large', error.message);
+      if (error instanceof BodyTooLarge) {
+        answer(ctx, 413, 'payload_too_large', error.message);
         return;
       }
       if (!(error instanceof DossierError)) throw error;

@@ -33,27 +33,18 @@ export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
   return Promise.all(keys.reverse().map((key) => keyJson(dossier, key)));
 }
 
-/** An HTTP error meant for the client, as Koa's `ctx.throw` makes them. */
-export class BodyError extends Error {
-  readonly expose = true;
-
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** A request body past {@link MAX_ADMIN_BODY_BYTES}, answered with a 413. */
+export class BodyTooLarge extends Error {}
 
 /**
  * The request body as a JSON object: `{}` when there is none, a 422 (`errors.body`) when it is not a
  * JSON object, a 413 past {@link MAX_ADMIN_BODY_BYTES}. Whatever the `Content-Type` says, the text
  * must be JSON.
- * @throws DossierValidationError, BodyError (413)
+ * @throws DossierValidationError, BodyTooLarge
  */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   const text = await readLimited(ctx, MAX_ADMIN_BODY_BYTES);
-  if (text === null) throw new BodyError(413, `The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
+  if (text === null) throw new BodyTooLarge(`The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
   return text.trim() === '' ? {} : jsonObject(text);
 }
 
