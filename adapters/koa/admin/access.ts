@@ -8,11 +8,8 @@ export const SESSION_COOKIE = 'dossier_admin';
 /** How long a panel session lasts: 8 hours. */
 export const SESSION_SECONDS = 8 * 3600;
 
-/** How a request proved it may use the admin API. */
-export type AdminCredential = 'bearer' | 'session';
-
 /** The outcome of checking a request's credentials. */
-export type AccessCheck = { ok: true; via: AdminCredential } | { ok: false; reason: 'missing' | 'wrong' | 'origin' };
+export type AccessCheck = { ok: true } | { ok: false; reason: 'missing' | 'wrong' | 'origin' };
 
 /** What a sign-in attempt came to. */
 export type SignIn =
@@ -59,13 +56,13 @@ export class AdminAccess {
     if (authorization !== '' && !/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
     if (authorization !== '') {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      return match?.[1] !== undefined && this.isToken(match[1]) ? { ok: true, via: 'bearer' } : { ok: false, reason: 'wrong' };
+      return match?.[1] !== undefined && this.isToken(match[1]) ? { ok: true } : { ok: false, reason: 'wrong' };
     }
     const cookie = ctx.cookies.get(SESSION_COOKIE);
     if (cookie === undefined) return { ok: false, reason: 'missing' };
     if (!(await this.isSession(cookie))) return { ok: false, reason: 'wrong' };
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx)) return { ok: false, reason: 'origin' };
-    return { ok: true, via: 'session' };
+    return { ok: true };
   }
 
   /**
