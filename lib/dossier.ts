@@ -155,6 +155,6 @@ export function createDossier(options: DossierOptions = {}): Dossier {
 }
 
 /** A store URL with its password hidden, for messages. */
-function redact(url: string): string {
+export function redact(url: string): string {
   return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }

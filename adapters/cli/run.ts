@@ -13,6 +13,7 @@ import {
   optionsFromEnv,
   type Scope,
 } from '../../lib/index.js';
+import { redact } from '../../lib/internal.js';
 import { loadKoaAdapter } from './koa-adapter.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
@@ -348,9 +349,4 @@ async function stopServing(http: Server, timeoutMs: number, secondSignal: () => 
     clearInterval(sweeper);
     clearTimeout(timer);
   }
-}
-
-/** Hides a password in a store URL. */
-function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
 }
