@@ -9,7 +9,7 @@ export interface ConnectTarget extends HostPort {
   trusted: boolean;
 }
 
-/** A connection {@link exchange} can watch and close: a socket, a TLS socket, an HTTP request. */
+/** A connection {@link guardedConnect} can watch and close: a socket, a TLS socket, an HTTP request. */
 export interface Connection {
   destroy(): unknown;
   on(event: 'error', listener: (error: NodeJS.ErrnoException) => void): unknown;
@@ -25,8 +25,9 @@ export interface Outcome<T> {
 /**
  * Connects to `target` the one way lookups connect: its host resolved once through Dossier's resolver
  * and checked ({@link resolvePeer}: no second resolution, so no DNS-rebinding gap), the connection
- * opened by `open` to exactly that address, then one conversation held to `reach.signal`
- * ({@link exchange}).
+ * opened by `open` to exactly that address, then one conversation held to `reach.signal`: the first
+ * outcome wins, and the connection is destroyed as soon as there is one, so no socket outlives its
+ * answer. `reach.signal` aborting ends it with {@link abortError}; an `error` event with {@link connectionError}.
  * @param describe names the peer in messages, given the address connected to; `talk` is given that name.
  * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`, `ERR_UPSTREAM_TIMEOUT` (or
  *   the signal's reason), or what `talk` rejects with.
@@ -39,22 +40,9 @@ export async function guardedConnect<C extends Connection, T>(
   talk: (connection: C, outcome: Outcome<T>, what: string) => void,
 ): Promise<T> {
   const address = await resolvePeer(target.host, reach, target.trusted);
-  return exchange(reach.signal, describe(address), () => open(address), talk);
-}
-
-/**
- * Opens a connection and runs one conversation on it: the first outcome wins, and the connection is
- * destroyed as soon as there is one, so no socket outlives its answer. `signal` aborting ends it with
- * {@link abortError}; an `error` event with {@link connectionError}.
- * @throws as {@link guardedConnect}.
- */
-export function exchange<C extends Connection, T>(
-  signal: AbortSignal,
-  what: string,
-  open: () => C,
-  talk: (connection: C, outcome: Outcome<T>, what: string) => void,
-): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal, what));
+  const { signal } = reach;
+  const what = describe(address);
+  if (signal.aborted) throw abortError(signal, what);
   return new Promise<T>((resolve, reject) => {
     let connection: C | undefined;
     let settled = false;
@@ -70,7 +58,7 @@ export function exchange<C extends Connection, T>(
       reject: (error) => finish(() => reject(isDossierError(error) ? error : connectionError(error, what))),
     };
     const stopListening = onAbort(signal, () => outcome.reject(abortError(signal, what)));
-    connection = open();
+    connection = open(address);
     // `on`, not `once`: a connection may report a second error while it is torn down, and an error
     // with no listener would crash the process.
     connection.on('error', (error) => outcome.reject(error));
