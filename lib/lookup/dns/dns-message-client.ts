@@ -1,11 +1,12 @@
 import { createSocket } from 'node:dgram';
-import { getServers, lookup } from 'node:dns/promises';
+import { getServers } from 'node:dns/promises';
 import { randomInt } from 'node:crypto';
-import { connect, isIP, isIPv6 } from 'node:net';
+import { connect, isIPv6 } from 'node:net';
 import dnsPacket, { type Answer, type DecodedPacket, type Packet } from 'dns-packet';
 import { DossierError } from '../../errors.js';
 import { abortError } from '../net/abort.js';
 import { parseHostPort, type HostPort } from '../net/host-port.js';
+import { resolveNamesOnce } from '../net/system-dns-resolver.js';
 import type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from '../../ports/dns-message-client.js';
 
 /** Options of {@link createDnsMessageClient}. */
@@ -35,18 +36,11 @@ const TCP_MESSAGE_LIMIT = 2 + 65535;
 export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMessageClient {
   // node:dns lists the system's resolvers as host[:port], the form read here.
   const parsed = options.servers.length > 0 ? options.servers : getServers().flatMap((server) => parseHostPort(server, 53) ?? []);
-  let resolved: Promise<HostPort[]> | undefined;
-  const servers = (): Promise<HostPort[]> => {
-    resolved ??= Promise.all(
-      parsed.map(async ({ host, port }) => ({ host: isIP(host) !== 0 ? host : await addressOf(host), port })),
-    ).catch((error: unknown) => {
-      resolved = undefined; // a name that failed is asked again next time
-      throw new DossierError('ERR_UPSTREAM_FAILED', `A DNS server's name could not be resolved: ${String(error)}`, {
-        cause: error,
-      });
-    });
-    return resolved;
-  };
+  const servers = resolveNamesOnce(
+    parsed,
+    (error) =>
+      new DossierError('ERR_UPSTREAM_FAILED', `A DNS server's name could not be resolved: ${String(error)}`, { cause: error }),
+  );
   return {
     async query(name: string, type: DnsMessageType, signal: AbortSignal): Promise<DnsMessageAnswer> {
       signal.throwIfAborted();
@@ -68,12 +62,6 @@ export function createDnsMessageClient(options: DnsMessageClientOptions): DnsMes
       throw failure;
     },
   };
-}
-
-/** The first IPv4 address of a name, else its first address (a name like localhost often has both). */
-async function addressOf(host: string): Promise<string> {
-  const addresses = await lookup(host, { all: true });
-  return (addresses.find(({ family }) => family === 4) ?? addresses[0]!).address;
 }
 
 /** One question to one server: UDP, then TCP when the answer is truncated, within `attemptMs` together. */

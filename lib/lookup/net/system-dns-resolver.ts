@@ -19,23 +19,31 @@ export function systemDnsResolverFactory(servers: readonly HostPort[], timeoutMs
       return resolver;
     };
   }
-  let named: Promise<string[]> | undefined;
-  const addresses = (): Promise<string[]> => {
-    named ??= Promise.all(
-      servers.map(async ({ host, port }) => formatHostPort(isIP(host) !== 0 ? host : await addressOf(host), port)),
-    ).catch((error: unknown) => {
-      named = undefined; // a name that failed is asked again next time
-      throw Object.assign(new Error(`A DNS server's name could not be resolved: ${String(error)}`), { code: 'ESERVFAIL' });
-    });
-    return named;
-  };
+  const named = resolveNamesOnce(servers, (error) =>
+    Object.assign(new Error(`A DNS server's name could not be resolved: ${String(error)}`), { code: 'ESERVFAIL' }),
+  );
+  const addresses = async (): Promise<string[]> => (await named()).map(({ host, port }) => formatHostPort(host, port));
   return () => new NamedServersResolver(new Resolver({ timeout: timeoutMs, tries: 1 }), addresses);
 }
 
-/** The first IPv4 address of a name, else its first address (a name like localhost often has both). */
-async function addressOf(host: string): Promise<string> {
-  const addresses = await lookup(host, { all: true });
-  return (addresses.find(({ family }) => family === 4) ?? addresses[0]!).address;
+/**
+ * `servers` with each name resolved once, through the system's resolver, to its first IPv4 address,
+ * else its first address (a name like localhost often has both). A failure, worded by `failed`, is not
+ * kept: a name that failed is asked again next time.
+ */
+export function resolveNamesOnce(servers: readonly HostPort[], failed: (error: unknown) => Error): () => Promise<HostPort[]> {
+  let resolved: Promise<HostPort[]> | undefined;
+  const addressOf = async (host: string): Promise<string> => {
+    const addresses = await lookup(host, { all: true });
+    return (addresses.find(({ family }) => family === 4) ?? addresses[0]!).address;
+  };
+  return () =>
+    (resolved ??= Promise.all(
+      servers.map(async ({ host, port }) => ({ host: isIP(host) !== 0 ? host : await addressOf(host), port })),
+    ).catch((error: unknown) => {
+      resolved = undefined;
+      throw failed(error);
+    }));
 }
 
 /** A resolver whose servers are known only once their names are resolved: every query waits for that. */
