@@ -72,7 +72,8 @@ export function canonicalIpText(address: string): string {
   return isIP(address) === 0 ? address : canonicalText(parseIp(address));
 }
 
-function canonicalText(address: ipaddr.IPv4 | ipaddr.IPv6): string {
+/** {@link canonicalIpText} of a parsed address. */
+export function canonicalText(address: ipaddr.IPv4 | ipaddr.IPv6): string {
   if (address.kind() === 'ipv4') return address.toString();
   const v6 = address as ipaddr.IPv6;
   return v6.isIPv4MappedAddress() ? `::ffff:${v6.toIPv4Address().toString()}` : v6.toRFC5952String();

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
-import { parseIp } from './ip-address.js';
+import { canonicalText, parseIp } from './ip-address.js';
 import specialRanges from './special-ranges.json' with { type: 'json' };
 
 /** A range of addresses lookups never connect to, as {@link specialRangeOf} reports it. */
@@ -54,19 +54,18 @@ for (const entry of RANGES) {
 export function specialRangeOf(address: string): SpecialRange | null {
   if (isIP(address) === 0 || address.includes('%')) throw new TypeError(`not an IP address: ${JSON.stringify(address)}`);
   const parsed = parseIp(address);
-  if (parsed.kind() === 'ipv4') return describe(longestMatch(parsed as ipaddr.IPv4, V4), (network) => network.toString());
+  if (parsed.kind() === 'ipv4') return describe(longestMatch(parsed as ipaddr.IPv4, V4));
   const v6 = parsed as ipaddr.IPv6;
   const match = longestMatch(v6, V6);
   const ipv4At = match?.entry.ipv4At;
-  if (match === null || ipv4At === undefined) return describe(match, (network) => network.toRFC5952String());
+  if (match === null || ipv4At === undefined) return describe(match);
 
   const inner = longestMatch(embeddedIpv4(v6, ipv4At), V4);
   if (inner === null) return null;
   const bits = ipv4At + inner.range[1];
   const network = ipaddr.IPv6.networkAddressFromCIDR(`${v6.toNormalizedString()}/${bits}`);
-  // RFC 5952 §5: IPv4-mapped addresses are written with the IPv4 part in dotted decimal.
-  const text = network.isIPv4MappedAddress() ? `::ffff:${network.toIPv4Address().toString()}` : network.toRFC5952String();
-  return { network: `${text}/${bits}`, name: `${inner.entry.name} (${match.entry.name})`, reference: inner.entry.reference };
+  const cidr = `${canonicalText(network)}/${bits}`;
+  return { network: cidr, name: `${inner.entry.name} (${match.entry.name})`, reference: inner.entry.reference };
 }
 
 /**
@@ -92,11 +91,8 @@ function longestMatch<T extends ipaddr.IPv4 | ipaddr.IPv6>(address: T, table: Pa
   return best;
 }
 
-function describe<T extends ipaddr.IPv4 | ipaddr.IPv6>(
-  match: Parsed<T> | null,
-  format: (network: T) => string,
-): SpecialRange | null {
+function describe(match: Parsed<ipaddr.IPv4 | ipaddr.IPv6> | null): SpecialRange | null {
   if (match === null) return null;
   const [network, bits] = match.range;
-  return { network: `${format(network)}/${bits}`, name: match.entry.name, reference: match.entry.reference };
+  return { network: `${canonicalText(network)}/${bits}`, name: match.entry.name, reference: match.entry.reference };
 }
