@@ -78,17 +78,12 @@ export class IpLookup implements Lookup<'ip'> {
         ? this.reverse(address.mappedIpv4 ?? address.address, signal)
         : Promise.resolve({ name: null, failed: false });
     // Settle the reverse-DNS question even when a database fails, so its resolver is never left behind.
-    const [name, cityMatch, asnMatch] = await Promise.all([
-      hostname,
-      find(this.city, address).catch(async (error: unknown) => {
+    const [name, cityMatch, asnMatch] = await Promise.all([hostname, find(this.city, address), find(this.asn, address)]).catch(
+      async (error: unknown) => {
         await hostname;
         throw error;
-      }),
-      find(this.asn, address).catch(async (error: unknown) => {
-        await hostname;
-        throw error;
-      }),
-    ]);
+      },
+    );
     const data = toIpData(address, special, name.name, cityMatch, asnMatch);
     return { data, ttlSeconds: name.failed ? IP_CACHE_SECONDS.dnsFailed : IP_CACHE_SECONDS.answer };
   }
@@ -103,8 +98,7 @@ export class IpLookup implements Lookup<'ip'> {
         return { name: first ?? null, failed: false };
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        if (typeof code === 'string' && NO_NAME.has(code)) return { name: null, failed: false };
-        return { name: null, failed: true };
+        return { name: null, failed: !(typeof code === 'string' && NO_NAME.has(code)) };
       }
     });
   }
