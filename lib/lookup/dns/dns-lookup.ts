@@ -2,7 +2,7 @@ import { DossierError } from '../../errors.js';
 import type { DnsMessageClient } from '../../ports/dns-message-client.js';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import type { DnsData, Lookup } from '../../ports/lookup-service.js';
-import { onAbort } from '../net/abort.js';
+import { withOwnResolver } from '../net/reach.js';
 import { parseDomainName } from '../net/domain-name.js';
 import { canonicalIpText } from '../net/ip-address.js';
 import { caaRecords } from './caa.js';
@@ -35,73 +35,72 @@ export class DnsLookup implements Lookup<'dns'> {
     return parseDomainName(input, { allowUnderscore: true });
   }
 
-  async run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
-    const resolver = this.createResolver();
-    const stopListening = onAbort(signal, () => resolver.cancel());
-    // Ends the message client's questions too when one question fails and the lookup with it.
-    const settled = new AbortController();
-    const questions = AbortSignal.any([signal, settled.signal]);
-    let missing = false;
-    const ask = async <T>(query: Promise<T>, none: T, alsoNone?: string): Promise<T> => {
-      try {
-        return await query;
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? '';
-        if (code === alsoNone) return none;
-        if (!NO_DATA.has(code)) throw upstreamError(domain, code, error);
-        if (code === 'ENOTFOUND') missing = true;
-        return none;
-      }
-    };
-    try {
-      const txtQuery = ask(resolver.resolveTxt(domain), []);
-      const [a, aaaa, mx, ns, txt, cname, soa, caa, dnssec, mail] = await Promise.all([
-        ask(resolver.resolve4(domain, { ttl: true }), []),
-        ask(resolver.resolve6(domain, { ttl: true }), []),
-        ask(resolver.resolveMx(domain), []),
-        ask(resolver.resolveNs(domain), []),
-        txtQuery,
-        ask(resolver.resolveCname(domain), []),
-        // c-ares calls an SOA answer with a CNAME chain but no SOA (the target has none) EBADRESP: it is no SOA.
-        ask(resolver.resolveSoa(domain), null, 'EBADRESP'),
-        caaRecords(domain, this.messageClient, questions),
-        dnssecStatus(domain, this.messageClient, questions),
-        txtQuery.then((records) =>
-          mailPolicy(
-            domain,
-            records.map((chunks) => chunks.join('')),
-            this.messageClient,
-            questions,
-          ),
-        ),
-      ]);
-      const data: DnsData = {
-        domain,
-        exists: !missing,
-        A: a.map(({ address, ttl }) => ({ address, ttl })),
-        AAAA: aaaa.map(({ address, ttl }) => ({ address: canonicalIpText(address), ttl })),
-        MX: mx.map(({ exchange, priority }) => ({ exchange, priority })).sort((x, y) => x.priority - y.priority),
-        NS: ns,
-        TXT: txt.map((chunks) => chunks.join('')),
-        CNAME: cname,
-        SOA: soa && {
-          nsname: soa.nsname,
-          hostmaster: soa.hostmaster,
-          serial: soa.serial,
-          refresh: soa.refresh,
-          retry: soa.retry,
-          expire: soa.expire,
-          minttl: soa.minttl,
-        },
-        CAA: caa,
-        dnssec,
-        mail,
+  run(domain: string, signal: AbortSignal): Promise<{ data: DnsData; ttlSeconds: number }> {
+    return withOwnResolver(this.createResolver, signal, async (resolver) => {
+      // Ends the message client's questions too when one question fails and the lookup with it.
+      const settled = new AbortController();
+      const questions = AbortSignal.any([signal, settled.signal]);
+      let missing = false;
+      const ask = async <T>(query: Promise<T>, none: T, alsoNone?: string): Promise<T> => {
+        try {
+          return await query;
+        } catch (error) {
+          const code = (error as { code?: string }).code ?? '';
+          if (code === alsoNone) return none;
+          if (!NO_DATA.has(code)) throw upstreamError(domain, code, error);
+          if (code === 'ENOTFOUND') missing = true;
+          return none;
+        }
       };
-      return { data, ttlSeconds: cacheSeconds(data) };
-    } finally {
-      settled.abort();
-      stopListening();
-    }
+      try {
+        const txtQuery = ask(resolver.resolveTxt(domain), []);
+        const [a, aaaa, mx, ns, txt, cname, soa, caa, dnssec, mail] = await Promise.all([
+          ask(resolver.resolve4(domain, { ttl: true }), []),
+          ask(resolver.resolve6(domain, { ttl: true }), []),
+          ask(resolver.resolveMx(domain), []),
+          ask(resolver.resolveNs(domain), []),
+          txtQuery,
+          ask(resolver.resolveCname(domain), []),
+          // c-ares calls an SOA answer with a CNAME chain but no SOA (the target has none) EBADRESP: it is no SOA.
+          ask(resolver.resolveSoa(domain), null, 'EBADRESP'),
+          caaRecords(domain, this.messageClient, questions),
+          dnssecStatus(domain, this.messageClient, questions),
+          txtQuery.then((records) =>
+            mailPolicy(
+              domain,
+              records.map((chunks) => chunks.join('')),
+              this.messageClient,
+              questions,
+            ),
+          ),
+        ]);
+        const data: DnsData = {
+          domain,
+          exists: !missing,
+          A: a.map(({ address, ttl }) => ({ address, ttl })),
+          AAAA: aaaa.map(({ address, ttl }) => ({ address: canonicalIpText(address), ttl })),
+          MX: mx.map(({ exchange, priority }) => ({ exchange, priority })).sort((x, y) => x.priority - y.priority),
+          NS: ns,
+          TXT: txt.map((chunks) => chunks.join('')),
+          CNAME: cname,
+          SOA: soa && {
+            nsname: soa.nsname,
+            hostmaster: soa.hostmaster,
+            serial: soa.serial,
+            refresh: soa.refresh,
+            retry: soa.retry,
+            expire: soa.expire,
+            minttl: soa.minttl,
+          },
+          CAA: caa,
+          dnssec,
+          mail,
+        };
+        return { data, ttlSeconds: cacheSeconds(data) };
+      } finally {
+        settled.abort();
+      }
+    });
   }
 }
 
