@@ -53,7 +53,7 @@ export class DnsLookup implements Lookup<'dns'> {
         }
       };
       try {
-        const txtQuery = ask(resolver.resolveTxt(domain), []);
+        const txtQuery = ask(resolver.resolveTxt(domain), []).then((records) => records.map((chunks) => chunks.join('')));
         const [a, aaaa, mx, ns, txt, cname, soa, caa, dnssec, mail] = await Promise.all([
           ask(resolver.resolve4(domain, { ttl: true }), []),
           ask(resolver.resolve6(domain, { ttl: true }), []),
@@ -65,14 +65,7 @@ export class DnsLookup implements Lookup<'dns'> {
           ask(resolver.resolveSoa(domain), null, 'EBADRESP'),
           caaRecords(domain, this.messageClient, questions),
           dnssecStatus(domain, this.messageClient, questions),
-          txtQuery.then((records) =>
-            mailPolicy(
-              domain,
-              records.map((chunks) => chunks.join('')),
-              this.messageClient,
-              questions,
-            ),
-          ),
+          txtQuery.then((records) => mailPolicy(domain, records, this.messageClient, questions)),
         ]);
         const data: DnsData = {
           domain,
@@ -81,7 +74,7 @@ export class DnsLookup implements Lookup<'dns'> {
           AAAA: aaaa.map(({ address, ttl }) => ({ address: canonicalIpText(address), ttl })),
           MX: mx.map(({ exchange, priority }) => ({ exchange, priority })).sort((x, y) => x.priority - y.priority),
           NS: ns,
-          TXT: txt.map((chunks) => chunks.join('')),
+          TXT: txt,
           CNAME: cname,
           SOA: soa && {
             nsname: soa.nsname,
