@@ -206,10 +206,7 @@ function overTcp(server: HostPort, message: Buffer, signal: AbortSignal): Promis
 /** The answer's records of the types the port knows, and its AD flag. */
 function toAnswer(packet: DecodedPacket, rcode: 'NOERROR' | 'NXDOMAIN'): DnsMessageAnswer {
   const records = (section: Answer[] | undefined): DnsMessageRecord[] =>
-    (section ?? []).flatMap((answer) => {
-      const record = toRecord(answer);
-      return record ? [record] : [];
-    });
+    (section ?? []).flatMap((answer) => toRecord(answer) ?? []);
   return { rcode, authenticated: packet.flag_ad, answers: records(packet.answers), authorities: records(packet.authorities) };
 }
 
