@@ -1,9 +1,7 @@
 import { DossierError, isDossierError } from '../../errors.js';
-import type { Clock } from '../../ports/clock.js';
-import type { DnsResolver } from '../../ports/dns-resolver.js';
-import type { TargetGuard } from '../../ports/target-guard.js';
 import { httpGet } from './http-client.js';
 import { abortError, untilAborted } from '../net/abort.js';
+import type { LookupContext } from '../net/lookup-context.js';
 import { withOwnResolver } from '../net/reach.js';
 
 /** IANA's RDAP bootstrap registry for domains (RFC 9224). */
@@ -13,17 +11,6 @@ export const IANA_RDAP_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
 const KEEP_MS = 24 * 3600 * 1000;
 const FAILURE_MS = 60 * 1000;
 const MAX_BYTES = 1024 * 1024;
-
-/** What {@link RdapBootstrap} needs besides the registry's URL. */
-export interface RdapBootstrapOptions {
-  clock: Clock;
-  /** Makes the download's own resolver. */
-  createResolver: () => DnsResolver;
-  /** The rules the registry's host is held to. */
-  guard: TargetGuard;
-  /** Deadline of one download, in milliseconds, whoever waits for it. */
-  timeoutMs: number;
-}
 
 /**
  * The RDAP server of each TLD, from the bootstrap registry: fetched on first use through the guarded
@@ -37,9 +24,14 @@ export class RdapBootstrap {
   private loading: Promise<Map<string, string>> | undefined;
   private failedUntil = 0;
 
+  /**
+   * @param context makes the download's own resolver, and holds the registry's host to its rules.
+   * @param timeoutMs deadline of one download in milliseconds, whoever waits for it.
+   */
   constructor(
     private readonly url: string,
-    private readonly options: RdapBootstrapOptions,
+    private readonly context: Pick<LookupContext, 'clock' | 'createResolver' | 'guard'>,
+    private readonly timeoutMs: number,
   ) {}
 
   /**
@@ -50,7 +42,7 @@ export class RdapBootstrap {
    *   (the download goes on).
    */
   async serverFor(domain: string, signal: AbortSignal): Promise<string | null> {
-    const now = this.options.clock.now();
+    const now = this.context.clock.now();
     let map = this.services !== undefined && this.services.until > now ? this.services.map : undefined;
     if (map === undefined) {
       if (this.failedUntil > now) return null;
@@ -73,8 +65,8 @@ export class RdapBootstrap {
 
   /** One download; its failure, and only its own, is remembered. */
   private async load(): Promise<Map<string, string>> {
-    const { clock, createResolver, guard, timeoutMs } = this.options;
-    const signal = AbortSignal.timeout(timeoutMs);
+    const { clock, createResolver, guard } = this.context;
+    const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       const map = await withOwnResolver(createResolver, signal, async (resolver) => {
         const answer = await httpGet({

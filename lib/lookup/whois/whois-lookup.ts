@@ -71,14 +71,8 @@ export class WhoisLookup implements Lookup<'whois'> {
     private readonly context: LookupContext,
     private readonly options: WhoisLookupOptions,
   ) {
-    const { clock, createResolver, guard } = context;
-    this.bootstrap = new RdapBootstrap(options.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, {
-      clock,
-      createResolver,
-      guard,
-      timeoutMs: options.timeoutMs,
-    });
-    this.tldServers = new TldWhoisServers(options.ianaWhoisServer ?? { host: IANA_WHOIS_SERVER, port: 43 }, clock);
+    this.bootstrap = new RdapBootstrap(options.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, context, options.timeoutMs);
+    this.tldServers = new TldWhoisServers(options.ianaWhoisServer ?? { host: IANA_WHOIS_SERVER, port: 43 }, context.clock);
   }
 
   /**
