@@ -1,5 +1,7 @@
 import type { WhoisData } from '../../ports/lookup-service.js';
-import { parseWhoisDate } from './dates.js';
+
+/** A registry's date as ISO 8601 in UTC, or null when it cannot be read. */
+export { parseWhoisDate as toIsoDate } from './dates.js';
 
 /** The fields one registry or registrar answer gave, before the answers are merged. */
 export type WhoisFacts = Pick<
@@ -116,11 +118,4 @@ export function normalizeStatus(value: string): string | null {
   const letters = text.toLowerCase().replace(/[\s_-]+/g, '');
   if (letters === 'active') return 'ok';
   return EPP_CODES.get(letters) ?? text.toLowerCase();
-}
-
-/**
- * A registry's date as ISO 8601 in UTC, or null when it cannot be read (see {@link parseWhoisDate}).
- */
-export function toIsoDate(value: string | null | undefined): string | null {
-  return parseWhoisDate(value);
 }
