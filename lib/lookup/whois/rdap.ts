@@ -51,9 +51,7 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
   facts.updated_at = events.get('last changed') ?? null;
   facts.expires_at = events.get('expiration') ?? events.get('registrar expiration') ?? null;
   const redacted = redactedPaths(json.redacted);
-  const registrar = arrayOf(json.entities).find(
-    (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('registrar'),
-  );
+  const registrar = entityWith(json.entities, 'registrar');
   if (registrar !== undefined) {
     const card = vcard(registrar.vcardArray);
     facts.registrar = card.get('fn') ?? card.get('org') ?? null;
@@ -61,15 +59,11 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
     const ianaId = arrayOf(registrar.publicIds).find((id) => isObject(id) && id.type === 'IANA Registrar ID');
     const identifier = isObject(ianaId) ? text(ianaId.identifier) : null;
     facts.registrar_iana_id = identifier !== null && /^\d+$/.test(identifier) ? identifier : null;
-    const abuse = arrayOf(registrar.entities).find(
-      (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('abuse'),
-    );
+    const abuse = entityWith(registrar.entities, 'abuse');
     const email = abuse === undefined ? undefined : vcard(abuse.vcardArray).get('email');
     facts.registrar_abuse_email = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email.toLowerCase() : null;
   }
-  const registrant = arrayOf(json.entities).find(
-    (entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes('registrant'),
-  );
+  const registrant = entityWith(json.entities, 'registrant');
   if (registrant !== undefined) {
     const card = vcardOf(registrant.vcardArray);
     facts.registrant = {
@@ -91,6 +85,11 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
 
   const referral = link(json.links, 'related', /rdap\+json|^$/);
   return { notFound: false, facts, referral: referral !== null && referral !== url && referral !== json.self ? referral : null };
+}
+
+/** The first entity of `entities` that has `role` among its roles. */
+function entityWith(entities: unknown, role: string): Json | undefined {
+  return arrayOf(entities).find((entity): entity is Json => isObject(entity) && arrayOf(entity.roles).includes(role));
 }
 
 /**
