@@ -226,8 +226,7 @@ export class WhoisLookup implements Lookup<'whois'> {
       if (reading.outcome !== 'registered') {
         throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${host} gave no data.`);
       }
-      const registrar = reading;
-      return { facts: { ...registrar.facts, whois_server: registrar.facts.whois_server ?? referral }, text };
+      return { facts: { ...reading.facts, whois_server: reading.facts.whois_server ?? referral }, text };
     } catch (error) {
       return this.referralFailed(domain, referral, error, lookupSignal);
     }
