@@ -34,21 +34,8 @@ export function onAbort(signal: AbortSignal, handler: () => void): () => void {
  * @throws whatever `promise` throws, or the abort error.
  */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, what = 'The DNS server'): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.reject(abortError(signal, what));
-  }
   return new Promise<T>((resolve, reject) => {
     const stopListening = onAbort(signal, () => reject(abortError(signal, what)));
-    promise.then(
-      (value) => {
-        stopListening();
-        resolve(value);
-      },
-      (error: unknown) => {
-        stopListening();
-        reject(error);
-      },
-    );
+    promise.then(resolve, reject).finally(stopListening);
   });
 }
