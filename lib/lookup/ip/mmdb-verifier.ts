@@ -84,24 +84,18 @@ export async function verifyMmdb(db: Buffer, layout: MmdbLayout, options: MmdbVe
 const POINTER_BASES = [0, 2048, 526336, 0] as const;
 /** Largest payload of each fixed-width type, by type number (0: no limit, -1: not a fixed-width type). */
 const WIDTHS = [-1, -1, 0, 8, 0, 2, 4, -1, 4, 8, 16, -1, -1, -1, -1, 4] as const;
-const NAMES = [
-  '',
-  '',
-  'string',
-  'double',
-  'byte string',
-  'uint16',
-  'uint32',
-  '',
-  'int32',
-  'uint64',
-  'uint128',
-  '',
-  '',
-  '',
-  '',
-  'float',
-];
+/** The names of those types, by type number, for messages. */
+const NAMES: Readonly<Record<number, string>> = {
+  2: 'string',
+  3: 'double',
+  4: 'byte string',
+  5: 'uint16',
+  6: 'uint32',
+  8: 'int32',
+  9: 'uint64',
+  10: 'uint128',
+  15: 'float',
+};
 
 /** Checks the value at `start` of the data section and returns where the next one starts. */
 function skipValue(data: Buffer, start: number, depth: number): number {
