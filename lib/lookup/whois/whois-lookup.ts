@@ -96,15 +96,15 @@ export class WhoisLookup implements Lookup<'whois'> {
       const started = performance.now();
       const total = this.options.timeoutMs;
       const step = (share: number): AbortSignal => withTimeout(signal, share * total);
-      const referralSignal = (): AbortSignal | null => {
-        const budget = Math.min(BUDGET.referral * total, total * (1 - BUDGET.reserve) - (performance.now() - started));
-        return budget >= 1 ? withTimeout(signal, budget) : null;
-      };
       const reach = (stepSignal: AbortSignal): Reach => ({ resolver, guard: this.context.guard, signal: stepSignal });
+      const referralReach = (): Reach | null => {
+        const budget = Math.min(BUDGET.referral * total, total * (1 - BUDGET.reserve) - (performance.now() - started));
+        return budget >= 1 ? reach(withTimeout(signal, budget)) : null;
+      };
       const askRdap = this.options.rdapUrl !== undefined || this.options.whoisServer === undefined;
       const data =
-        (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralSignal, reach) : null) ??
-        (await this.viaWhois(domain, reach(signal), reach(step(BUDGET.tldServer)), referralSignal, reach));
+        (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralReach) : null) ??
+        (await this.viaWhois(domain, reach(signal), reach(step(BUDGET.tldServer)), referralReach));
       const ttlSeconds = data.registered ? WHOIS_CACHE_SECONDS.registered : WHOIS_CACHE_SECONDS.unregistered;
       return { data, ttlSeconds };
     });
@@ -115,8 +115,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     domain: string,
     lookupSignal: AbortSignal,
     registryReach: Reach,
-    referralSignal: () => AbortSignal | null,
-    reach: (signal: AbortSignal) => Reach,
+    referralReach: () => Reach | null,
   ): Promise<WhoisData | null> {
     const { rdapUrl } = this.options;
     try {
@@ -139,9 +138,9 @@ export class WhoisLookup implements Lookup<'whois'> {
       const raw = answer.body === '' ? null : answer.body;
       if (registry.notFound) return unregistered(domain, 'rdap', null, raw);
       let facts = registry.facts;
-      const signal = registry.referral === null ? null : referralSignal();
-      if (registry.referral !== null && signal !== null) {
-        const registrar = await this.rdapReferral(domain, registry.referral, reach(signal), lookupSignal);
+      const reach = registry.referral === null ? null : referralReach();
+      if (registry.referral !== null && reach !== null) {
+        const registrar = await this.rdapReferral(domain, registry.referral, reach, lookupSignal);
         if (registrar !== null) facts = completeFacts(facts, registrar);
       }
       return registered(domain, 'rdap', facts, raw);
@@ -167,8 +166,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     domain: string,
     registryReach: Reach,
     tldReach: Reach,
-    referralSignal: () => AbortSignal | null,
-    reach: (signal: AbortSignal) => Reach,
+    referralReach: () => Reach | null,
   ): Promise<WhoisData> {
     const configured = this.options.whoisServer;
     let server: HostPort;
@@ -195,9 +193,9 @@ export class WhoisLookup implements Lookup<'whois'> {
     let facts: WhoisFacts = { ...reading.facts, whois_server: reading.facts.whois_server ?? server.host };
     let raw = text;
     const { referral } = reading;
-    const signal = referral === null ? null : referralSignal();
-    if (referral !== null && signal !== null && !isSameServer(referral, server)) {
-      const registrar = await this.whoisReferral(domain, referral, reach(signal), registryReach.signal);
+    const reach = referral === null ? null : referralReach();
+    if (referral !== null && reach !== null && !isSameServer(referral, server)) {
+      const registrar = await this.whoisReferral(domain, referral, reach, registryReach.signal);
       if (registrar !== null) {
         facts = completeFacts(facts, registrar.facts);
         raw = `${text.trimEnd()}\n\n${registrar.text}`;
