@@ -6,7 +6,7 @@ import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
 import { httpGet } from './http-client.js';
 import { queryPort43 } from './port43.js';
-import { parseRdapAnswer } from './rdap.js';
+import { parseRdapAnswer, type RdapDomain } from './rdap.js';
 import { IANA_RDAP_BOOTSTRAP_URL, RdapBootstrap } from './rdap-bootstrap.js';
 import { completeFacts, emptyFacts, type WhoisFacts } from './record.js';
 import { IANA_WHOIS_SERVER, TldWhoisServers } from './tld-servers.js';
@@ -127,15 +127,8 @@ export class WhoisLookup implements Lookup<'whois'> {
         if (base === null) return null;
         url = new URL(`domain/${domain}`, base).href;
       }
-      const answer = await httpGet({
-        url,
-        trusted: rdapUrl !== undefined,
-        reach: registryReach,
-        maxBytes: WHOIS_MAX_BYTES.rdap,
-        accept: RDAP_ACCEPT,
-      });
-      const registry = parseRdapAnswer(answer.status, answer.body, answer.url);
-      const raw = answer.body === '' ? null : answer.body;
+      const { rdap: registry, body } = await askRdap(url, rdapUrl !== undefined, registryReach);
+      const raw = body === '' ? null : body;
       if (registry.notFound) return unregistered(domain, 'rdap', null, raw);
       let facts = registry.facts;
       const reach = registry.referral === null ? null : referralReach();
@@ -154,8 +147,7 @@ export class WhoisLookup implements Lookup<'whois'> {
   /** The registrar's RDAP facts, or null when its server fails in any way but a refused address. */
   private async rdapReferral(domain: string, url: string, reach: Reach, lookupSignal: AbortSignal): Promise<WhoisFacts | null> {
     try {
-      const answer = await httpGet({ url, trusted: false, reach, maxBytes: WHOIS_MAX_BYTES.rdap, accept: RDAP_ACCEPT });
-      const registrar = parseRdapAnswer(answer.status, answer.body, answer.url);
+      const { rdap: registrar } = await askRdap(url, false, reach);
       return registrar.notFound ? null : registrar.facts;
     } catch (error) {
       return this.referralFailed(domain, url, error, lookupSignal);
@@ -240,6 +232,12 @@ export class WhoisLookup implements Lookup<'whois'> {
     });
     return null;
   }
+}
+
+/** GETs an RDAP answer, up to its byte cap, and reads it. */
+async function askRdap(url: string, trusted: boolean, reach: Reach): Promise<{ rdap: RdapDomain; body: string }> {
+  const answer = await httpGet({ url, trusted, reach, maxBytes: WHOIS_MAX_BYTES.rdap, accept: RDAP_ACCEPT });
+  return { rdap: parseRdapAnswer(answer.status, answer.body, answer.url), body: answer.body };
 }
 
 /**
