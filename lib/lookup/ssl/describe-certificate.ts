@@ -64,8 +64,7 @@ type CoreFields = Omit<ChainCertificate, 'days_remaining'>;
  * @throws Error when a validity date cannot be read.
  */
 export function describeChainCertificate(certificate: X509Certificate, now: number): ChainCertificate {
-  const core = describeCore(certificate);
-  return { ...core, days_remaining: daysRemaining(validityOf(certificate).notAfter, now) };
+  return { ...describeCore(certificate), days_remaining: daysRemaining(validityOf(certificate).notAfter, now) };
 }
 
 /** Whole days from `now` until `notAfter` (both ms since the epoch), rounded down: negative once it has passed. */
