@@ -53,10 +53,9 @@ export class TldWhoisServers {
     // Deleting first moves a refreshed TLD to the end of the Map's order, which is oldest first.
     this.known.delete(tld);
     this.known.set(tld, { server, until: this.clock.now() + keepMs });
-    while (this.known.size > this.maxEntries) {
-      const oldest = this.known.keys().next();
-      if (oldest.done === true) break;
-      this.known.delete(oldest.value);
+    for (const oldest of this.known.keys()) {
+      if (this.known.size <= this.maxEntries) break;
+      this.known.delete(oldest);
     }
   }
 }
