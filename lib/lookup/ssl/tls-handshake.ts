@@ -45,8 +45,7 @@ export interface TlsHandshake {
  *   when the name has no address, the connection is refused or reset, the peer does not speak TLS or
  *   sends no certificate; `ERR_UPSTREAM_TIMEOUT` (or the signal's reason) when aborted.
  */
-export function tlsHandshake(options: TlsHandshakeOptions): Promise<TlsHandshake> {
-  const { port, servername, secureContext, reach } = options;
+export function tlsHandshake({ port, servername, secureContext, reach }: TlsHandshakeOptions): Promise<TlsHandshake> {
   return guardedConnect<TLSSocket, TlsHandshake>(
     { host: servername, port, trusted: false },
     reach,
