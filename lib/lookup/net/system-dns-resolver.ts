@@ -1,5 +1,4 @@
-import { lookup } from 'node:dns/promises';
-import { Resolver } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { DnsResolver } from '../../ports/dns-resolver.js';
 import { formatHostPort, type HostPort } from './host-port.js';
