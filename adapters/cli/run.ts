@@ -14,7 +14,7 @@ import {
   type Scope,
 } from '../../lib/index.js';
 import { redact } from '../../lib/internal.js';
-import { loadKoaAdapter } from './koa-adapter.js';
+import { loadKoaAdapter, loadProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
 
@@ -297,8 +297,8 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
  * SIGINT or SIGTERM; then the jobs held finish (or go back to the engine) and the stores close.
  */
 async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  // The adapter's logger: the worker's lines read as the server's.
-  const { createJsonLogger } = await loadKoaAdapter();
+  // The server's log, without the request fields: the worker's lines read as the server's.
+  const { createJsonLogger } = await loadProcessLog();
   const options = optionsFromEnv(env);
   const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
   const dossier = createDossier({ ...options, logger });

@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { KOA_PACKAGES } from '../../adapters/cli/koa-adapter.js';
+import { KOA_PACKAGES } from '../../adapters/cli/optional-adapters.js';
 import { SETTINGS } from '../../lib/config/settings.js';
 import { projectRoot } from '../support/paths.js';
 import { closedPort } from '../support/closed-port.js';

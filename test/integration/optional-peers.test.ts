@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,6 +36,23 @@ function node(dir: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise
     });
   });
 }
+
+/** `dossier worker` in `dir` on a memory:// store, stopped with SIGTERM once it says it runs. */
+function worker(dir: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { PATH: process.env.PATH, DOSSIER_STORE: 'memory://' };
+    const child = spawn(process.execPath, ['dist/adapters/cli/main.js', 'worker'], { cwd: dir, env });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (stdout.includes('Dossier worker running')) child.kill('SIGTERM');
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const PINO_LINE = 'worker needs pino for its log, and pino is not installed: run npm install pino';
 
 /** The library, embedded with its default store: a key made and read back. */
 async function expectLibraryWorks(dir: string): Promise<void> {
@@ -84,6 +101,7 @@ describe('the package without any optional peer (npm install dossier alone)', fu
     expect(keys.code, keys.stderr).to.equal(0);
     expect(keys.stdout).to.include('No keys yet');
     expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'serve']), KOA_LINE);
+    expectStopsWith(await worker(dir), PINO_LINE);
   });
 });
 
@@ -99,6 +117,16 @@ for (const peer of ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-c
       const served = await node(dir, ['dist/adapters/cli/main.js', 'serve']);
       expectStopsWith(served, `${peer} is not installed: run ${KOA_LINE}`);
     });
+
+    if (peer === 'pino') {
+      it('worker names pino and the line to run', async () => expectStopsWith(await worker(dir), PINO_LINE));
+    } else {
+      it(`worker runs without ${peer}: it needs pino alone`, async () => {
+        const run = await worker(dir);
+        expect(run.stdout).to.match(/^Dossier worker running/);
+        expect(run.code, run.stderr).to.equal(0);
+      });
+    }
   });
 }
 

@@ -1,0 +1,43 @@
+import { Writable } from 'node:stream';
+import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import type { Logger, LogLevel } from '../../lib/index.js';
+import { SILENT_LOGGER } from '../../lib/internal.js';
+
+/** Settings of {@link createJsonLogger}. */
+export interface JsonLoggerOptions {
+  /** The least severe level written. @default 'info' */
+  level?: LogLevel;
+  /** Where lines go. @default standard error */
+  destination?: DestinationStream | Writable;
+}
+
+/**
+ * The log of Dossier's processes (`dossier serve` and `dossier worker`): one JSON object a line (`time`
+ * as ISO 8601, `level` by name, `msg`), with the fields `context` gives at the time of each line.
+ * Nothing here ever sees a key or the `Authorization` header: callers log ids. At level `silent` it is
+ * {@link SILENT_LOGGER}, so that callers can skip what only log lines need.
+ */
+export function createJsonLogger(
+  { level = 'info', destination }: JsonLoggerOptions = {},
+  context: () => object = () => ({}),
+): Logger {
+  if (level === 'silent') return SILENT_LOGGER;
+  const logger = pino(
+    {
+      level,
+      base: undefined,
+      messageKey: 'msg',
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: context,
+      // A field someone adds later must not leak a secret.
+      redact: { paths: ['authorization', 'headers.authorization', 'key', 'secret', 'token'], censor: '[redacted]' },
+    },
+    destination ?? pino.destination({ dest: 2, sync: true }),
+  );
+  return {
+    info: (message, fields) => logger.info(fields ?? {}, message),
+    warn: (message, fields) => logger.warn(fields ?? {}, message),
+    error: (message, fields) => logger.error(fields ?? {}, message),
+  };
+}
