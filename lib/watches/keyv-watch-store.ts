@@ -109,16 +109,23 @@ export class KeyvWatchStore {
   }
 
   /**
-   * Writes a delivery's record anew, or forgets it when it is over and out of its watch's list.
+   * Writes a delivery's record anew, or forgets it when it is over and out of its watch's list, or
+   * when its watch is gone.
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async saveDelivery(delivery: StoredDelivery): Promise<void> {
     await this.kv.set(`delivery:${delivery.id}`, delivery);
-    if (delivery.status === 'pending' || delivery.slot === undefined) return;
-    // Written first and the list's length read after, while an insertion takes a slot first and reads
-    // the dropped delivery after: of two at once, one at least sees the other and forgets it.
-    const length = await this.deliveryIndex(delivery.watchId).length();
-    if (delivery.slot <= length - DELIVERIES_LISTED) await this.kv.delete(`delivery:${delivery.id}`);
+    // Written first and read after, while an insertion takes a slot first and reads the delivery it
+    // drops after, and a removal deletes the watch first and its deliveries after: of two at once, one
+    // at least sees the other and forgets the record.
+    const over = delivery.status !== 'pending' && delivery.slot !== undefined;
+    const [watch, length] = await Promise.all([
+      this.get(delivery.watchId),
+      over ? this.deliveryIndex(delivery.watchId).length() : 0,
+    ]);
+    if (watch === undefined || (over && delivery.slot! <= length - DELIVERIES_LISTED)) {
+      await this.kv.delete(`delivery:${delivery.id}`);
+    }
   }
 
   /** The delivery `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */

@@ -83,7 +83,9 @@ export function watchStoreContract(backend: BackendCase): void {
     });
 
     it(`lists the last ${DELIVERIES_LISTED} deliveries of a watch, newest first, with their updates`, async () => {
-      const watchId = uniqueName('wat');
+      const watch = aWatch(uniqueName('acct'), 'k', 1);
+      await opened.store.insert(watch);
+      const watchId = watch.id;
       for (let n = 1; n <= DELIVERIES_LISTED + 3; n += 1) await opened.store.insertDelivery(aDelivery(watchId, n));
       const listed = await opened.store.deliveries(watchId);
       expect(listed).to.have.length(DELIVERIES_LISTED);
@@ -93,7 +95,7 @@ export function watchStoreContract(backend: BackendCase): void {
       expect(await opened.store.getDelivery(listed[0]!.id)).to.include({ status: 'delivered', attempts: 1, responseStatus: 204 });
     });
 
-    it('forgets a delivery that leaves the list once it is over, and every delivery of a removed watch', async () => {
+    it('forgets a delivery that leaves the list once it is over, and every delivery of a removed watch, for good', async () => {
       const watch = aWatch(uniqueName('acct'), 'k', 1);
       await opened.store.insert(watch);
       const id = (n: number): string => `msg_${watch.id}_${n}`;
@@ -116,8 +118,12 @@ export function watchStoreContract(backend: BackendCase): void {
         Array.from({ length: DELIVERIES_LISTED }, (_, n) => id(DELIVERIES_LISTED + 2 - n)),
       );
 
+      const retried = (await opened.store.getDelivery(id(DELIVERIES_LISTED + 2)))!;
       await opened.store.remove(watch.id);
       expect(await opened.store.deliveries(watch.id)).to.deep.equal([]);
+      // An attempt that ends after the removal does not bring its record back.
+      await opened.store.saveDelivery({ ...retried, status: 'delivered', attempts: 1 });
+      expect(await opened.store.getDelivery(retried.id)).to.equal(undefined);
       for (const n of [3, DELIVERIES_LISTED + 2]) {
         expect(await opened.store.getDelivery(id(n))).to.equal(undefined);
         expect(await opened.kv.get(`deliveries:${watch.id}:${n}`)).to.equal(undefined);
