@@ -273,15 +273,16 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   const panel = dossier.options.adminToken === undefined ? '' : `Administration panel on http://${host}:${port}/admin\n`;
+  // Heard from before the line is written: a signal sent on reading it must find the listeners there,
+  // or it would end the process at once instead of stopping it gracefully.
+  const stopping = stopSignal();
   // One write, so that a reader of the first line has the second too.
   io.out(`Dossier listening on http://${host}:${port} (store ${redact(dossier.options.store)})\n${panel}`);
   logger.info('listening', { url: `http://${host}:${port}` });
-  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  const signal = await stopping;
   const deadline = Date.now() + dossier.options.shutdownTimeoutMs;
-  logger.info('stopping', { signal: String(signal ?? '') });
-  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs, () =>
-    Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]),
-  );
+  logger.info('stopping', { signal });
+  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs, stopSignal);
   // A store whose server froze may never confirm its close: it gets what is left of the deadline
   // (at least a second), and the process exits anyway (see main.ts).
   const closed = await Promise.race([
@@ -311,15 +312,22 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     io.err(`dossier: ${error.message}\n`);
     return 1;
   }
+  const stopping = stopSignal(); // before the line, as serve does
   io.out(`Dossier worker running (store ${redact(dossier.options.store)})\n`);
   // The engines' timers do not hold the process (a server's socket does); here this one does, until a signal.
   const alive = setInterval(() => {}, 2 ** 30);
-  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  const signal = await stopping;
   clearInterval(alive);
-  logger.info('stopping', { signal: String(signal ?? '') });
+  logger.info('stopping', { signal });
   await dossier.close();
   logger.info('stopped', {});
   return 0;
+}
+
+/** The next SIGINT or SIGTERM, by name. */
+async function stopSignal(): Promise<string> {
+  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  return String(signal ?? '');
 }
 
 /** The least time stores get to close at shutdown, even past the shutdown deadline. */
