@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { DossierError } from '../errors.js';
-import { compiledSchema, fieldProblems } from '../schemas/ajv.js';
+import { compiledSchema, fieldProblems, oncePer } from '../schemas/ajv.js';
 import {
   anyText,
   customTemplates,
@@ -130,25 +130,18 @@ export interface SettingProblem {
   message: string;
 }
 
-const schemas = new WeakMap<Record<string, Setting>, TSchema>();
-
 /** The JSON Schema of options given in code: each setting's own, nested options grouped, anything else let through. */
-function optionsSchema(settings: Record<string, Setting>): TSchema {
-  let schema = schemas.get(settings);
-  if (schema === undefined) {
-    const properties: Record<string, TSchema> = {};
-    const groups: Record<string, Record<string, TSchema>> = {};
-    for (const [option, setting] of Object.entries(settings)) {
-      const [name, member] = option.split('.') as [string, string | undefined];
-      if (member === undefined) properties[name] = setting.check;
-      else (groups[name] ??= {})[member] = setting.check;
-    }
-    for (const [name, members] of Object.entries(groups)) properties[name] = group(members);
-    schema = group(properties);
-    schemas.set(settings, schema);
+const optionsSchema = oncePer((settings: Record<string, Setting>): TSchema => {
+  const properties: Record<string, TSchema> = {};
+  const groups: Record<string, Record<string, TSchema>> = {};
+  for (const [option, setting] of Object.entries(settings)) {
+    const [name, member] = option.split('.') as [string, string | undefined];
+    if (member === undefined) properties[name] = setting.check;
+    else (groups[name] ??= {})[member] = setting.check;
   }
-  return schema;
-}
+  for (const [name, members] of Object.entries(groups)) properties[name] = group(members);
+  return group(properties);
+});
 
 /**
  * `options` with every default of `settings` filled in and every value checked (a default goes through

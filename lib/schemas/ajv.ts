@@ -46,7 +46,15 @@ ajv.addKeyword({
     return false;
   },
 });
-const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+/** `make`, run once per object (a schema, a table of settings) and its result kept while the object lives. */
+export function oncePer<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    if (!made.has(key)) made.set(key, make(key));
+    return made.get(key)!;
+  };
+}
 
 /** A schema as plain JSON: TypeBox's own markers (symbols) dropped. */
 export function plainSchema(schema: TSchema): Record<string, unknown> {
@@ -54,14 +62,7 @@ export function plainSchema(schema: TSchema): Record<string, unknown> {
 }
 
 /** The compiled check of `schema`, compiled once per schema object. */
-export function compiledSchema(schema: TSchema): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (validate === undefined) {
-    validate = ajv.compile(plainSchema(schema));
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
+export const compiledSchema = oncePer((schema: TSchema): ValidateFunction => ajv.compile(plainSchema(schema)));
 
 /**
  * The field an error is about, as the path of its property names: `/openai/model` → `['openai', 'model']`,

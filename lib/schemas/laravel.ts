@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { DossierValidationError } from '../errors.js';
-import { compiledSchema, fieldProblems, plainSchema, type FieldProblem } from './ajv.js';
+import { compiledSchema, fieldProblems, oncePer, plainSchema, type FieldProblem } from './ajv.js';
 
 /**
  * The thin layer that makes a JSON Schema check answer as Laravel's validator does (interface B is
@@ -98,17 +98,8 @@ export function checkLaravel(schema: TObject, input: Record<string, unknown>, ru
   return { values, written };
 }
 
-const plainProperties = new WeakMap<TObject, Record<string, Json>>();
-
 /** The fields of an object schema as plain JSON, read once per schema object. */
-function propertiesOf(schema: TObject): Record<string, Json> {
-  let properties = plainProperties.get(schema);
-  if (properties === undefined) {
-    properties = (plainSchema(schema).properties ?? {}) as Record<string, Json>;
-    plainProperties.set(schema, properties);
-  }
-  return properties;
-}
+const propertiesOf = oncePer((schema: TObject) => (plainSchema(schema).properties ?? {}) as Record<string, Json>);
 
 /** The alternatives of a field's schema (itself when it has none). */
 function branches(schema: Json): Json[] {
