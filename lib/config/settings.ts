@@ -215,13 +215,12 @@ function configError(problems: SettingProblem[], settings: Record<string, Settin
 
 /** The setting a problem's path points into (the longest option that starts it), by the name `naming` wants. */
 function nameOf(path: string[], settings: Record<string, Setting>, naming: Naming): string {
-  const keys = path;
-  const byVariable = Object.values(settings).find((setting) => setting.variable === keys[0]);
+  const byVariable = Object.values(settings).find((setting) => setting.variable === path[0]);
   if (byVariable !== undefined) return byVariable.variable;
-  for (let length = keys.length; length > 0; length -= 1) {
-    const option = keys.slice(0, length).join('.');
+  for (let length = path.length; length > 0; length -= 1) {
+    const option = path.slice(0, length).join('.');
     const setting = settings[option];
     if (setting !== undefined) return naming === 'variable' ? setting.variable : option;
   }
-  return keys.join('.') || 'the configuration';
+  return path.join('.') || 'the configuration';
 }
