@@ -3,7 +3,7 @@ import {
   checkOptions,
   readEnvironment,
   SETTINGS,
-  type Defaulted,
+  type Checked,
   type LOG_LEVELS,
   type SettingProblem,
   type SettingValues,
@@ -71,17 +71,16 @@ export interface DossierPorts {
 }
 
 /** {@link DossierOptions} with every default filled in, every value checked, and host:port values parsed. */
-export type ResolvedOptions = DossierOptions &
-  Pick<Settings, Defaulted<typeof SETTINGS> & keyof Settings> & {
-    /** Where the current time comes from. */
-    clock: Clock;
-    /** Where diagnostics go. */
-    logger: Logger;
-    /** `dnsServers`, parsed (port 53 unless given); empty means the system's resolvers. */
-    dnsServerAddresses: HostPort[];
-    /** `whoisServer`, parsed (port 43 unless given); null when none is set. */
-    whoisServerAddress: HostPort | null;
-  };
+export type ResolvedOptions = Checked<typeof SETTINGS, DossierOptions> & {
+  /** Where the current time comes from. */
+  clock: Clock;
+  /** Where diagnostics go. */
+  logger: Logger;
+  /** `dnsServers`, parsed (port 53 unless given); empty means the system's resolvers. */
+  dnsServerAddresses: HostPort[];
+  /** `whoisServer`, parsed (port 43 unless given); null when none is set. */
+  whoisServerAddress: HostPort | null;
+};
 
 /** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
 export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
