@@ -25,6 +25,7 @@ import {
   DocumentUpdate,
   Envelope,
   Health,
+  INTERNAL,
   IpData,
   LookupSuccess,
   NotReady,
@@ -33,6 +34,7 @@ import {
   SslData,
   TemplateList,
   UsageData,
+  unauthenticated,
   UsageDay,
   WhoisData,
 } from './shapes.js';
@@ -50,10 +52,6 @@ const QUOTA: Partial<Record<HeaderName, boolean>> = {
 /** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
 const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(Object.keys(QUOTA).map((name) => [name, false]));
 
-const INTERNAL = apiError('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error'], {});
-const unauthenticated = apiError('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], {
-  'WWW-Authenticate': true,
-});
 const storeDown = (headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec =>
   apiError('The store that holds keys or quotas is down.', ['service_unavailable'], { 'Retry-After': true, ...headers });
 

@@ -69,6 +69,12 @@ export const apiError = (
   headers,
 });
 
+// Interface A's 401 and 500, as the lookup routes and the watch routes answer them.
+export const unauthenticated = apiError('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], {
+  'WWW-Authenticate': true,
+});
+export const INTERNAL = apiError('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error']);
+
 /** The admin API's 422: interface A's body with the fields at fault. */
 export const ApiValidationError = Exact(
   {

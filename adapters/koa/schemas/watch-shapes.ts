@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
 import { type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
-import { apiError, ApiErrorWith, ApiValidationError, IsoDate, Nullable } from './shapes.js';
+import { apiError, ApiErrorWith, ApiValidationError, INTERNAL, IsoDate, Nullable, unauthenticated } from './shapes.js';
 
 /** A watch on the wire (CONTRACT.md §11). */
 export const WatchData = Type.Object(
@@ -44,9 +44,9 @@ const success = (data: TSchema, title: string) =>
 
 /** What every watch route may answer besides its success. */
 const COMMON: Record<number, ResponseSpec> = {
-  401: apiError('No key, or an unknown, revoked or expired one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
+  401: unauthenticated,
   403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope']),
-  500: apiError('Something went wrong on the server (logged; no stack trace is sent).', ['internal_error']),
+  500: INTERNAL,
   503: apiError('The store is down.', ['service_unavailable'], { 'Retry-After': true }),
 };
 const NOT_FOUND = apiError("No such watch among the owner's.", ['not_found']);
