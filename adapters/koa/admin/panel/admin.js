@@ -18,9 +18,7 @@
           return {};
         })
         .then(function (json) {
-          if (response.status === 401) {
-            window.location.assign(base);
-          }
+          if (response.status === 401) window.location.assign(base);
           if (!response.ok) {
             /** @type {Error & { errors?: Record<string, string[]> }} */
             var error = new Error(json.message || 'The server answered ' + response.status + '.');
