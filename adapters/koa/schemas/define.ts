@@ -88,3 +88,8 @@ export interface RouteSpec {
 export function defineRoute(spec: RouteSpec): RouteSpec {
   return spec;
 }
+
+/** Declares a route of interface A (CONTRACT.md §2): listed under Lookups, for a key with the `lookup` scope. */
+export function defineLookupRoute(spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec {
+  return { ...spec, tag: 'Lookups', auth: 'key', scope: 'lookup' };
+}

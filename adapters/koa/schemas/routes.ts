@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { AdminUsageQuery } from '../../../lib/internal.js';
-import { defineRoute, type HeaderName, type ResponseSpec, type RouteAuth, type RouteSpec } from './define.js';
+import { defineLookupRoute, defineRoute, type HeaderName, type ResponseSpec, type RouteAuth, type RouteSpec } from './define.js';
 import {
   AdminData,
   AdminKey,
@@ -82,14 +82,11 @@ const FRESH = Type.Optional(
 );
 
 function lookupRoute(kind: string, parameter: 'domain' | 'ip', data: TSchema, title: string, summary: string): RouteSpec {
-  return defineRoute({
+  return defineLookupRoute({
     method: 'get',
     path: `/api/${kind}`,
     operationId: `${kind}Lookup`,
     summary,
-    tag: 'Lookups',
-    auth: 'key',
-    scope: 'lookup',
     query: Type.Object({
       [parameter]: Type.String({
         description: parameter === 'ip' ? 'an IPv4 or IPv6 address' : 'a domain name (Unicode or punycode)',
@@ -239,15 +236,12 @@ export const ROUTES: readonly RouteSpec[] = [
   lookupRoute('whois', 'domain', WhoisData, 'WhoisAnswer', 'Registration of a domain (RDAP, else whois)'),
   lookupRoute('ip', 'ip', IpData, 'IpAnswer', 'Reverse DNS, location and network of an IP address'),
   lookupRoute('ssl', 'domain', SslData, 'SslAnswer', 'The TLS certificate a domain serves'),
-  defineRoute({
+  defineLookupRoute({
     method: 'get',
     path: '/api/usage',
     operationId: 'usage',
     summary: 'What the key has used today and on each of the last 30 days',
     description: 'Does not count against the quota.',
-    tag: 'Lookups',
-    auth: 'key',
-    scope: 'lookup',
     responses: {
       200: { description: "The key's usage.", body: LookupSuccess(UsageData, 'UsageAnswer'), headers: MAYBE_QUOTA },
       401: unauthenticated,
@@ -255,7 +249,7 @@ export const ROUTES: readonly RouteSpec[] = [
       503: storeDown(),
     },
   }),
-  defineRoute({
+  defineLookupRoute({
     method: 'post',
     path: '/api/batch',
     operationId: 'batch',
@@ -263,9 +257,6 @@ export const ROUTES: readonly RouteSpec[] = [
     description:
       'Each item counts as one lookup. Items past the remaining quota get `quota_exceeded`; the whole request is a 429 ' +
       'only when nothing remained. With `Accept: application/x-ndjson` the answer streams one item per line, with its `index`.',
-    tag: 'Lookups',
-    auth: 'key',
-    scope: 'lookup',
     body: { schema: BatchRequest, types: ['application/json'], required: true },
     responses: {
       200: {

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
-import { type ResponseSpec, type RouteSpec, defineRoute } from './define.js';
+import { type ResponseSpec, type RouteSpec, defineLookupRoute } from './define.js';
 import { apiError, ApiErrorWith, ApiValidationError, INTERNAL, IsoDate, Nullable, unauthenticated } from './shapes.js';
 
 /** A watch on the wire (CONTRACT.md §11). */
@@ -53,7 +53,7 @@ const NOT_FOUND = apiError("No such watch among the owner's.", ['not_found']);
 const ID = Type.Object({ id: Type.String({ description: 'the watch id, wat_…' }) });
 
 const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec =>
-  defineRoute({ ...spec, tag: 'Lookups', auth: 'key', scope: 'lookup', responses: { ...spec.responses, ...COMMON } });
+  defineLookupRoute({ ...spec, responses: { ...spec.responses, ...COMMON } });
 
 /** The routes of watches (CONTRACT.md §11); none counts against the daily quota. */
 export const WATCH_ROUTES: readonly RouteSpec[] = [
