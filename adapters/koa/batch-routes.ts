@@ -1,13 +1,11 @@
 import type Router from '@koa/router';
-import type { Context } from 'koa';
 import type { ServerResponse } from 'node:http';
 import type { BatchItemOutcome, Dossier } from '../../lib/index.js';
 import { bearerSecret } from './auth.js';
-import { MAX_BODY_BYTES } from './document-routes.js';
 import { HTTP_ERRORS } from './error-map.js';
 import { logUnexpected } from './error-middleware.js';
 import { setQuotaHeaders, settleMetered } from './lookup-routes.js';
-import { readLimited } from './request-body.js';
+import { readText } from './request-body.js';
 
 /** The media type of a streamed batch: one JSON item a line. */
 const NDJSON = 'application/x-ndjson';
@@ -85,13 +83,4 @@ function itemBody(item: BatchItemOutcome): Record<string, unknown> {
   const head = { type: item.kind, query: item.query };
   if (item.ok) return { ...head, status: 'success', data: item.value.data, cached: item.value.cached };
   return { ...head, status: 'error', code: HTTP_ERRORS[item.error.code].code, message: item.error.message };
-}
-
-/**
- * The request body as text, at most {@link MAX_BODY_BYTES}; whether it is JSON is the core's to say.
- * @throws an HTTP error 413 above the limit.
- */
-export async function readText(ctx: Context): Promise<string> {
-  const text = await readLimited(ctx, MAX_BODY_BYTES);
-  return text ?? ctx.throw(413, `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
 }

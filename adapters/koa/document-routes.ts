@@ -4,10 +4,8 @@ import { koaBody } from 'koa-body';
 import { type DocumentPage, type Dossier, DossierValidationError } from '../../lib/index.js';
 import { authenticate } from './auth.js';
 import { acceptsEventStream, respondWithEventStream } from './document-stream.js';
+import { MAX_BODY_BYTES } from './request-body.js';
 import type { DocumentList } from './schemas/shapes.js';
-
-/** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
-export const MAX_BODY_BYTES = 64 * 1024;
 
 const LIST_PATH = '/api/v1/documents';
 

@@ -1,6 +1,9 @@
 import type { Context } from 'koa';
 import { DossierValidationError, type ErrorCode } from '../../lib/index.js';
 
+/** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
 /** The request body as text; `null` when it is, or says it is, larger than `limit` bytes. */
 export async function readLimited(ctx: Context, limit: number): Promise<string | null> {
   if ((ctx.request.length ?? 0) > limit) return null;
@@ -12,6 +15,15 @@ export async function readLimited(ctx: Context, limit: number): Promise<string |
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The request body as text, at most {@link MAX_BODY_BYTES}; whether it is JSON is the caller's to say.
+ * @throws an HTTP error 413 above the limit.
+ */
+export async function readText(ctx: Context): Promise<string> {
+  const text = await readLimited(ctx, MAX_BODY_BYTES);
+  return text ?? ctx.throw(413, `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
 }
 
 /**

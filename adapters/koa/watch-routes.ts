@@ -2,8 +2,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { type ApiKey, type Dossier, wireDelivery, wireWatch } from '../../lib/index.js';
 import { authenticate } from './auth.js';
-import { readText } from './batch-routes.js';
-import { jsonObject } from './request-body.js';
+import { jsonObject, readText } from './request-body.js';
 
 /**
  * Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
