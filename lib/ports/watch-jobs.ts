@@ -7,7 +7,7 @@ export interface WatchJobHandlers {
   /**
    * Makes the next attempt of a delivery.
    * @returns the milliseconds after which to try again, or `null` when the delivery is over (delivered,
-   *   failed for good, or its watch removed).
+   *   failed for good, or its watch removed: then its record is forgotten).
    */
   attempt(deliveryId: string): Promise<number | null>;
   /**
@@ -35,12 +35,12 @@ export interface WatchJobs {
   start(): Promise<void>;
   /** Checks a watch every `intervalMs`, the first time at once. Replaces the watch's schedule if it had one. */
   schedule(watchId: string, intervalMs: number): Promise<void>;
-  /** Stops checking a watch, and drops its deliveries' attempts still waiting. */
+  /** Stops checking a watch. (Its deliveries' attempts still waiting find it gone: see `attempt`.) */
   unschedule(watchId: string): Promise<void>;
   /** Runs one check of a watch now, beside its schedule. */
   checkNow(watchId: string): Promise<void>;
   /** Makes the first attempt of a delivery now; its retries follow the handler's answers. */
-  deliver(deliveryId: string, watchId: string): Promise<void>;
+  deliver(deliveryId: string): Promise<void>;
   /**
    * Stops taking work, lets the work held finish (or hands it back to the engine, for another process),
    * and closes the engine's connections. Idempotent.

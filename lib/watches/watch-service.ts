@@ -213,7 +213,7 @@ export class KeyvWatchService implements WatchService {
               body: JSON.stringify(payload),
             });
           }
-          await jobs.deliver(id, watch.id);
+          await jobs.deliver(id);
         }
       }
       await store.save({
@@ -234,6 +234,8 @@ export class KeyvWatchService implements WatchService {
     const delivery = await store.getDelivery(deliveryId);
     if (delivery === undefined || delivery.status !== 'pending') return null;
     const watch = await store.get(delivery.watchId);
+    // Its watch is gone: saving it forgets it (one still listed went with the watch already).
+    if (watch === undefined) await store.saveDelivery(delivery);
     if (watch === undefined || watch.webhookUrl === null) return null;
     const url = watch.webhookUrl;
     const signal = AbortSignal.timeout(this.options.attemptDeadlineMs ?? ATTEMPT_DEADLINE_MS);

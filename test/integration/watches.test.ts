@@ -7,6 +7,7 @@ import type { WatchEvent } from '../../lib/ports/watches.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
 import { startWatchRig, testClock, type WatchRig } from '../support/watch-rig.js';
+import { DELIVERIES_LISTED } from '../../lib/watches/keyv-watch-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -272,6 +273,25 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     expect(dns.questions).to.equal(questions);
     const error = await rig.watches.get(watch.id).catch((e: unknown) => e);
     expect(isDossierError(error, 'ERR_WATCH_NOT_FOUND')).to.equal(true);
+  });
+
+  it("forgets a removed watch's delivery that had left its list with attempts to make, at its next attempt", async () => {
+    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
+    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
+    await rig.advance(0);
+    receiver.answer = { status: 500 };
+    dns.zone['example.test']!.A = [];
+    await rig.advance(900_000);
+    const [pending] = await rig.store.deliveries(watch.id);
+    expect(pending).to.include({ status: 'pending', attempts: 1 });
+    for (let n = 1; n <= DELIVERIES_LISTED; n += 1) {
+      await rig.store.insertDelivery({ ...pending!, id: `${pending!.id}_${n}`, status: 'delivered' });
+    }
+    await rig.watches.remove(watch.id);
+    expect(await rig.store.getDelivery(pending!.id), 'out of the list, so not removed with it').to.include({ status: 'pending' });
+    await rig.advance(30_000);
+    expect(receiver.received).to.have.length(1);
+    expect(await rig.store.getDelivery(pending!.id)).to.equal(undefined);
   });
 
   it('keeps owners apart and a key to its limit, giving a place back on removal', async () => {

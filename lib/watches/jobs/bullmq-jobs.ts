@@ -24,7 +24,6 @@ interface CheckData {
 /** The data of a delivery job: one job a delivery, one BullMQ attempt a webhook attempt. */
 interface DeliveryData {
   deliveryId: string;
-  watchId: string;
 }
 
 /** The two queues of the engine. */
@@ -126,10 +125,10 @@ export class BullWatchJobs implements WatchJobs {
     await this.open().checks.add('check', { watchId }, CHECK_JOB);
   }
 
-  async deliver(deliveryId: string, watchId: string): Promise<void> {
+  async deliver(deliveryId: string): Promise<void> {
     await this.open().deliveries.add(
       'deliver',
-      { deliveryId, watchId },
+      { deliveryId },
       {
         // The delivery's id: a second add of the same delivery is the same job.
         jobId: deliveryId,

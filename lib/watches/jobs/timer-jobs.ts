@@ -18,8 +18,6 @@ const RESYNC_EVERY_MS = 5000;
 interface Due {
   at: number;
   run: () => Promise<void>;
-  /** The watch a delivery's attempt belongs to, when known. */
-  watchId?: string;
 }
 
 /**
@@ -79,7 +77,6 @@ export class TimerWatchJobs implements WatchJobs {
 
   async unschedule(watchId: string): Promise<void> {
     this.due.delete(checkKey(watchId));
-    for (const [key, due] of this.due) if (due.watchId === watchId) this.due.delete(key);
   }
 
   async checkNow(watchId: string): Promise<void> {
@@ -88,8 +85,8 @@ export class TimerWatchJobs implements WatchJobs {
     if (handlers !== undefined) this.track(() => handlers.check(watchId));
   }
 
-  async deliver(deliveryId: string, watchId: string): Promise<void> {
-    this.attemptAt(deliveryId, this.clock.now(), watchId);
+  async deliver(deliveryId: string): Promise<void> {
+    this.attemptAt(deliveryId, this.clock.now());
     this.arm();
   }
 
@@ -133,14 +130,13 @@ export class TimerWatchJobs implements WatchJobs {
     });
   }
 
-  private attemptAt(deliveryId: string, at: number, watchId?: string): void {
+  private attemptAt(deliveryId: string, at: number): void {
     this.due.set(deliveryKey(deliveryId), {
       at,
-      watchId,
       run: async () => {
         const retryIn = (await this.handlers?.attempt(deliveryId)) ?? null;
         if (retryIn !== null && !this.closed) {
-          this.attemptAt(deliveryId, this.clock.now() + retryIn, watchId);
+          this.attemptAt(deliveryId, this.clock.now() + retryIn);
           this.arm();
         }
       },
