@@ -32,7 +32,7 @@ export const DELIVERIES_LISTED = 50;
  * processes creating at once cannot both take the last place.
  */
 export class KeyvWatchStore {
-  /** Every watch: read often (a timer engine looks for new ones), so kept to read only what is new. */
+  /** Every watch: read often (a timer engine looks for new ones), so kept to read only what is new, and only the ids still there. */
   private readonly allIndex: AppendOnlyIndex;
 
   constructor(
@@ -88,7 +88,14 @@ export class KeyvWatchStore {
 
   /** Every watch of the store, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async all(): Promise<StoredWatch[]> {
-    return (await this.existing(await this.allIndex.values())).reverse();
+    const ids = await this.allIndex.values();
+    const watches = await this.existing(ids);
+    // A watch is stored before it is listed, so a listed id without a record was removed, for good.
+    if (watches.length < ids.length) {
+      const present = new Set(watches.map((watch) => watch.id));
+      this.allIndex.forget(new Set(ids.filter((id) => !present.has(id))));
+    }
+    return watches.reverse();
   }
 
   /**

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createContainer } from '../../lib/container.js';
 import { resolveOptions } from '../../lib/options.js';
+import type { CounterStore } from '../../lib/ports/counter-store.js';
 import type { KvStore } from '../../lib/ports/kv-store.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
@@ -8,10 +9,10 @@ import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatc
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 
 /** The watch store of a store URL, on the backend a Dossier on that URL would use. */
-function openWatchStore(url: string): { store: KeyvWatchStore; kv: KvStore; close(): Promise<void> } {
+function openWatchStore(url: string): { store: KeyvWatchStore; kv: KvStore; counters: CounterStore; close(): Promise<void> } {
   const { container, close } = createContainer(resolveOptions({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS }));
-  const kv = container.resolve(TOKENS.storeKv);
-  return { store: new KeyvWatchStore(kv, container.resolve(TOKENS.storeCounters)), kv, close };
+  const [kv, counters] = [container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters)];
+  return { store: new KeyvWatchStore(kv, counters), kv, counters, close };
 }
 
 function aWatch(owner: string, keyId: string, n: number): StoredWatch {
@@ -71,6 +72,29 @@ export function watchStoreContract(backend: BackendCase): void {
       expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watches[1]!.id]);
       const all = (await opened.store.all()).map((w) => w.id);
       expect(all).to.include.members([watches[1]!.id, watches[2]!.id]);
+    });
+
+    it('reads a removed watch no more once it has seen it gone, in each listing of every watch after', async () => {
+      const read: string[] = [];
+      const kv = new Proxy(opened.kv, {
+        get(target, name) {
+          if (name === 'getMany') return (keys: string[]) => (read.push(...keys), target.getMany(keys));
+          const value: unknown = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const store = new KeyvWatchStore(kv, opened.counters);
+      const [kept, removed] = [aWatch(uniqueName('acct'), 'k', 1), aWatch(uniqueName('acct'), 'k', 2)];
+      await store.insert(kept);
+      await store.insert(removed);
+      await store.remove(removed.id);
+      expect((await store.all()).map((w) => w.id))
+        .to.include(kept.id)
+        .and.not.include(removed.id);
+      expect(read).to.include(`watch:${removed.id}`);
+      read.length = 0;
+      expect((await store.all()).map((w) => w.id)).to.include(kept.id);
+      expect(read).to.include(`watch:${kept.id}`).and.not.include(`watch:${removed.id}`);
     });
 
     it('gives a key no more places than its limit, even to calls at once, and takes a place back', async () => {

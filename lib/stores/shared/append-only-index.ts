@@ -8,7 +8,7 @@ import type { KvStore } from '../../ports/kv-store.js';
  * written, so this process keeps the ones it has read and asks the store only for newer ones.
  */
 export class AppendOnlyIndex {
-  private readonly known: string[] = [];
+  private known: string[] = [];
   private knownLength = 0;
   private reading: Promise<unknown> = Promise.resolve();
 
@@ -70,6 +70,11 @@ export class AppendOnlyIndex {
     const read = this.reading.then(() => this.read());
     this.reading = read.catch(() => {});
     return read;
+  }
+
+  /** Leaves `gone` out of what this process reads from now on: values that will never matter again to it. */
+  forget(gone: Set<string>): void {
+    this.known = this.known.filter((value) => !gone.has(value));
   }
 
   private async read(): Promise<string[]> {
