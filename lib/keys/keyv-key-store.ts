@@ -3,7 +3,7 @@ import { inject, injectable } from 'tsyringe';
 import { DossierError, DossierValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { ApiKey, KeyChanges, KeyStore, NewKey, Scope } from '../ports/key-store.js';
+import type { ApiKey, KeyChanges, KeyStore, NewKey } from '../ports/key-store.js';
 import { AppendOnlyIndex } from '../stores/shared/append-only-index.js';
 import type { KvStore } from '../ports/kv-store.js';
 import { withLease } from '../stores/shared/lease.js';

@@ -1,7 +1,7 @@
 import { DossierError, isDossierError } from '../errors.js';
 import type { ApiKey } from '../ports/key-store.js';
-import type { LookupKind, LookupResult, LookupService } from '../ports/lookup-service.js';
-import type { QuotaState, QuotaStore } from '../ports/quota-store.js';
+import type { LookupResult } from '../ports/lookup-service.js';
+import type { QuotaState } from '../ports/quota-store.js';
 import type { BatchItemOutcome, BatchItemRequest, BatchOptions, BatchRules, BatchRun, Metered } from '../ports/metering.js';
 
 /**

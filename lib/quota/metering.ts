@@ -5,7 +5,6 @@ import { keyStatusAt } from '../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../ports/admission-store.js';
 import type { Clock } from '../ports/clock.js';
 import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
-import type { Logger } from '../ports/logger.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
