@@ -80,14 +80,14 @@ export async function runBatch(
         quota = await rules.quotas.consume(key.id, limit, kind);
       }
     } catch (error) {
-      if (!letThrough) return refused(error, key, null);
+      if (!letThrough) return failure(error, key, null);
       refusal = asDossierError(error);
       settle(index, failed(item, refusal));
       continue;
     }
     if (!quota.allowed) {
       refusal = rules.quotaExceeded(quota);
-      if (!letThrough) return { ok: false, error: refusal, key, quota };
+      if (!letThrough) return failure(refusal, key, quota);
       settle(index, failed(item, refusal));
       continue;
     }
@@ -116,7 +116,7 @@ export async function runBatch(
   if (taken === null) {
     // No item was countable: nothing was taken, and the quota is read as it stands.
     taken = await rules.peek(key);
-    if (taken === null) return refused(new DossierError('ERR_STORE_UNAVAILABLE', 'The quota store did not answer.'), key, null);
+    if (taken === null) return failure(new DossierError('ERR_STORE_UNAVAILABLE', 'The quota store did not answer.'), key, null);
     release();
   }
   const done = Promise.all(settledItems).then(async () => ({ items: outcomes, quota: (await rules.peek(key)) ?? taken }));
@@ -134,7 +134,8 @@ function asDossierError(error: unknown): DossierError {
   throw error;
 }
 
-function refused(error: unknown, key: ApiKey, quota: QuotaState | null): Metered<BatchRun> {
+/** A metered call refused with `error`, which must be a {@link DossierError}: anything else (a bug) is thrown. */
+export function failure(error: unknown, key: ApiKey | null, quota: QuotaState | null): Extract<Metered<never>, { ok: false }> {
   return { ok: false, error: asDossierError(error), key, quota };
 }
 

@@ -10,7 +10,7 @@ import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
 import type { BatchItemRequest, BatchOptions, BatchRules, BatchRun, Metered, MeteringOptions } from '../ports/metering.js';
 import { parseBatchRequest } from './batch-request.js';
-import { runBatch } from './batch.js';
+import { failure, runBatch } from './batch.js';
 
 /** What a key may read about itself (CONTRACT.md §6). */
 export interface KeyUsage {
@@ -254,13 +254,4 @@ export class Metering {
 
 function invalidKey(): DossierError {
   return new DossierError('ERR_AUTH_INVALID_KEY', 'The key is unknown, expired or has been revoked.');
-}
-
-function failure(
-  error: unknown,
-  key: ApiKey | null,
-  quota: QuotaState | null,
-): { ok: false; error: DossierError; key: ApiKey | null; quota: QuotaState | null } {
-  if (!(error instanceof DossierError)) throw error;
-  return { ok: false, error, key, quota };
 }
