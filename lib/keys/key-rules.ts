@@ -22,8 +22,6 @@ import {
 /** All scopes, in the order they are listed; a new key has all of them unless told otherwise. */
 export const SCOPES: readonly Scope[] = KEY_SCOPES;
 
-export { MAX_GRACE_SECONDS } from '../schemas/keys.js';
-
 // Each rule below is its field's schema in lib/schemas/keys.ts (the one the admin API's document shows),
 // checked by ajv; the sentences are the key store's own, and what JSON Schema cannot say is written here.
 
