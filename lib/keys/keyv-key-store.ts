@@ -99,8 +99,9 @@ export class KeyvKeyStore implements KeyStore {
     return withLease(this.counters, `key:${id}`, async () => {
       const { digest: oldDigest, stored } = await this.current(id);
       const now = this.clock.now();
+      const key = publicKey(stored);
       // A new secret for a key that no longer works would not work either.
-      const status = keyStatusAt(publicKey(stored), now);
+      const status = keyStatusAt(key, now);
       if (status !== 'active') {
         throw new DossierValidationError({ id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`] });
       }
@@ -108,7 +109,6 @@ export class KeyvKeyStore implements KeyStore {
       const digest = digestOf(secret);
       const previous = (stored.previous ?? []).filter((entry) => entry.until > now);
       if (grace > 0) previous.push({ digest: oldDigest, until: now + grace * 1000 });
-      const key = publicKey(stored);
       await this.kv.set(`key:${digest}`, withPrevious(key, previous));
       await this.kv.set(`key-id:${id}`, digest);
       await this.index.append(digest);
