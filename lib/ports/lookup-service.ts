@@ -137,11 +137,7 @@ export interface ChainCertificate {
 }
 
 /** The certificate of the chain that expires first (CONTRACT.md §8). */
-export interface ExpiresFirst {
-  subject: DistinguishedName;
-  valid_to: string;
-  days_remaining: number;
-}
+export type ExpiresFirst = Pick<ChainCertificate, 'subject' | 'valid_to' | 'days_remaining'>;
 
 /** `GET /api/ssl` data. */
 export interface SslData {
