@@ -12,9 +12,10 @@ import { completeFacts, emptyFacts, type WhoisFacts } from './record.js';
 import { IANA_WHOIS_SERVER, TldWhoisServers } from './tld-servers.js';
 import { whoisPeer } from './peer.js';
 import { abortError, withTimeout } from '../net/abort.js';
+import type { ConnectTarget } from '../net/guarded-connect.js';
 import type { HostPort } from '../net/host-port.js';
 import { withOwnResolver, type Reach } from '../net/reach.js';
-import { readWhoisBytes, whoisQuestion } from './whois-text.js';
+import { readWhoisBytes, whoisQuestion, type WhoisReading } from './whois-text.js';
 
 /** Settings of {@link WhoisLookup}. */
 export interface WhoisLookupOptions {
@@ -170,13 +171,7 @@ export class WhoisLookup implements Lookup<'whois'> {
       if (named === null) throw new DossierError('ERR_UPSTREAM_FAILED', `No whois server is known for .${tld}.`);
       server = whoisPeer(named);
     }
-    const answer = await queryPort43({
-      server: { ...server, trusted: configured !== undefined },
-      query: whoisQuestion(server.host, domain),
-      maxBytes: WHOIS_MAX_BYTES.whois,
-      reach: registryReach,
-    });
-    const { text, reading } = readWhoisBytes(domain, answer, server.host);
+    const { text, reading } = await askWhois(domain, { ...server, trusted: configured !== undefined }, registryReach);
     if (reading.outcome === 'limited') throw limitedError(server.host, reading.words);
     if (reading.outcome === 'free') return unregistered(domain, 'whois', server.host, text);
     if (reading.outcome === 'empty') {
@@ -205,16 +200,9 @@ export class WhoisLookup implements Lookup<'whois'> {
   ): Promise<{ facts: WhoisFacts; text: string } | null> {
     try {
       const peer = whoisPeer(referral);
-      const { host } = peer;
-      const answer = await queryPort43({
-        server: { ...peer, trusted: false },
-        query: whoisQuestion(host, domain),
-        maxBytes: WHOIS_MAX_BYTES.whois,
-        reach,
-      });
-      const { text, reading } = readWhoisBytes(domain, answer, host);
+      const { text, reading } = await askWhois(domain, { ...peer, trusted: false }, reach);
       if (reading.outcome !== 'registered') {
-        throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${host} gave no data.`);
+        throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${peer.host} gave no data.`);
       }
       return { facts: { ...reading.facts, whois_server: reading.facts.whois_server ?? referral }, text };
     } catch (error) {
@@ -238,6 +226,12 @@ export class WhoisLookup implements Lookup<'whois'> {
 async function askRdap(url: string, trusted: boolean, reach: Reach): Promise<{ rdap: RdapDomain; body: string }> {
   const answer = await httpGet({ url, trusted, reach, maxBytes: WHOIS_MAX_BYTES.rdap, accept: RDAP_ACCEPT });
   return { rdap: parseRdapAnswer(answer.status, answer.body, answer.url), body: answer.body };
+}
+
+/** Asks a whois server about `domain` in the form it expects, up to the byte cap, and reads its answer. */
+async function askWhois(domain: string, server: ConnectTarget, reach: Reach): Promise<{ text: string; reading: WhoisReading }> {
+  const answer = await queryPort43({ server, query: whoisQuestion(server.host, domain), maxBytes: WHOIS_MAX_BYTES.whois, reach });
+  return readWhoisBytes(domain, answer, server.host);
 }
 
 /**
