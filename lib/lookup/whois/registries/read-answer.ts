@@ -37,13 +37,8 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
   const entries = [...readEntries(text, unkeyed), ...(profile?.layout?.(text) ?? [])];
   const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
   const fields = new Fields(entries, domain);
-  const date = (field: 'created' | 'updated' | 'expires'): string | null => {
-    for (const value of fields.values(labels(field))) {
-      const parsed = parseWhoisDate(value, profile?.dateOrder);
-      if (parsed !== null) return parsed;
-    }
-    return null;
-  };
+  const date = (field: 'created' | 'updated' | 'expires'): string | null =>
+    fields.first(labels(field), (value) => parseWhoisDate(value, profile?.dateOrder));
 
   const facts: WhoisFacts = {
     ...emptyFacts(),
