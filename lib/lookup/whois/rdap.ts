@@ -1,5 +1,6 @@
 import { DossierError } from '../../errors.js';
-import { emptyFacts, normalizeNameServer, normalizeStatus, toIsoDate, unique, type WhoisFacts } from './record.js';
+import { parseWhoisDate } from './dates.js';
+import { emptyFacts, normalizeNameServer, normalizeStatus, unique, type WhoisFacts } from './record.js';
 import { countryCode } from './registries/countries.js';
 import { meaningful } from './registries/read-answer.js';
 
@@ -44,7 +45,7 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
   const events = new Map<string, string>();
   for (const event of arrayOf(json.events)) {
     if (!isObject(event) || typeof event.eventAction !== 'string' || events.has(event.eventAction)) continue;
-    const date = toIsoDate(text(event.eventDate));
+    const date = parseWhoisDate(text(event.eventDate));
     if (date !== null) events.set(event.eventAction, date);
   }
   facts.created_at = events.get('registration') ?? null;

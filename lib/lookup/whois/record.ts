@@ -1,8 +1,5 @@
 import type { WhoisData } from '../../ports/lookup-service.js';
 
-/** A registry's date as ISO 8601 in UTC, or null when it cannot be read. */
-export { parseWhoisDate as toIsoDate } from './dates.js';
-
 /** The fields one registry or registrar answer gave, before the answers are merged. */
 export type WhoisFacts = Pick<
   WhoisData,

@@ -1,11 +1,5 @@
 import { expect } from 'chai';
-import {
-  completeFacts,
-  emptyFacts,
-  normalizeNameServer,
-  normalizeStatus,
-  toIsoDate,
-} from '../../../../lib/lookup/whois/record.js';
+import { completeFacts, emptyFacts, normalizeNameServer, normalizeStatus } from '../../../../lib/lookup/whois/record.js';
 import { parseWhoisDate } from '../../../../lib/lookup/whois/dates.js';
 
 describe('whois record helpers', () => {
@@ -31,7 +25,7 @@ describe('whois record helpers', () => {
     it('gives null for an empty value', () => expect(normalizeStatus('  https://icann.org/epp ')).to.equal(null));
   });
 
-  describe('toIsoDate', () => {
+  describe('parseWhoisDate', () => {
     for (const [given, expected] of [
       ['1997-09-15T04:00:00Z', '1997-09-15T04:00:00.000Z'],
       ['2028-09-13T07:00:00+0000', '2028-09-13T07:00:00.000Z'],
@@ -63,7 +57,7 @@ describe('whois record helpers', () => {
       ['16/09/03', '2003-09-16T00:00:00.000Z'],
       ['2004-Mar-16.', '2004-03-16T00:00:00.000Z'],
     ] as const) {
-      it(`${given} → ${expected}`, () => expect(toIsoDate(given)).to.equal(expected));
+      it(`${given} → ${expected}`, () => expect(parseWhoisDate(given)).to.equal(expected));
     }
     it("reads an ambiguous numeric date in the registry's order", () => {
       expect(parseWhoisDate('12/18/2001', 'mdy')).to.equal('2001-12-18T00:00:00.000Z');
@@ -73,7 +67,7 @@ describe('whois record helpers', () => {
       expect(parseWhoisDate('12/18/2001', 'dmy')).to.equal('2001-12-18T00:00:00.000Z');
     });
     for (const given of ['', 'REDACTED', 'before 1996', '2024-13-45', '31.02.2020', 'tomorrow', null, undefined]) {
-      it(`${JSON.stringify(given)} → null`, () => expect(toIsoDate(given)).to.equal(null));
+      it(`${JSON.stringify(given)} → null`, () => expect(parseWhoisDate(given)).to.equal(null));
     }
   });
 
