@@ -4,23 +4,7 @@
  * (`registrar organization` is `Organization:` under `Registrar`). The generic reader tries these on
  * every answer; a registry profile adds its own words where they are not English or not generic.
  */
-export interface FieldLabels {
-  registrar: readonly string[];
-  registrarUrl: readonly string[];
-  registrarIanaId: readonly string[];
-  abuseEmail: readonly string[];
-  created: readonly string[];
-  updated: readonly string[];
-  expires: readonly string[];
-  nameServers: readonly string[];
-  status: readonly string[];
-  dnssec: readonly string[];
-  referral: readonly string[];
-  registrantOrganization: readonly string[];
-  registrantCountry: readonly string[];
-}
-
-export const GENERIC_LABELS: FieldLabels = {
+export const GENERIC_LABELS = {
   registrar: [
     'registrar organization',
     'registrar organisation',
@@ -246,7 +230,10 @@ export const GENERIC_LABELS: FieldLabels = {
     'owner country code',
     'holder country',
   ],
-};
+} as const satisfies Record<string, readonly string[]>;
+
+/** The fields the generic reader reads, each with the labels tried for it, the most telling first. */
+export type FieldLabels = Record<keyof typeof GENERIC_LABELS, readonly string[]>;
 
 /**
  * How registries stamp their database's time at the end of an answer (`Last updated on 2014.02.19
