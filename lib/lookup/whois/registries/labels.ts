@@ -79,10 +79,8 @@ export const GENERIC_LABELS = {
     'data de registo',
     'date approved',
     'date registered',
-    'entry created',
     'activated on',
     'domain name commencement date',
-    'record created on',
   ],
   updated: [
     'updated date',
@@ -118,9 +116,6 @@ export const GENERIC_LABELS = {
     'update date',
     'entry updated',
     'record changed on',
-    'record last updated on',
-    'domain last updated',
-    'record last modified',
     'date updated',
   ],
   expires: [
