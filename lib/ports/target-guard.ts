@@ -8,11 +8,6 @@ export interface TargetGuard {
   /** True when the rule is lifted (`DOSSIER_ALLOW_PRIVATE_TARGETS`, for tests on loopback). */
   readonly allowPrivate: boolean;
   /**
-   * Refuses an address lookups may not connect to; `target` names it in the message.
-   * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`
-   */
-  assertAllowed(address: string, target?: string): void;
-  /**
    * Resolves `host` (a name or an IP literal) and returns the allowed address to connect to.
    * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`; `ERR_UPSTREAM_FAILED` when the name has no
    *   address; `ERR_UPSTREAM_TIMEOUT` when the DNS server does not answer.
