@@ -10,6 +10,9 @@ export interface DomainNameRules {
 
 const MAX_NAME_LENGTH = 253;
 const MAX_LABEL_LENGTH = 63;
+/** Whitespace, controls and the characters that show nothing: soft hyphen, joiners, bidi marks, variation selectors, BOM. */
+const INVISIBLE =
+  /[\s\u0000-\u001f\u007f-\u009f\u00ad\u034f\u180b-\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufe00-\ufe0f\ufeff]/;
 
 /**
  * Checks a domain name given by a user and returns it in lower-case ASCII (punycode for IDNs), with
@@ -21,9 +24,7 @@ const MAX_LABEL_LENGTH = 63;
 export function parseDomainName(input: unknown, rules: DomainNameRules = {}): string {
   if (typeof input !== 'string' || input.length === 0) throw invalid('The domain parameter is required.');
   if (input.length > MAX_NAME_LENGTH + 1) throw invalid(`A domain name has at most ${MAX_NAME_LENGTH} characters.`);
-  if (/[\s\u0000-\u001f\u007f-\u009f\u00ad\u034f\u180b-\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufe00-\ufe0f\ufeff]/.test(input)) {
-    throw invalid('A domain name has no whitespace, control or invisible characters.');
-  }
+  if (INVISIBLE.test(input)) throw invalid('A domain name has no whitespace, control or invisible characters.');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(input)) throw invalid('Give a domain name, not a URL.');
   if (/[/\\?#]/.test(input)) throw invalid('Give a domain name, without a path or query.');
   if (input.includes('@')) throw invalid('Give a domain name, without user information.');
