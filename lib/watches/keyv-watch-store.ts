@@ -32,8 +32,9 @@ export const DELIVERIES_LISTED = 50;
  * processes creating at once cannot both take the last place.
  */
 export class KeyvWatchStore {
-  /** Every watch: read often (a timer engine looks for new ones), so kept to read only what is new, and only the ids still there. */
+  /** Every watch, and each owner's: kept, to read only what is new and still there (see {@link listed}). */
   private readonly allIndex: AppendOnlyIndex;
+  private readonly owners = new Map<string, AppendOnlyIndex>();
 
   constructor(
     private readonly kv: KvStore,
@@ -82,20 +83,13 @@ export class KeyvWatchStore {
   }
 
   /** The watches of `owner`, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async ofOwner(owner: string): Promise<StoredWatch[]> {
-    return this.existing(await this.ownerIndex(owner).values());
+  ofOwner(owner: string): Promise<StoredWatch[]> {
+    return this.listed(this.ownerIndex(owner));
   }
 
   /** Every watch of the store, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async all(): Promise<StoredWatch[]> {
-    const ids = await this.allIndex.values();
-    const watches = await this.existing(ids);
-    // A watch is stored before it is listed, so a listed id without a record was removed, for good.
-    if (watches.length < ids.length) {
-      const present = new Set(watches.map((watch) => watch.id));
-      this.allIndex.forget(new Set(ids.filter((id) => !present.has(id))));
-    }
-    return watches.reverse();
+    return (await this.listed(this.allIndex)).reverse();
   }
 
   /**
@@ -147,14 +141,25 @@ export class KeyvWatchStore {
     return records.filter((record): record is StoredDelivery => record !== undefined);
   }
 
-  /** Records under `ids`, newest first, skipping removed ones. */
-  private async existing(ids: string[]): Promise<StoredWatch[]> {
+  /**
+   * The watches an index lists, newest first. A watch is stored before it is listed, so a listed id
+   * without a record was removed, for good: the index leaves it out of this process's later reads.
+   */
+  private async listed(index: AppendOnlyIndex): Promise<StoredWatch[]> {
+    const ids = await index.values();
     const records = await this.kv.getMany<StoredWatch>(ids.map((id) => `watch:${id}`));
-    return records.filter((record): record is StoredWatch => record !== undefined).reverse();
+    const watches = records.filter((record): record is StoredWatch => record !== undefined);
+    if (watches.length < ids.length) {
+      const present = new Set(watches.map((watch) => watch.id));
+      index.forget(new Set(ids.filter((id) => !present.has(id))));
+    }
+    return watches.reverse();
   }
 
   private ownerIndex(owner: string): AppendOnlyIndex {
-    return new AppendOnlyIndex(this.kv, this.counters, `watches:owner:${owner}`);
+    const index = this.owners.get(owner) ?? new AppendOnlyIndex(this.kv, this.counters, `watches:owner:${owner}`);
+    this.owners.set(owner, index);
+    return index;
   }
 
   private deliveryIndex(watchId: string): AppendOnlyIndex {

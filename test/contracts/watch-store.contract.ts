@@ -74,7 +74,7 @@ export function watchStoreContract(backend: BackendCase): void {
       expect(all).to.include.members([watches[1]!.id, watches[2]!.id]);
     });
 
-    it('reads a removed watch no more once it has seen it gone, in each listing of every watch after', async () => {
+    it('reads a removed watch no more once it has seen it gone, in the listings of every watch and of its owner', async () => {
       const read: string[] = [];
       const kv = new Proxy(opened.kv, {
         get(target, name) {
@@ -84,17 +84,21 @@ export function watchStoreContract(backend: BackendCase): void {
         },
       });
       const store = new KeyvWatchStore(kv, opened.counters);
-      const [kept, removed] = [aWatch(uniqueName('acct'), 'k', 1), aWatch(uniqueName('acct'), 'k', 2)];
+      const owner = uniqueName('acct');
+      const [kept, removed] = [aWatch(owner, 'k', 1), aWatch(owner, 'k', 2)];
       await store.insert(kept);
       await store.insert(removed);
       await store.remove(removed.id);
-      expect((await store.all()).map((w) => w.id))
-        .to.include(kept.id)
-        .and.not.include(removed.id);
-      expect(read).to.include(`watch:${removed.id}`);
-      read.length = 0;
-      expect((await store.all()).map((w) => w.id)).to.include(kept.id);
-      expect(read).to.include(`watch:${kept.id}`).and.not.include(`watch:${removed.id}`);
+      for (const list of [() => store.all(), () => store.ofOwner(owner)]) {
+        read.length = 0;
+        expect((await list()).map((w) => w.id))
+          .to.include(kept.id)
+          .and.not.include(removed.id);
+        expect(read).to.include(`watch:${removed.id}`);
+        read.length = 0;
+        expect((await list()).map((w) => w.id)).to.include(kept.id);
+        expect(read).to.include(`watch:${kept.id}`).and.not.include(`watch:${removed.id}`);
+      }
     });
 
     it('gives a key no more places than its limit, even to calls at once, and takes a place back', async () => {
