@@ -119,29 +119,27 @@ function bullets(c: DraftContext, count: number): string[] {
   return starts.slice(0, count);
 }
 
-function linesUnder(max: number, candidates: string[], count: number): string {
-  return candidates
-    .map((line) => shorten(line, max))
-    .slice(0, count)
-    .join('\n');
+function linesUnder(max: number, lines: string[]): string {
+  return lines.map((line) => shorten(line, max)).join('\n');
 }
 
-function titles(max: number, count: number): DraftWriter {
+/** Five titles of at most `max` characters. */
+function titles(max: number): DraftWriter {
   return (c) =>
     linesUnder(
       max,
       [
         `${title(c)}: A Practical Guide`,
         `How to Get ${titleCase(key(c, 0))} Right`,
-        `${count > 3 ? '7' : '5'} Things to Know About ${titleCase(key(c, 0))}`,
+        `7 Things to Know About ${titleCase(key(c, 0))}`,
         `The Simple Way to Improve ${titleCase(key(c, 1))}`,
         `Why ${titleCase(key(c, 0))} Matters More Than You Think`,
         `${titleCase(key(c, 1))} Made Easy`,
       ]
         .map((line) => ({ line, order: c.random.next() }))
         .sort((a, b) => a.order - b.order)
-        .map(({ line }) => line),
-      count,
+        .map(({ line }) => line)
+        .slice(0, 5),
     );
 }
 
@@ -359,13 +357,9 @@ const WRITERS: Record<string, DraftWriter> = {
     bullets(c, 6)
       .map((b) => `- ${b}`)
       .join('\n'),
-  'Blog title': titles(70, 5),
+  'Blog title': titles(70),
   'Call to action': (c) =>
-    linesUnder(
-      60,
-      [`Start with ${key(c, 0)} today`, `Get your free ${key(c, 1)} guide`, `Try it now: ${key(c, 0)} made easy`],
-      3,
-    ),
+    linesUnder(60, [`Start with ${key(c, 0)} today`, `Get your free ${key(c, 1)} guide`, `Try it now: ${key(c, 0)} made easy`]),
   'Content rewrite': rewrite,
   'Content summary': summary,
   FAQ: (c) =>
@@ -379,7 +373,7 @@ const WRITERS: Record<string, DraftWriter> = {
       .map(([q, a]) => `Q: ${q}\nA: ${a}`)
       .join('\n\n'),
   Hashtags: (c) => hashtags(c, 10).join(' '),
-  Headline: titles(80, 5),
+  Headline: titles(80),
   'How it works': (c) =>
     [
       `1. Tell us what you need: describe your goals for ${key(c, 0)}.`,
@@ -430,15 +424,11 @@ const WRITERS: Record<string, DraftWriter> = {
       .join('\n'),
   'Startup names': (c) => names(c, 10).join('\n'),
   Subheadline: (c) =>
-    linesUnder(
-      140,
-      [
-        `Everything you need for ${key(c, 0)}, in one place.`,
-        `A simpler way to handle ${key(c, 1)}, built for ${c.topic}.`,
-        `Spend less time on ${key(c, 0)} and more on what matters.`,
-      ],
-      3,
-    ),
+    linesUnder(140, [
+      `Everything you need for ${key(c, 0)}, in one place.`,
+      `A simpler way to handle ${key(c, 1)}, built for ${c.topic}.`,
+      `Spend less time on ${key(c, 0)} and more on what matters.`,
+    ]),
   Testimonial: (c) =>
     `"Before, ${key(c, 0)} took us hours every week. Since we switched, ${key(c, 1)} is simply taken care of, and the whole team feels the difference. I recommend it to anyone working on ${shorten(c.topic, 60)}."\n\n— A happy customer`,
   Tweet: tweet,
@@ -490,7 +480,7 @@ const WRITERS: Record<string, DraftWriter> = {
       `Said: "Try it today, and subscribe for more."`,
     ].join('\n'),
   'Video tags': (c) => commaList(c, 15).join(', '),
-  'Video title': titles(70, 5),
+  'Video title': titles(70),
   'Vision statement': (c) =>
     `We see a world where ${shorten(c.topic, 100)} is simple, fair and open to everyone, and where ${key(c, 0)} helps people do their best work.`,
   'Product sheet': (c) =>
@@ -511,15 +501,11 @@ const WRITERS: Record<string, DraftWriter> = {
     ].join('\n'),
   'Welcome email': email('welcome'),
   'Push notification': (c) =>
-    linesUnder(
-      100,
-      [
-        `New: ${shorten(c.topic, 80)}. Take a look!`,
-        `Don't miss out on ${key(c, 0)}: open the app now.`,
-        `Your ${key(c, 1)} update is ready.`,
-      ],
-      3,
-    ),
+    linesUnder(100, [
+      `New: ${shorten(c.topic, 80)}. Take a look!`,
+      `Don't miss out on ${key(c, 0)}: open the app now.`,
+      `Your ${key(c, 1)} update is ready.`,
+    ]),
   'Blog listicle': (c) =>
     [
       `# 7 Ways to Improve ${titleCase(shorten(c.topic, 60))}`,
