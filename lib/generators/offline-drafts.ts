@@ -67,7 +67,6 @@ function sectionTitles(c: DraftContext): string[] {
     `Why ${key(c, 0)} matters`,
     `How to get started with ${key(c, 1)}`,
     `Common mistakes with ${key(c, 2)}`,
-    `Making ${key(c, 3)} work in practice`,
   ];
 }
 
@@ -80,18 +79,17 @@ function prose(paragraphs: number): DraftWriter {
 }
 
 function article(c: DraftContext): string {
-  const sections = sectionTitles(c).slice(0, 4);
   return [
     `# ${title(c)}`,
     paragraph(c, c.topic),
-    ...sections.flatMap((heading, i) => [`## ${capitalize(heading)}`, paragraph(c, key(c, i))]),
+    ...sectionTitles(c).flatMap((heading, i) => [`## ${capitalize(heading)}`, paragraph(c, key(c, i))]),
     '## Conclusion',
     `${capitalize(c.topic)} rewards a steady, practical approach. Focus on ${key(c, 0)}, keep an eye on ${key(c, 1)}, and adjust as you learn.`,
   ].join('\n\n');
 }
 
 function outline(c: DraftContext): string {
-  const sections = ['Introduction', ...sectionTitles(c).slice(0, 4).map(capitalize), 'Conclusion'];
+  const sections = ['Introduction', ...sectionTitles(c).map(capitalize), 'Conclusion'];
   const points = (i: number): string[] =>
     i === 0
       ? [`Hook: why ${c.topic} matters now`, 'What the reader will learn']
