@@ -167,44 +167,6 @@ function tweet(c: DraftContext): string {
     .join('');
 }
 
-function email(kind: 'newsletter' | 'welcome'): DraftWriter {
-  return (c) =>
-    kind === 'welcome'
-      ? [
-          `Subject: Welcome! Let's get you started with ${shorten(c.topic, 60)}`,
-          '',
-          'Hi there,',
-          '',
-          `Welcome aboard, and thank you for joining us. We built this for people who care about ${c.topic}, and we are glad you are here.`,
-          '',
-          `Here is what to do first:`,
-          `1. Set up ${key(c, 0)} in a few minutes.`,
-          `2. Explore ${key(c, 1)} and see what fits your needs.`,
-          `3. Invite your team when you are ready.`,
-          '',
-          'If you have a question, just reply to this email: a real person reads every message.',
-          '',
-          'Welcome again,',
-          'The team',
-        ].join('\n')
-      : [
-          `Subject: This month: ${shorten(c.topic, 60)}`,
-          '',
-          'Hi there,',
-          '',
-          paragraph(c, c.topic),
-          '',
-          `## ${capitalize(key(c, 0))}`,
-          paragraph(c, key(c, 0)),
-          '',
-          `## ${capitalize(key(c, 1))}`,
-          paragraph(c, key(c, 1)),
-          '',
-          'Thanks for reading, and see you next time.',
-          'The team',
-        ].join('\n');
-}
-
 function rewrite(c: DraftContext): string {
   const synonyms: Record<string, string> = {
     big: 'large',
@@ -385,7 +347,23 @@ const WRITERS: Record<string, DraftWriter> = {
   'Meta keywords': (c) => commaList(c, 10).join(', '),
   'Mission statement': (c) =>
     `Our mission is to make ${c.topic} simple, reliable and within reach for everyone who needs it. We do this by putting people first in everything we build around ${key(c, 0)}.`,
-  Newsletter: email('newsletter'),
+  Newsletter: (c) =>
+    [
+      `Subject: This month: ${shorten(c.topic, 60)}`,
+      '',
+      'Hi there,',
+      '',
+      paragraph(c, c.topic),
+      '',
+      `## ${capitalize(key(c, 0))}`,
+      paragraph(c, key(c, 0)),
+      '',
+      `## ${capitalize(key(c, 1))}`,
+      paragraph(c, key(c, 1)),
+      '',
+      'Thanks for reading, and see you next time.',
+      'The team',
+    ].join('\n'),
   'Pain-Agitate-Solution': (c) =>
     [
       `Pain: ${capitalize(key(c, 0))} takes more time and effort than it should.`,
@@ -497,7 +475,24 @@ const WRITERS: Record<string, DraftWriter> = {
       `- Use: ${key(c, 2)}`,
       '- Availability: contact us',
     ].join('\n'),
-  'Welcome email': email('welcome'),
+  'Welcome email': (c) =>
+    [
+      `Subject: Welcome! Let's get you started with ${shorten(c.topic, 60)}`,
+      '',
+      'Hi there,',
+      '',
+      `Welcome aboard, and thank you for joining us. We built this for people who care about ${c.topic}, and we are glad you are here.`,
+      '',
+      `Here is what to do first:`,
+      `1. Set up ${key(c, 0)} in a few minutes.`,
+      `2. Explore ${key(c, 1)} and see what fits your needs.`,
+      `3. Invite your team when you are ready.`,
+      '',
+      'If you have a question, just reply to this email: a real person reads every message.',
+      '',
+      'Welcome again,',
+      'The team',
+    ].join('\n'),
   'Push notification': (c) =>
     linesUnder(100, [
       `New: ${shorten(c.topic, 80)}. Take a look!`,
