@@ -167,6 +167,15 @@ function tweet(c: DraftContext): string {
     .join('');
 }
 
+/** `text` with each word that `replacements` lists (in lower case) replaced, a capital kept. */
+function replaceWords(text: string, replacements: Record<string, string>): string {
+  return text.replace(/\p{L}+/gu, (word) => {
+    const replacement = replacements[word.toLowerCase()];
+    if (replacement === undefined) return word;
+    return word[0] === word[0]?.toUpperCase() ? capitalize(replacement) : replacement;
+  });
+}
+
 function rewrite(c: DraftContext): string {
   const synonyms: Record<string, string> = {
     big: 'large',
@@ -207,14 +216,7 @@ function rewrite(c: DraftContext): string {
     think: 'believe',
     people: 'individuals',
   };
-  const out = sentences(c.prompt).map((sentence) =>
-    sentence.replace(/\p{L}+/gu, (word) => {
-      const swap = synonyms[word.toLowerCase()];
-      if (swap === undefined) return word;
-      return word[0] === word[0]?.toUpperCase() ? capitalize(swap) : swap;
-    }),
-  );
-  const text = out.join(' ');
+  const text = replaceWords(sentences(c.prompt).join(' '), synonyms);
   return text === squash(c.prompt) ? `In other words: ${text}` : text;
 }
 
@@ -254,18 +256,14 @@ function grammar(c: DraftContext): string {
     goverment: 'government',
     tommorow: 'tomorrow',
   };
-  let text = squash(c.prompt)
+  const spaced = squash(c.prompt)
     .replace(/\b(\p{L}+) \1\b/giu, '$1')
     .replace(/\s+([,.;:!?])/gu, '$1')
     .replace(/([,;:!?])(?=\p{L})/gu, '$1 ')
-    .replace(/\.(?=\p{Lu})/gu, '. ')
-    .replace(/\p{L}+/gu, (word) => {
-      const fix = fixes[word.toLowerCase()];
-      if (fix === undefined) return word;
-      return word[0] === word[0]?.toUpperCase() ? capitalize(fix) : fix;
-    })
-    .replace(/\bi\b/gu, 'I');
-  text = text.replace(/(^|[.!?]\s+)(\p{Ll})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
+    .replace(/\.(?=\p{Lu})/gu, '. ');
+  let text = replaceWords(spaced, fixes)
+    .replace(/\bi\b/gu, 'I')
+    .replace(/(^|[.!?]\s+)(\p{Ll})/gu, (_, before: string, letter: string) => before + letter.toUpperCase());
   if (!/[.!?…"')\]]$/u.test(text)) text += '.';
   return text;
 }
