@@ -104,7 +104,7 @@ function outline(c: DraftContext): string {
 }
 
 function bullets(c: DraftContext, count: number): string[] {
-  const starts = [
+  return [
     `Why ${key(c, 0)} matters for ${c.topic}`,
     `The role of ${key(c, 1)}`,
     `How ${key(c, 2)} changes the picture`,
@@ -112,9 +112,7 @@ function bullets(c: DraftContext, count: number): string[] {
     `Mistakes to avoid with ${key(c, 1)}`,
     `Measuring progress on ${key(c, 2)}`,
     `Tools and resources for ${key(c, 3)}`,
-    `What to expect next for ${key(c, 4)}`,
-  ];
-  return starts.slice(0, count);
+  ].slice(0, count);
 }
 
 function linesUnder(max: number, lines: string[]): string {
