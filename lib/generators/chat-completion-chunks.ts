@@ -109,6 +109,7 @@ function chunkOf(data: string): Chunk {
   };
 }
 
-function failed(message: string): DossierError {
+/** An `ERR_GENERATOR_FAILED` saying `message`. */
+export function failed(message: string): DossierError {
   return new DossierError('ERR_GENERATOR_FAILED', message);
 }

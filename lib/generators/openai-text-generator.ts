@@ -1,7 +1,7 @@
 import { DossierError } from '../errors.js';
 import { readCapped as readCappedBody } from '../lookup/net/capped-read.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
-import { readChatCompletionChunks } from './chat-completion-chunks.js';
+import { failed, readChatCompletionChunks } from './chat-completion-chunks.js';
 
 /** Settings of an OpenAI-compatible chat-completions server. */
 export interface OpenAiOptions {
@@ -132,10 +132,6 @@ export class OpenAiTextGenerator implements TextGenerator {
     }
     return new DossierError('ERR_GENERATOR_FAILED', message, { cause });
   }
-}
-
-function failed(message: string): DossierError {
-  return new DossierError('ERR_GENERATOR_FAILED', message);
 }
 
 function contentOf(json: unknown): string | undefined {
