@@ -64,11 +64,10 @@ export class OwnerListing {
       if ((this.byId[middle] as Entry).doc.id < id) low = middle + 1;
       else high = middle;
     }
-    const index = low;
-    if (this.byId[index]?.doc.id !== id) return;
+    const entry = this.byId[low];
+    if (entry?.doc.id !== id) return;
     this.memo.clear();
-    const [entry] = this.byId.splice(index, 1);
-    if (entry === undefined) return;
+    this.byId.splice(low, 1);
     this.weight -= weightOf(entry.doc);
     if (this.byName) {
       const nameIndex = this.byName.indexOf(entry);
