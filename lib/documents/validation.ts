@@ -1,5 +1,6 @@
 import { checkLaravel, defaultOf, type LaravelRules } from '../schemas/laravel.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../schemas/documents.js';
+import type { StoredDocument } from './stored-document.js';
 
 // The rules live in the schemas (lib/schemas/documents.ts), which the OpenAPI document shows too.
 
@@ -27,11 +28,7 @@ export interface CreateInput {
 }
 
 /** An update request: only the fields that were sent. */
-export interface UpdateInput {
-  name?: string;
-  result?: string;
-  favorite?: boolean;
-}
+export type UpdateInput = Partial<Pick<StoredDocument, 'name' | 'result' | 'favorite'>>;
 
 /** Interface B's custom sentences (Laravel's `messages()`); `:values`, `:min` and `:max` come from the schema. */
 const MESSAGES = {
