@@ -11,7 +11,6 @@ export class GenerationRun {
   private timeout: DossierError | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly stopped: Promise<never>;
-  private timedOut = false;
   private readonly onCallerAbort: () => void;
 
   /**
@@ -30,7 +29,6 @@ export class GenerationRun {
     // Nobody may be racing when it stops; that is not an unhandled rejection.
     this.stopped.catch(() => {});
     this.timer = setTimeout(() => {
-      this.timedOut = true;
       this.timeout = new DossierError(
         'ERR_GENERATOR_TIMEOUT',
         `The text generator did not answer within ${timeoutMs / 1000} seconds.`,
@@ -70,7 +68,7 @@ export class GenerationRun {
    */
   failure(error: unknown): unknown {
     if (this.caller?.aborted) return this.caller.reason;
-    if (this.timedOut) return this.timeout;
+    if (this.timeout !== undefined) return this.timeout;
     if (error instanceof DossierError) return error;
     return new DossierError('ERR_GENERATOR_FAILED', 'The text generator failed.', { cause: error });
   }
