@@ -30,13 +30,8 @@ export class StoreGuard {
   /** Runs `operation` under the deadline. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   run<T>(operation: () => Promise<T>): Promise<T> {
     const { timeoutMs } = this.options;
-    if (timeoutMs === undefined) return guardStore(operation);
-    let call: Promise<T>;
-    try {
-      call = operation();
-    } catch (error) {
-      return Promise.reject(storeError(error));
-    }
+    const call = guardStore(operation);
+    if (timeoutMs === undefined) return call;
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new DossierError('ERR_STORE_UNAVAILABLE', `The store did not answer within ${timeoutMs} ms.`));
@@ -46,16 +41,7 @@ export class StoreGuard {
           // Dropping a connection that is already gone changes nothing for the caller.
         }
       }, timeoutMs);
-      call.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(storeError(error));
-        },
-      );
+      void call.then(resolve, reject).finally(() => clearTimeout(timer));
     });
   }
 }
