@@ -28,15 +28,12 @@ export type { HostPort } from './lookup/net/host-port.js';
 /** How much the server logs: `debug`, `info`, `warn`, `error` or `silent`. */
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The options that {@link SETTINGS} declares, typed by their schemas. */
-type Settings = SettingValues<typeof SETTINGS>;
-
 /**
  * Everything `createDossier` can be told. Each setting has a `DOSSIER_*` environment twin, declared
  * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the README's
  * configuration table); a host may also replace any port with its own implementation.
  */
-export type DossierOptions = Partial<Settings> & {
+export type DossierOptions = Partial<SettingValues<typeof SETTINGS>> & {
   /** The OpenAI-compatible server, required when `generator` is `'openai'`. @default undefined */
   openai?: OpenAiOptions;
   /**
