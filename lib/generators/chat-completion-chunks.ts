@@ -97,16 +97,22 @@ function chunkOf(data: string): Chunk {
   }
   if (typeof json !== 'object' || json === null) throw failed('The text generator streamed a chunk that is not a JSON object.');
   if ((json as { error?: unknown }).error != null) throw failed('The text generator reported an error in its stream.');
-  const choices = (json as { choices?: unknown }).choices;
+  const choice = firstChoice(json);
+  const reason = choice?.finish_reason;
+  return { content: contentOf(choice?.delta), finished: typeof reason === 'string' && reason !== '' };
+}
+
+/** `choices[0]` of a chat completion or of one of its chunks, when it is an object. */
+export function firstChoice(json: unknown): Record<string, unknown> | undefined {
+  const choices = (json as { choices?: unknown } | null)?.choices;
   const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  if (typeof choice !== 'object' || choice === null) return { content: undefined, finished: false };
-  const delta = (choice as { delta?: unknown }).delta;
-  const content = typeof delta === 'object' && delta !== null ? (delta as { content?: unknown }).content : undefined;
-  const reason = (choice as { finish_reason?: unknown }).finish_reason;
-  return {
-    content: typeof content === 'string' ? content : undefined,
-    finished: typeof reason === 'string' && reason !== '',
-  };
+  return typeof choice === 'object' && choice !== null ? (choice as Record<string, unknown>) : undefined;
+}
+
+/** The `content` of a choice's `message` (or of a chunk's `delta`), when it is a string. */
+export function contentOf(part: unknown): string | undefined {
+  const content = typeof part === 'object' && part !== null ? (part as { content?: unknown }).content : undefined;
+  return typeof content === 'string' ? content : undefined;
 }
 
 /** An `ERR_GENERATOR_FAILED` saying `message`. */

@@ -1,7 +1,7 @@
 import { DossierError } from '../errors.js';
 import { readCapped as readCappedBody } from '../lookup/net/capped-read.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
-import { failed, readChatCompletionChunks } from './chat-completion-chunks.js';
+import { contentOf, failed, firstChoice, readChatCompletionChunks } from './chat-completion-chunks.js';
 
 /** Settings of an OpenAI-compatible chat-completions server. */
 export interface OpenAiOptions {
@@ -63,7 +63,7 @@ export class OpenAiTextGenerator implements TextGenerator {
     } catch {
       throw failed('The text generator answered with something that is not JSON.');
     }
-    const content = contentOf(json);
+    const content = contentOf(firstChoice(json)?.message);
     if (content === undefined || content.trim() === '') {
       throw failed('The text generator answered without any text (no choices[0].message.content).');
     }
@@ -132,16 +132,6 @@ export class OpenAiTextGenerator implements TextGenerator {
     }
     return new DossierError('ERR_GENERATOR_FAILED', message, { cause });
   }
-}
-
-function contentOf(json: unknown): string | undefined {
-  if (typeof json !== 'object' || json === null) return undefined;
-  const choices = (json as { choices?: unknown }).choices;
-  if (!Array.isArray(choices)) return undefined;
-  const message = (choices[0] as { message?: unknown } | undefined)?.message;
-  if (typeof message !== 'object' || message === null) return undefined;
-  const content = (message as { content?: unknown }).content;
-  return typeof content === 'string' ? content : undefined;
 }
 
 /** The body as text, refusing one over {@link MAX_RESPONSE_BYTES} without reading it all. */
