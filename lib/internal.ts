@@ -6,7 +6,7 @@
 export { checkKeyBody, checkUsageDays, requireScope } from './keys/key-rules.js';
 export { SILENT_LOGGER } from './options.js';
 export { redact } from './dossier.js';
-export { AdminUsageQuery, DEFAULT_USAGE_DAYS, KeyScope } from './schemas/keys.js';
+export { AdminUsageQuery, KeyScope } from './schemas/keys.js';
 export { CREATIVITY_VALUES } from './schemas/documents.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
 export { compiledSchema, fieldProblems } from './schemas/ajv.js';
