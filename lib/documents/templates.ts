@@ -12,8 +12,6 @@ export interface CustomTemplateOptions {
 export const TEMPLATE_ID_MIN = 1;
 /** The highest template id; 53 to 72 are user-defined. */
 export const TEMPLATE_ID_MAX = 72;
-/** The first user-defined template id. */
-export const FIRST_CUSTOM_TEMPLATE_ID = 53;
 
 /**
  * The 52 named templates of the specification, in its order (index + 1 is the id), each with the
@@ -212,7 +210,7 @@ const GENERIC_CUSTOM_INSTRUCTION = 'Write the text the user asks for, in clear a
 export function buildTemplates(customTemplates: Record<number, CustomTemplateOptions>): Map<number, Template> {
   const templates = new Map<number, Template>();
   NAMED_TEMPLATES.forEach((template, index) => templates.set(index + 1, { id: index + 1, custom: false, ...template }));
-  for (let id = FIRST_CUSTOM_TEMPLATE_ID; id <= TEMPLATE_ID_MAX; id += 1) {
+  for (let id = NAMED_TEMPLATES.length + 1; id <= TEMPLATE_ID_MAX; id += 1) {
     const defined = customTemplates[id];
     templates.set(id, {
       id,
