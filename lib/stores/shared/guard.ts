@@ -22,11 +22,6 @@ export interface StoreGuardOptions {
 export class StoreGuard {
   constructor(private readonly options: StoreGuardOptions = {}) {}
 
-  /** The deadline of one call, in milliseconds, if there is one. */
-  get timeoutMs(): number | undefined {
-    return this.options.timeoutMs;
-  }
-
   /** Runs `operation` under the deadline. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   run<T>(operation: () => Promise<T>): Promise<T> {
     const { timeoutMs } = this.options;
