@@ -148,8 +148,7 @@ export class SqlCounterStore implements CounterStore {
       text = sql.replace(/\?/g, () => this.dialect.placeholder(++n));
       this.texts.set(sql, text);
     }
-    const dialectText = text;
-    return this.guard.run(() => this.query(dialectText, parameters) as Promise<{ value: number | string }[]>);
+    return this.guard.run(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
   }
 
   /** Resolves once the tables exist. @throws DossierError `ERR_STORE_UNAVAILABLE` */
