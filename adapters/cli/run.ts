@@ -14,7 +14,7 @@ import {
   type Scope,
 } from '../../lib/index.js';
 import { redact } from '../../lib/internal.js';
-import { loadKoaAdapter, loadProcessLog } from './optional-adapters.js';
+import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
 
@@ -235,26 +235,14 @@ function summary(key: Awaited<ReturnType<typeof describe>>): string {
 }
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const { createKoaApp, answerClientErrorsWithJson, createJsonLogger, serverOptionsFromEnv } = await loadKoaAdapter();
+  const koa = await loadKoaAdapter();
+  const { createKoaApp, answerClientErrorsWithJson, serverOptionsFromEnv } = koa;
   const server = serverOptionsFromEnv(env);
-  const options = optionsFromEnv(env);
-  const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
-  const dossier = createDossier({ ...options, logger });
-  try {
-    // Opens the stores and reads each GeoIP file once, before anyone can send a request.
-    await dossier.ready();
-    // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
-    // with the line to run, instead of failing each watch request.
-    if (dossier.options.workers) await dossier.startWorkers();
-    else void dossier.watches;
-  } catch (error) {
-    // A store that accepts connections but never answers never confirms its close either: it gets
-    // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
-    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
-    if (!(error instanceof DossierError)) throw error;
-    io.err(`dossier: ${error.message}\n`);
-    return 1;
-  }
+  // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
+  // with the line to run, instead of failing each watch request.
+  const { dossier, logger } = await start(env, io, koa, (dossier) =>
+    dossier.options.workers ? dossier.startWorkers() : void dossier.watches,
+  );
   const app = createKoaApp(dossier);
   app.proxy = server.trustProxy;
   // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any
@@ -282,7 +270,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const signal = await stopping;
   const deadline = Date.now() + dossier.options.shutdownTimeoutMs;
   logger.info('stopping', { signal });
-  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs, stopSignal);
+  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs);
   // A store whose server froze may never confirm its close: it gets what is left of the deadline
   // (at least a second), and the process exits anyway (see main.ts).
   const closed = await Promise.race([
@@ -299,19 +287,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
  */
 async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   // The server's log, without the request fields: the worker's lines read as the server's.
-  const { createJsonLogger } = await loadProcessLog();
-  const options = optionsFromEnv(env);
-  const logger = createJsonLogger({ level: options.logLevel ?? 'info', destination: { write: (line: string) => io.err(line) } });
-  const dossier = createDossier({ ...options, logger });
-  try {
-    await dossier.ready();
-    await dossier.startWorkers();
-  } catch (error) {
-    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
-    if (!(error instanceof DossierError)) throw error;
-    io.err(`dossier: ${error.message}\n`);
-    return 1;
-  }
+  const { dossier, logger } = await start(env, io, await loadProcessLog(), (dossier) => dossier.startWorkers());
   const stopping = stopSignal(); // before the line, as serve does
   io.out(`Dossier worker running (store ${redact(dossier.options.store)})\n`);
   // The engines' timers do not hold the process (a server's socket does); here this one does, until a signal.
@@ -322,6 +298,31 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   await dossier.close();
   logger.info('stopped', {});
   return 0;
+}
+
+/**
+ * A Dossier that logs to `io.err`, its stores open and each GeoIP file read once (before anyone can
+ * send a request), and `work` done. On failure the error goes on to runCli, which prints it.
+ */
+async function start(
+  env: NodeJS.ProcessEnv,
+  io: CliOutput,
+  { createJsonLogger }: ProcessLog,
+  work: (dossier: Dossier) => Promise<void> | void,
+) {
+  const options = optionsFromEnv(env);
+  const logger = createJsonLogger({ level: options.logLevel, destination: { write: (line: string) => io.err(line) } });
+  const dossier = createDossier({ ...options, logger });
+  try {
+    await dossier.ready();
+    await work(dossier);
+  } catch (error) {
+    // A store that accepts connections but never answers never confirms its close either: it gets
+    // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
+    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
+    throw error;
+  }
+  return { dossier, logger };
 }
 
 /** The next SIGINT or SIGTERM, by name. */
@@ -338,16 +339,14 @@ const STORE_CLOSE_MIN_MS = 1000;
  * and closes each connection as soon as it is idle. Connections still busy after `timeoutMs` (or at a
  * second signal) are cut. Resolves true when every request in flight finished.
  */
-async function stopServing(http: Server, timeoutMs: number, secondSignal: () => Promise<unknown>): Promise<boolean> {
+async function stopServing(http: Server, timeoutMs: number): Promise<boolean> {
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
   // close() closes the connections idle now; these close those that become idle while draining.
   const sweeper = setInterval(() => http.closeIdleConnections(), 50);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
+  // Unref'd, it is left to run out: it holds the process no longer than the sweeper does.
+  const late = sleep(timeoutMs, false, { ref: false });
   try {
-    const drained = await Promise.race([closed.then(() => true), late, secondSignal().then(() => false as const)]);
+    const drained = await Promise.race([closed.then(() => true), late, stopSignal().then(() => false)]);
     if (!drained) {
       http.closeAllConnections();
       await closed;
@@ -355,6 +354,5 @@ async function stopServing(http: Server, timeoutMs: number, secondSignal: () => 
     return drained;
   } finally {
     clearInterval(sweeper);
-    clearTimeout(timer);
   }
 }
