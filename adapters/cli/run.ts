@@ -17,6 +17,7 @@ import { redact } from '../../lib/internal.js';
 import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
+import { keyJson, type KeyJson } from '../keys/key-json.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -145,7 +146,7 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       return 0;
     }
     if (subcommand === 'list') {
-      const all = await Promise.all((await dossier.keys.list()).map((key) => describe(key, dossier)));
+      const all = await Promise.all((await dossier.keys.list()).map((key) => keyJson(dossier, key)));
       if (values.json) {
         io.out(`${JSON.stringify(all)}\n`);
       } else if (all.length === 0) {
@@ -170,7 +171,7 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       if (Object.keys(changes).length === 0) {
         throw new DossierValidationError({ arguments: ['Give at least one of --name, --scopes, --daily-limit, --expires.'] });
       }
-      const key = await describe(await dossier.keys.update(id!, changes), dossier);
+      const key = await keyJson(dossier, await dossier.keys.update(id!, changes));
       io.out(values.json ? `${JSON.stringify(key)}\n` : `Updated key ${key.id}: ${summary(key)}.\n`);
       return 0;
     }
@@ -182,7 +183,7 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       const seconds = grace === undefined ? 0 : Number(grace);
       const { key, secret } = await dossier.keys.roll(id!, seconds);
       if (values.json) {
-        io.out(`${JSON.stringify({ ...(await describe(key, dossier)), key: secret })}\n`);
+        io.out(`${JSON.stringify({ ...(await keyJson(dossier, key)), key: secret })}\n`);
       } else {
         const old = seconds === 0 ? 'The old secret no longer works.' : `The old secret keeps working for ${seconds} seconds.`;
         io.out(`Rolled key ${key.id}. ${old}\nKey: ${secret}\nThis is the only time the key is shown: store it now.\n`);
@@ -190,7 +191,7 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
       return 0;
     }
     const key = await dossier.keys.revoke(id!);
-    io.out(values.json ? `${JSON.stringify(await describe(key, dossier))}\n` : `Revoked key ${key.id} at ${key.revokedAt}.\n`);
+    io.out(values.json ? `${JSON.stringify(await keyJson(dossier, key))}\n` : `Revoked key ${key.id} at ${key.revokedAt}.\n`);
     return 0;
   } finally {
     await dossier.close();
@@ -213,24 +214,7 @@ function limitOf(text: string | undefined): number | null | undefined {
   return Number(text);
 }
 
-/** A key as the CLI prints it: the admin API's fields (CONTRACT.md §5), snake_case. */
-async function describe(key: ApiKey, dossier: Dossier) {
-  const report = await dossier.metering.report(key);
-  return {
-    id: key.id,
-    name: key.name,
-    owner: key.owner,
-    scopes: key.scopes,
-    daily_limit: dossier.metering.limitOf(key),
-    created_at: key.createdAt,
-    revoked_at: key.revokedAt,
-    expires_at: key.expiresAt,
-    used_today: report.usedToday,
-    status: report.status,
-  };
-}
-
-function summary(key: Awaited<ReturnType<typeof describe>>): string {
+function summary(key: KeyJson): string {
   return `name=${key.name} scopes=${key.scopes.join(',')} daily_limit=${key.daily_limit} expires=${key.expires_at ?? 'never'} ${key.status}`;
 }
 

@@ -16,7 +16,8 @@ import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
 import { bearerChallenge } from '../auth.js';
 import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import type { AdminAccess } from './access.js';
-import { BodyTooLarge, keyJson, listJson, onlyFields, readJsonObject } from './wire.js';
+import { keyJson } from '../../keys/key-json.js';
+import { BodyTooLarge, listJson, onlyFields, readJsonObject } from './wire.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,

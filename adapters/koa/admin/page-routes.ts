@@ -6,7 +6,8 @@ import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
 import { readLimited } from '../request-body.js';
-import { keyJson, listJson } from './wire.js';
+import { keyJson } from '../../keys/key-json.js';
+import { listJson } from './wire.js';
 import { keyWatches, watchesSection } from './watches-section.js';
 
 /**

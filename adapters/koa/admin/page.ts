@@ -1,5 +1,5 @@
 import type { UsageDay } from '../../../lib/index.js';
-import type { KeyJson } from './wire.js';
+import type { KeyJson } from '../../keys/key-json.js';
 
 /** The kinds of lookup, in the order the usage table and the chart show them. */
 const KINDS = ['dns', 'whois', 'ip', 'ssl'] as const;

@@ -1,31 +1,10 @@
-import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import { type ApiKey, type Dossier, DossierValidationError } from '../../../lib/index.js';
+import { type Dossier, DossierValidationError } from '../../../lib/index.js';
 import { jsonObject, readLimited } from '../request-body.js';
-import type { AdminKey } from '../schemas/shapes.js';
+import { keyJson, type KeyJson } from '../../keys/key-json.js';
 
 /** The largest admin request body read, in bytes; past it the answer is a 413. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
-
-/** A key as the admin API answers it (CONTRACT.md §5). */
-export type KeyJson = Static<typeof AdminKey>;
-
-/** A key with its status and today's use, in the wire form; `daily_limit` is the limit in force. */
-export async function keyJson(dossier: Dossier, key: ApiKey): Promise<KeyJson> {
-  const report = await dossier.metering.report(key);
-  return {
-    id: report.id,
-    name: report.name,
-    owner: report.owner,
-    scopes: report.scopes,
-    daily_limit: dossier.metering.limitOf(report),
-    created_at: report.createdAt,
-    revoked_at: report.revokedAt,
-    expires_at: report.expiresAt,
-    used_today: report.usedToday,
-    status: report.status,
-  };
-}
 
 /** Every key, newest first, in the wire form. */
 export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
