@@ -130,13 +130,7 @@ const ADMIN_ERRORS = {
 const KEY_ID = Type.Object({ id: Type.String({ description: "the key's id" }) });
 
 /** What the routes of one group share; {@link routeMaker} adds it to each of them. */
-interface RouteGroup<Status extends number> {
-  /** The group the reference page lists them under. */
-  tag: RouteSpec['tag'];
-  /** Who may call them. */
-  auth: RouteAuth;
-  /** The scope a key needs. */
-  scope?: RouteSpec['scope'];
+interface RouteGroup<Status extends number> extends Pick<RouteSpec, 'tag' | 'auth' | 'scope'> {
   /** The path parameters of a route whose path has `:id`. */
   idParams: TObject;
   /** The media types a request body may come in. */
