@@ -262,23 +262,24 @@ export const UsageData = Exact(
   { title: 'UsageData' },
 );
 
-const LookupType = Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ip'), Type.Literal('ssl')]);
+/** What every answer of a batch starts with, success or error. */
+const BatchItemHead = {
+  index: Type.Optional(Type.Integer({ description: 'in the application/x-ndjson stream only' })),
+  type: Type.Union([Type.Literal('dns'), Type.Literal('whois'), Type.Literal('ip'), Type.Literal('ssl')]),
+  query: Type.String(),
+};
 
 /** One answer of a batch, in the order asked. */
 export const BatchItem = Type.Union(
   [
     Exact({
-      index: Type.Optional(Type.Integer({ description: 'in the application/x-ndjson stream only' })),
-      type: LookupType,
-      query: Type.String(),
+      ...BatchItemHead,
       status: Type.Literal('success'),
       data: Type.Union([DnsData, WhoisData, IpData, SslData]),
       cached: Type.Boolean(),
     }),
     Exact({
-      index: Type.Optional(Type.Integer({ description: 'in the application/x-ndjson stream only' })),
-      type: LookupType,
-      query: Type.String(),
+      ...BatchItemHead,
       status: Type.Literal('error'),
       code: Type.String(),
       message: Type.String(),
