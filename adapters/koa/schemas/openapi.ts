@@ -114,13 +114,7 @@ export function openApiDocument(): { document: OpenApiDocument; text: string } {
   return served;
 }
 
-/** One compiled route pattern. */
-interface Matcher {
-  pattern: string;
-  regex: RegExp;
-}
-
-const matchers: Matcher[] = [...new Set(ROUTES.map((route) => route.path))].map((pattern) => ({
+const matchers = [...new Set(ROUTES.map((route) => route.path))].map((pattern) => ({
   pattern,
   regex: new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]\w*/g, '[^/]+')}/?$`, 'i'),
 }));
