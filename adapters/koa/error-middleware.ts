@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { DossierError, DossierRetryableError, DossierValidationError, type Logger } from '../../lib/index.js';
 import { bearerChallenge } from './auth.js';
-import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from './error-map.js';
+import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS, type HttpError } from './error-map.js';
 
 /**
  * Which error body a path answers with: interface B's Laravel shape under /api/v1 (also when the router
@@ -40,11 +40,8 @@ export function errorMiddleware(logger: Logger): Middleware {
       }
     } catch (error) {
       if (error instanceof DossierError) {
-        const { status, code } = HTTP_ERRORS[error.code];
-        if (error instanceof DossierRetryableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
-        else if (status === 503) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+        const { status } = answerCoreError(ctx, error, respond);
         if (status >= 500) logger.warn('request failed', { path: ctx.path, code: error.code, message: error.message });
-        respond(ctx, status, code, error.message, error instanceof DossierValidationError ? error.errors : undefined);
         return;
       }
       // An HTTP error of a library below (body too large, unsupported type or encoding): its status
@@ -65,12 +62,35 @@ export function logUnexpected(logger: Logger, path: string, error: unknown): voi
   logger.error('unexpected error', { path, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 }
 
-function respond(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
+/**
+ * Answers a core error with the status of its code (and `Retry-After` when it has one), its message,
+ * and on a 422 the fields at fault, in the body that `respond` writes.
+ */
+export function answerCoreError(ctx: Context, error: DossierError, respond: typeof answerApiError): HttpError {
+  const answer = HTTP_ERRORS[error.code];
+  if (error instanceof DossierRetryableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+  else if (answer.status === 503) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+  respond(ctx, answer.status, answer.code, error.message, error instanceof DossierValidationError ? error.errors : undefined);
+  return answer;
+}
+
+/** Answers with interface A's error body, and the bearer challenge on a 401. */
+export function answerApiError(
+  ctx: Context,
+  status: number,
+  code: string,
+  message: string,
+  errors?: Record<string, string[]>,
+): void {
   ctx.status = status;
   if (status === 401) ctx.set('WWW-Authenticate', bearerChallenge(code));
+  ctx.body = { status: 'error', code, message, ...(errors ? { errors } : {}) };
+}
+
+/** Answers with the error body of the path's interface: on interface B's paths, Laravel's shape instead of A's. */
+function respond(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
+  answerApiError(ctx, status, code, message, errors);
   if (isDocumentPath(ctx.path)) {
     ctx.body = { message: DOCUMENT_MESSAGES[status] ?? message, status, ...(errors ? { errors } : {}) };
-  } else {
-    ctx.body = { status: 'error', code, message, ...(errors ? { errors } : {}) };
   }
 }

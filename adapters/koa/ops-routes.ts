@@ -2,8 +2,8 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Dossier } from '../../lib/index.js';
-import { bearerChallenge } from './auth.js';
 import { addDocsRoutes } from './docs.js';
+import { answerApiError } from './error-middleware.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';
 import { openApiDocument } from './schemas/openapi.js';
@@ -50,13 +50,7 @@ export function createOpsRouter(dossier: Dossier, metrics: DossierMetrics | unde
     router.get('/metrics', async (ctx) => {
       if (!isAdmin(ctx, token)) {
         const code = /^Bearer\s+\S/i.test(ctx.get('Authorization')) ? 'invalid_key' : 'missing_key';
-        ctx.status = 401;
-        ctx.set('WWW-Authenticate', bearerChallenge(code));
-        ctx.body = {
-          status: 'error',
-          code,
-          message: 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>".',
-        };
+        answerApiError(ctx, 401, code, 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>".');
         return;
       }
       ctx.set('Cache-Control', 'no-store');

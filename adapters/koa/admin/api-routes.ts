@@ -6,15 +6,12 @@ import {
   AdminKeyUpdate,
   type Dossier,
   DossierError,
-  DossierRetryableError,
-  DossierValidationError,
   type KeyChanges,
   type NewKey,
   type Scope,
 } from '../../../lib/index.js';
 import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
-import { bearerChallenge } from '../auth.js';
-import { HTTP_ERRORS, STORE_RETRY_AFTER_SECONDS } from '../error-map.js';
+import { answerApiError, answerCoreError } from '../error-middleware.js';
 import type { AdminAccess } from './access.js';
 import { keyJson } from '../../keys/key-json.js';
 import { BodyTooLarge, listJson, onlyFields, readJsonObject } from './wire.js';
@@ -119,27 +116,18 @@ function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>)
     const check = await access.check(ctx);
     if (!check.ok) {
       const [status, code, message] = REFUSALS[check.reason];
-      if (status === 401) ctx.set('WWW-Authenticate', bearerChallenge(code));
-      answer(ctx, status, code, message);
+      answerApiError(ctx, status, code, message);
       return;
     }
     try {
       await handler(ctx);
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        answer(ctx, 413, 'payload_too_large', error.message);
+        answerApiError(ctx, 413, 'payload_too_large', error.message);
         return;
       }
       if (!(error instanceof DossierError)) throw error;
-      const { status, code } = HTTP_ERRORS[error.code];
-      if (error instanceof DossierRetryableError) ctx.set('Retry-After', String(error.retryAfterSeconds));
-      else if (status === 503) ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
-      answer(ctx, status, code, error.message, error instanceof DossierValidationError ? error.errors : undefined);
+      answerCoreError(ctx, error, answerApiError);
     }
   };
-}
-
-function answer(ctx: Context, status: number, code: string, message: string, errors?: Record<string, string[]>): void {
-  ctx.status = status;
-  ctx.body = { status: 'error', code, message, ...(errors === undefined ? {} : { errors }) };
 }
