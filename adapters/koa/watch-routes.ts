@@ -12,7 +12,7 @@ import { jsonObject, readText } from './request-body.js';
 export function addWatchRoutes(router: Router, dossier: Dossier): void {
   const withKey = (handler: (ctx: Context, key: ApiKey) => Promise<void>) => async (ctx: Context) =>
     handler(ctx, await authenticate(ctx, dossier, 'lookup'));
-  const id = (ctx: Context): string => String((ctx.params as Record<string, string | undefined>).id ?? '');
+  const id = (ctx: Context): string => ctx.params.id ?? '';
 
   router.post(
     '/api/watches',

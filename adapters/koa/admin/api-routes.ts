@@ -96,7 +96,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
 }
 
 function idOf(ctx: Context): string {
-  return String((ctx.params as Record<string, string | undefined>).id ?? '');
+  return ctx.params.id ?? '';
 }
 
 /** The answer to a request without working credentials, by what was wrong with them. */
