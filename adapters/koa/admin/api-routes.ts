@@ -36,9 +36,8 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     '/admin/api/keys',
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
-      const now = dossier.options.clock.now();
       // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
-      checkKeyBody(AdminKeyCreate, body, now, ['owner', 'scopes']);
+      checkKeyBody(AdminKeyCreate, body, dossier.options.clock.now(), ['owner', 'scopes']);
       const input: NewKey = {
         name: body.name as string,
         owner: (body.owner ?? undefined) as string | undefined,
@@ -56,8 +55,7 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
     '/admin/api/keys/:id',
     route(async (ctx) => {
       const body = await readJsonObject(ctx);
-      const now = dossier.options.clock.now();
-      checkKeyBody(AdminKeyUpdate, body, now);
+      checkKeyBody(AdminKeyUpdate, body, dossier.options.clock.now());
       const changes: KeyChanges = {};
       if (body.name !== undefined) changes.name = body.name as string;
       if (body.scopes !== undefined) changes.scopes = body.scopes as Scope[];
