@@ -3,9 +3,6 @@ import { DossierError } from '../../lib/index.js';
 /** The peer dependencies of the Koa adapter, as `npm install` names them. */
 export const KOA_PACKAGES = ['koa', '@koa/router', 'koa-body', 'swagger-ui-dist', 'prom-client', 'pino'] as const;
 
-/** What `dossier serve` takes from the Koa adapter. */
-export type KoaAdapter = typeof import('../koa/index.js');
-
 /** What `dossier worker` takes: the log alone. */
 export type ProcessLog = typeof import('../log/json-logger.js');
 
@@ -15,7 +12,7 @@ export type ProcessLog = typeof import('../log/json-logger.js');
  * that embeds only the library does not install them), so the other commands never load them.
  * @throws DossierError `ERR_CONFIG_INVALID` naming the install command when one of them is missing.
  */
-export function loadKoaAdapter(): Promise<KoaAdapter> {
+export function loadKoaAdapter(): Promise<typeof import('../koa/index.js')> {
   return loadPeers(() => import('../koa/index.js'), KOA_PACKAGES, "serve needs the Koa adapter's peer dependencies");
 }
 
