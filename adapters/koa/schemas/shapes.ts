@@ -375,12 +375,9 @@ export const AdminKey = Exact(
 );
 
 /** A key with its plaintext secret, shown this once. */
-export const AdminKeyWithSecret = Type.Composite(
-  [AdminKey, Type.Object({ key: Type.String({ description: 'the plaintext key, shown this once' }) })],
-  {
-    additionalProperties: false,
-    title: 'AdminKeyWithSecret',
-  },
+export const AdminKeyWithSecret = Exact(
+  { ...AdminKey.properties, key: Type.String({ description: 'the plaintext key, shown this once' }) },
+  { title: 'AdminKeyWithSecret' },
 );
 
 /** `{"data":…}`, the admin API's envelope. */
