@@ -26,7 +26,7 @@ export {
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An object that has exactly these fields. */
-const Exact = <T extends Parameters<typeof Type.Object>[0]>(
+export const Exact = <T extends Parameters<typeof Type.Object>[0]>(
   properties: T,
   options: { description?: string; title?: string } = {},
 ) => Type.Object(properties, { additionalProperties: false, ...options });

@@ -1,10 +1,10 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
 import { type ResponseSpec, type RouteSpec, defineLookupRoute } from './define.js';
-import { apiError, ApiErrorWith, ApiValidationError, INTERNAL, IsoDate, Nullable, unauthenticated } from './shapes.js';
+import { apiError, ApiErrorWith, ApiValidationError, Exact, INTERNAL, IsoDate, Nullable, unauthenticated } from './shapes.js';
 
 /** A watch on the wire (CONTRACT.md §11). */
-export const WatchData = Type.Object(
+export const WatchData = Exact(
   {
     id: Type.String(),
     type: Type.Union(WATCH_TYPES.map((type) => Type.Literal(type))),
@@ -16,17 +16,17 @@ export const WatchData = Type.Object(
     next_check_at: IsoDate,
     last_error: Nullable(Type.String()),
   },
-  { additionalProperties: false, title: 'Watch' },
+  { title: 'Watch' },
 );
 
 /** A watch just created, with its signing secret shown this once. */
-const CreatedWatch = Type.Object(
+const CreatedWatch = Exact(
   { ...WatchData.properties, secret: Type.String({ pattern: '^whsec_', description: 'the signing secret, shown this once' }) },
-  { additionalProperties: false, title: 'CreatedWatch' },
+  { title: 'CreatedWatch' },
 );
 
 /** A delivery on the wire. */
-export const DeliveryData = Type.Object(
+export const DeliveryData = Exact(
   {
     id: Type.String({ description: 'the webhook-id of every attempt' }),
     event: Type.Union(WATCH_EVENTS.map((event) => Type.Literal(event))),
@@ -36,11 +36,10 @@ export const DeliveryData = Type.Object(
     response_status: Nullable(Type.Integer()),
     next_attempt_at: Nullable(IsoDate),
   },
-  { additionalProperties: false, title: 'Delivery' },
+  { title: 'Delivery' },
 );
 
-const success = (data: TSchema, title: string) =>
-  Type.Object({ status: Type.Literal('success'), data }, { additionalProperties: false, title });
+const success = (data: TSchema, title: string) => Exact({ status: Type.Literal('success'), data }, { title });
 
 /** What every watch route may answer besides its success. */
 const COMMON: Record<number, ResponseSpec> = {
