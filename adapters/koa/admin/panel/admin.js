@@ -59,13 +59,15 @@
         shown = true;
       }
     });
-    if (!shown) {
-      var alert = section(form).querySelector('[data-form-error]');
-      if (alert) {
-        alert.textContent = error.message;
-        alert.hidden = false;
-      }
-    }
+    if (!shown) showAlert(form, error.message);
+  }
+
+  // In the alert of the element's section; the page's first for a section without one (every form's has one).
+  function showAlert(element, message) {
+    var alert = section(element).querySelector('[data-form-error]') || document.querySelector('[data-form-error]');
+    if (!alert) return;
+    alert.textContent = message;
+    alert.hidden = false;
   }
 
   // The served page holds no key element at all: the script makes it when a key has just been created
@@ -216,11 +218,7 @@
         })
         .catch(function (error) {
           button.disabled = false;
-          var alert = section(button).querySelector('[data-form-error]') || document.querySelector('[data-form-error]');
-          if (alert) {
-            alert.textContent = error.message;
-            alert.hidden = false;
-          }
+          showAlert(button, error.message);
         });
     }
   });
