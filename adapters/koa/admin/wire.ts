@@ -1,10 +1,7 @@
 import type { Context } from 'koa';
 import { type Dossier, DossierValidationError } from '../../../lib/index.js';
-import { jsonObject, readLimited } from '../request-body.js';
+import { jsonObject, MAX_BODY_BYTES, readLimited } from '../request-body.js';
 import { keyJson, type KeyJson } from '../../keys/key-json.js';
-
-/** The largest admin request body read, in bytes; past it the answer is a 413. */
-export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 
 /** Every key, newest first, in the wire form. */
 export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
@@ -12,18 +9,18 @@ export async function listJson(dossier: Dossier): Promise<KeyJson[]> {
   return Promise.all(keys.reverse().map((key) => keyJson(dossier, key)));
 }
 
-/** A request body past {@link MAX_ADMIN_BODY_BYTES}, answered with a 413. */
+/** A request body past {@link MAX_BODY_BYTES}, answered with a 413. */
 export class BodyTooLarge extends Error {}
 
 /**
  * The request body as a JSON object: `{}` when there is none, a 422 (`errors.body`) when it is not a
- * JSON object, a 413 past {@link MAX_ADMIN_BODY_BYTES}. Whatever the `Content-Type` says, the text
+ * JSON object, a 413 past {@link MAX_BODY_BYTES}. Whatever the `Content-Type` says, the text
  * must be JSON.
  * @throws DossierValidationError, BodyTooLarge
  */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const text = await readLimited(ctx, MAX_ADMIN_BODY_BYTES);
-  if (text === null) throw new BodyTooLarge(`The body is larger than ${MAX_ADMIN_BODY_BYTES} bytes.`);
+  const text = await readLimited(ctx, MAX_BODY_BYTES);
+  if (text === null) throw new BodyTooLarge(`The body is larger than ${MAX_BODY_BYTES} bytes.`);
   return text.trim() === '' ? {} : jsonObject(text);
 }
 
