@@ -45,7 +45,6 @@ export const ApiError = Exact(
   },
   { title: 'ApiError' },
 );
-export type ApiError = Static<typeof ApiError>;
 
 /** Interface A's error body with the codes of one status. */
 export const ApiErrorWith = (...codes: [string, ...string[]]) =>
@@ -97,7 +96,6 @@ export const DocumentError = Exact(
   },
   { title: 'DocumentError' },
 );
-export type DocumentError = Static<typeof DocumentError>;
 
 // ---------------------------------------------------------------- interface A data
 
