@@ -53,9 +53,6 @@ export interface ResponseSpec {
   alternatives?: Record<string, TSchema>;
 }
 
-/** Who may call a route. */
-export type RouteAuth = 'key' | 'admin' | 'none';
-
 /** A route of the API: everything the OpenAPI document, the router and the metrics need to know of it. */
 export interface RouteSpec {
   /** HTTP method, lower case. */
@@ -71,7 +68,7 @@ export interface RouteSpec {
   /** The group it is listed under. */
   tag: 'Lookups' | 'Documents' | 'Administration' | 'Operations';
   /** Who may call it. */
-  auth: RouteAuth;
+  auth: 'key' | 'admin' | 'none';
   /** The scope the key needs. */
   scope?: 'lookup' | 'documents';
   /** Path parameters. */

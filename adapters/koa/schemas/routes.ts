@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { AdminUsageQuery } from '../../../lib/internal.js';
-import { defineLookupRoute, defineRoute, type HeaderName, type ResponseSpec, type RouteAuth, type RouteSpec } from './define.js';
+import { defineLookupRoute, defineRoute, type HeaderName, type ResponseSpec, type RouteSpec } from './define.js';
 import {
   AdminData,
   AdminKey,
@@ -204,7 +204,7 @@ const adminRoute = routeMaker({
 /** What a route of the server itself declares, after its method, path and operationId. */
 type OperationsRouteDetails = Pick<RouteSpec, 'summary' | 'params'> & {
   /** Who may call it. @default 'none' */
-  auth?: RouteAuth;
+  auth?: RouteSpec['auth'];
   /** All its answers, errors included. */
   answers: Record<number, ResponseSpec>;
 };
