@@ -52,7 +52,7 @@ export function addDocumentRoutes(router: Router, dossier: Dossier): void {
   const update = async (ctx: Context): Promise<void> => {
     const who = await owner(ctx);
     const input = await readBody(ctx);
-    ctx.body = { data: await documents.update(who, String(ctx.params.id ?? ''), input), status: 200 };
+    ctx.body = { data: await documents.update(who, ctx.params.id ?? '', input), status: 200 };
   };
   router.put(`${LIST_PATH}/:id`, update);
   router.patch(`${LIST_PATH}/:id`, update);

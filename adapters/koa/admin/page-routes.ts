@@ -91,7 +91,7 @@ export function addAdminPages(router: Router, dossier: Dossier, access: AdminAcc
         return ctx.redirect(page.base);
       }
       try {
-        const key = await dossier.keys.get(String(ctx.params.id ?? ''));
+        const key = await dossier.keys.get(ctx.params.id ?? '');
         const [json, history, watches] = await Promise.all([
           keyJson(dossier, key),
           dossier.quotas.history(key.id, DETAIL_DAYS),
