@@ -1,12 +1,10 @@
-import type { Static } from '@sinclair/typebox';
 import type { ApiKey, Dossier } from '../../lib/index.js';
-import type { AdminKey } from '../koa/schemas/shapes.js';
 
 /** A key as the admin API answers it and `dossier keys` prints it (CONTRACT.md §5). */
-export type KeyJson = Static<typeof AdminKey>;
+export type KeyJson = Awaited<ReturnType<typeof keyJson>>;
 
 /** A key with its status and today's use, in the wire form; `daily_limit` is the limit in force. */
-export async function keyJson(dossier: Dossier, key: ApiKey): Promise<KeyJson> {
+export async function keyJson(dossier: Dossier, key: ApiKey) {
   const report = await dossier.metering.report(key);
   return {
     id: report.id,
