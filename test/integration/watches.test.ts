@@ -45,6 +45,17 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
 
   const hookUrl = () => `http://hooks.test:${receiver.port}/hook?from=dossier`;
 
+  /** A watch of example.test whose first delivery (its A records gone) the receiver answered with `status`. */
+  async function watchWithFailedDelivery(status: number): Promise<{ id: string }> {
+    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
+    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
+    await rig.advance(0);
+    receiver.answer = { status };
+    dns.zone['example.test']!.A = [];
+    await rig.advance(900_000);
+    return watch;
+  }
+
   it('sets a baseline at the first check, then signs and delivers dns.changed as Standard Webhooks says', async () => {
     rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
     const heard: WatchEvent[] = [];
@@ -138,12 +149,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
   });
 
   it('delivers on a second attempt once the receiver answers 2xx, reading no more than 64 KiB of the answer', async () => {
-    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
-    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
-    await rig.advance(0);
-    receiver.answer = { status: 503 };
-    dns.zone['example.test']!.A = [];
-    await rig.advance(900_000);
+    const watch = await watchWithFailedDelivery(503);
     receiver.answer = { status: 200, body: Buffer.alloc(1024 * 1024, 'x') };
     await rig.advance(30_000);
     const [delivery] = await rig.watches.deliveries(watch.id);
@@ -259,12 +265,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
   });
 
   it('makes no check and no delivery after a watch is removed', async () => {
-    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
-    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
-    await rig.advance(0);
-    receiver.answer = { status: 500 };
-    dns.zone['example.test']!.A = [];
-    await rig.advance(900_000);
+    const watch = await watchWithFailedDelivery(500);
     expect(receiver.received).to.have.length(1);
     await rig.watches.remove(watch.id);
     const questions = dns.questions;
@@ -276,12 +277,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
   });
 
   it("forgets a removed watch's delivery that had left its list with attempts to make, at its next attempt", async () => {
-    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
-    const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
-    await rig.advance(0);
-    receiver.answer = { status: 500 };
-    dns.zone['example.test']!.A = [];
-    await rig.advance(900_000);
+    const watch = await watchWithFailedDelivery(500);
     const [pending] = await rig.store.deliveries(watch.id);
     expect(pending).to.include({ status: 'pending', attempts: 1 });
     for (let n = 1; n <= DELIVERIES_LISTED; n += 1) {
