@@ -78,7 +78,7 @@ export class KeyvWatchStore {
     const removed = await this.kv.delete(`watch:${id}`);
     const index = this.deliveryIndex(id);
     const listed = await index.last(DELIVERIES_LISTED);
-    await Promise.all(listed.flatMap(({ slot, value }) => [index.drop(slot), this.kv.delete(`delivery:${value}`)]));
+    await Promise.all(listed.flatMap(({ slot, value }) => [index.drop(slot), this.forgetDelivery(value)]));
     return removed;
   }
 
@@ -105,7 +105,7 @@ export class KeyvWatchStore {
     const dropped = await index.drop(slot - DELIVERIES_LISTED);
     // One with attempts still to make goes when they are over (see saveDelivery).
     if (dropped !== undefined && (await this.getDelivery(dropped))?.status !== 'pending') {
-      await this.kv.delete(`delivery:${dropped}`);
+      await this.forgetDelivery(dropped);
     }
   }
 
@@ -125,8 +125,13 @@ export class KeyvWatchStore {
       over ? this.deliveryIndex(delivery.watchId).length() : 0,
     ]);
     if (watch === undefined || (over && delivery.slot! <= length - DELIVERIES_LISTED)) {
-      await this.kv.delete(`delivery:${delivery.id}`);
+      await this.forgetDelivery(delivery.id);
     }
+  }
+
+  /** Deletes the record of a delivery that no list shows any more. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async forgetDelivery(id: string): Promise<void> {
+    await this.kv.delete(`delivery:${id}`);
   }
 
   /** The delivery `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */

@@ -234,8 +234,8 @@ export class KeyvWatchService implements WatchService {
     const delivery = await store.getDelivery(deliveryId);
     if (delivery === undefined || delivery.status !== 'pending') return null;
     const watch = await store.get(delivery.watchId);
-    // Its watch is gone: saving it forgets it (one still listed went with the watch already).
-    if (watch === undefined) await store.saveDelivery(delivery);
+    // Its watch is gone: one still listed went with it; this one had left the list with attempts to make.
+    if (watch === undefined) await store.forgetDelivery(deliveryId);
     if (watch === undefined || watch.webhookUrl === null) return null;
     const url = watch.webhookUrl;
     const signal = AbortSignal.timeout(this.options.attemptDeadlineMs ?? ATTEMPT_DEADLINE_MS);
