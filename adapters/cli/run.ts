@@ -17,7 +17,7 @@ import { redact } from '../../lib/internal.js';
 import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
-import { keyJson, type KeyJson } from '../keys/key-json.js';
+import { keyJson, type KeyJson } from '../http/wire.js';
 
 /** Where the command writes. */
 export interface CliOutput {

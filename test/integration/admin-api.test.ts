@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAdminRouter } from '../../adapters/koa/admin/index.js';
+import { createAdminRouter } from '../../adapters/koa/index.js';
 import { errorMiddleware } from '../../adapters/koa/error-middleware.js';
 import { createDossier } from '../../lib/dossier.js';
 import { isDossierError } from '../../lib/errors.js';
@@ -505,10 +505,7 @@ describe('the admin session (CONTRACT.md §5)', () => {
   it('works mounted under a host prefix', async () => {
     const dossier = createDossier(testOptions({ adminToken: TOKEN }));
     const app = new Koa();
-    const outer = new Router({ prefix: '/tools/dossier' });
-    outer.use(createAdminRouter(dossier).routes());
-    app.use(errorMiddleware(dossier.options.logger));
-    app.use(outer.routes());
+    app.use(createAdminRouter(dossier, { prefix: '/tools/dossier' }).routes());
     const http = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => http.once('listening', resolve));
     try {

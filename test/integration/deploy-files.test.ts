@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { KOA_PACKAGES } from '../../adapters/cli/optional-adapters.js';
+import { SERVE_PACKAGES } from '../../adapters/cli/optional-adapters.js';
 import { SETTINGS } from '../../lib/config/settings.js';
 import { projectRoot } from '../support/paths.js';
 import { closedPort } from '../support/closed-port.js';
@@ -104,7 +104,7 @@ describe('the Dockerfile and examples/compose.yaml (no image is downloaded)', ()
       copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
       execFileSync(process.execPath, ['-e', script], { cwd: dir });
       const image = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as typeof pkg;
-      for (const name of KOA_PACKAGES) {
+      for (const name of SERVE_PACKAGES) {
         expect(image.dependencies[name], name).to.equal(pkg.peerDependencies[name]);
         expect(image.devDependencies, name).to.not.have.property(name);
       }

@@ -148,10 +148,7 @@ describe('the examples', () => {
   it("keeps each interface's bodies and links when the router is mounted under a prefix", async () => {
     const dossier = createDossier({ store: 'memory://' });
     const app = new Koa();
-    const parent = new Router({ prefix: '/dossier' });
-    parent.use(createDossierRouter(dossier).routes());
-    app.use(errorMiddleware(dossier.options.logger));
-    app.use(parent.routes());
+    app.use(createDossierRouter(dossier, { prefix: '/dossier' }).routes());
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/dossier`;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createJsonLogger } from '../../adapters/koa/logging.js';
+import { createJsonLogger } from '../../adapters/http/logging.js';
 import { optionsFromEnv, type LogLevel } from '../../lib/options.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/koa/schemas/openapi.js';
-import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/koa/schemas/shapes.js';
+import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/http/openapi.js';
+import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/http/schemas/shapes.js';
 import type { Document as CoreDocument } from '../../lib/ports/document-service.js';
 import type {
   DnsData as CoreDnsData,

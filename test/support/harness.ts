@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createKoaApp } from '../../adapters/koa/app.js';
 import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
-import { answerClientErrorsWithJson } from '../../adapters/koa/client-errors.js';
+import { answerClientErrorsWithJson } from '../../adapters/http/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
 import type { NewKey } from '../../lib/ports/key-store.js';

@@ -57,8 +57,6 @@ const LIBRARY = {
     'optionsFromEnv',
     'parseBatchRequest',
     'resolveOptions',
-    'wireDelivery',
-    'wireWatch',
   ],
   types: [
     'AdminSessions',
@@ -133,7 +131,8 @@ const LIBRARY = {
 };
 
 // HOST, PORT and DOSSIER_TRUST_PROXY are the server's settings: serverOptionsFromEnv and ServerOptions moved
-// here from the library's entry (issue 20), on purpose.
+// here from the library's entry (issue 20), on purpose. wireWatch and wireDelivery left the library's
+// entry for the HTTP contract, beside the watch's schema (issue 28): the wire shape is the HTTP edge's.
 const KOA_ADAPTER = {
   values: [
     'HTTP_ERRORS',
@@ -156,8 +155,10 @@ const KOA_ADAPTER = {
   ],
   types: [
     'DossierMetrics',
+    'DossierRouter',
     'HttpError',
     'JsonLoggerOptions',
+    'KoaOptions',
     'OpenApiDocument',
     'ResponseSpec',
     'RouteSpec',

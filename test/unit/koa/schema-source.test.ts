@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { buildOpenApiDocument } from '../../../adapters/koa/schemas/openapi.js';
-import { ROUTES } from '../../../adapters/koa/schemas/routes.js';
-import * as shapes from '../../../adapters/koa/schemas/shapes.js';
+import { buildOpenApiDocument } from '../../../adapters/http/openapi.js';
+import { ROUTES } from '../../../adapters/http/routes.js';
+import * as shapes from '../../../adapters/http/schemas/shapes.js';
 import { DossierValidationError } from '../../../lib/errors.js';
 import { parseCreateInput, parseListQuery } from '../../../lib/documents/validation.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';

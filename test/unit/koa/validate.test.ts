@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { validateAgainst } from '../../../adapters/koa/schemas/validate.js';
-import { AdminKeyCreate, BatchRequest } from '../../../adapters/koa/schemas/shapes.js';
+import { validateAgainst } from '../../../adapters/http/schemas/validate.js';
+import { AdminKeyCreate, BatchRequest } from '../../../adapters/http/schemas/shapes.js';
 
 describe('request validation from the declared schemas', () => {
   it('accepts a body that matches, typed by its schema', () => {
