@@ -14,6 +14,9 @@ export const REGISTRY_PROFILES: readonly RegistryProfile[] = [
   },
   // DENIC: `-T dn` asks for the domain's data alone; `ace` reads an internationalized name as given.
   { tlds: ['de'], servers: ['whois.denic.de'], query: '-T dn,ace {domain}' },
+  // Verisign's .name takes `domain=NAME` for a domain (the form weppos/whois's server table gives it):
+  // it also holds e-mail forwardings and other objects that a bare name may match.
+  { tlds: ['name'], servers: ['whois.nic.name'], query: 'domain={domain}' },
   // JPRS answers in Japanese and ISO-2022-JP unless asked for English with `/e`.
   { tlds: ['jp'], servers: ['whois.jprs.jp'], query: '{domain}/e', charset: 'iso-2022-jp' },
   // KISA's legacy whois answers in EUC-KR; its current one in UTF-8, which is tried first.
