@@ -19,8 +19,9 @@ export function scoredCases(cases: CorpusCase[]): CorpusCase[] {
 export function corpusDomain(item: CorpusCase, corpus: readonly CorpusCase[] = []): string {
   if (item.expected?.domain) return item.expected.domain.toLowerCase();
   const text = item.bytes.toString('latin1');
+  // `Domain Name: x`, `domain.....: x`, `a. [Domain Name]   x` (JPRS), `1a. Domain Name : x`, `Nom de domaine#. . . .x`.
   const named =
-    /(?:^|\n)\s*(?:domain(?: name)?|nom de domaine|dominio)\s*(?:\.{2,}|:|\])\s*([a-z0-9.-]+\.[a-z0-9-]+)\s*(?:\r?\n)/i.exec(
+    /(?:^|\n)[ \t]*(?:[a-z0-9]{1,2}\.?[ \t]+)?\[?(?:complete )?(?:domain(?: name)?|nom de domaine|dominio)\]?#?[ \t]*(?:\.{2,}[ \t]*:?|(?:\. ?){2,}|:|[ \t])[ \t]*([a-z0-9.-]+\.[a-z0-9-]+)\.?[ \t]*\r?\n/i.exec(
       text,
     ) ??
     /(?:no match for(?: domain)?|not found:?|no entries found for|no such domain:?)\s*"?([a-z0-9.-]+\.[a-z0-9-]+)"?/i.exec(text);
