@@ -5,6 +5,11 @@ import { startTestServer, type TestServer } from '../support/harness.js';
 import { loadWhoisCorpus, SCORED_FIELDS, type CorpusCase, type Reading } from '../support/whois-corpus.js';
 import { corpusDomain, scoredCases, Tally } from '../support/whois-corpus-score.js';
 import { startWhoisServer, type TestWhoisServer } from '../support/whois-server.js';
+import { parseHostPort } from '../../lib/lookup/net/host-port.js';
+import { REGISTRY_ZONES } from '../../lib/lookup/whois/registries/zones.js';
+import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { startRdapServer, type TestRdapServer } from '../support/rdap-server.js';
+import { whoisLookupOnLoopback } from '../support/whois-lookup.js';
 
 // The accuracy of the whois reading on real answers (issue 17): every `status_registered` and
 // `status_available` answer of weppos/whois-parser's fixtures (~250 servers) is served byte for byte by a
@@ -362,4 +367,82 @@ describe("whois answers in registries' own charsets, through GET /api/whois", ()
       expect(data.registrant.organization).to.equal(organization);
     });
   }
+});
+
+/**
+ * The question each registry of the corpus expects, where it is not the bare name: the forms of
+ * weppos/whois's server table (`data/tld.json`, the client that captured these answers), and
+ * Verisign's `domain` keyword, which limits its search to domains.
+ */
+const QUESTION_FORMS: Record<string, (domain: string) => string> = {
+  'whois.denic.de': (domain) => `-T dn,ace ${domain}`,
+  'whois.jprs.jp': (domain) => `${domain}/e`,
+  'whois.nic.name': (domain) => `domain=${domain}`,
+  'whois.dk-hostmaster.dk': (domain) => `--show-handles ${domain}`,
+  'whois.cat': (domain) => `-C US-ASCII ace ${domain}`,
+  'whois.verisign-grs.com': (domain) => `domain ${domain}`,
+  'ccwhois.verisign-grs.com': (domain) => `domain ${domain}`,
+  'tvwhois.verisign-grs.com': (domain) => `domain ${domain}`,
+  'whois.nic.jobs': (domain) => `domain ${domain}`,
+};
+
+describe("whois on the corpus by the registries' own route: each registry asked, in its form, about the fixture's own name", function () {
+  this.timeout(120_000);
+  const corpus = loadWhoisCorpus();
+  // The registries' answers (a registrar's is reached by a referral, not by this route).
+  const registryZones = new Set(REGISTRY_ZONES.map(({ server }) => server));
+  const cases = scoredCases(corpus).filter(
+    (item) => (item.tld !== null || registryZones.has(item.server)) && !(item.id in NOT_FREE_NAME_ANSWERS),
+  );
+  let dns: TestDnsServer;
+  let directory: TestRdapServer;
+  let iana: TestWhoisServer;
+  let registry: TestWhoisServer;
+  let elsewhere: TestWhoisServer;
+
+  before(async () => {
+    const hosts = ['data.iana.test', 'elsewhere.test', ...new Set(cases.map((item) => item.server)), ...registryZones];
+    dns = await startDnsServer(Object.fromEntries(hosts.map((host) => [host, { A: [{ address: '127.0.0.1' }] }])));
+    // No RDAP server for any TLD: whois answers.
+    directory = await startRdapServer(() => ({ contentType: 'application/json', body: { version: '1.0', services: [] } }));
+    iana = await startWhoisServer(() => '% This query returned 0 objects.\n');
+    registry = await startWhoisServer(() => 'no answer set\r\n');
+    elsewhere = await startWhoisServer((query) => `No match for "${query}".\r\n`);
+  });
+  after(async () => {
+    await Promise.all([dns?.close(), directory?.close(), iana?.close(), registry?.close(), elsewhere?.close()]);
+  });
+
+  it('reaches the registry of every answer: through its zone when it runs one, else through IANA', async () => {
+    const wrong: string[] = [];
+    for (const item of cases) {
+      const domain = corpusDomain(item, corpus);
+      const zone = REGISTRY_ZONES.some(
+        ({ server, zones }) => server === item.server && zones.some((z) => domain.endsWith(`.${z}`)),
+      );
+      const tld = domain.slice(domain.lastIndexOf('.') + 1);
+      // IANA names the fixture's registry for its TLD, unless the name sits in a registry-run zone,
+      // where IANA's server for the TLD (Verisign's for uy.com) does not know it.
+      iana.reply = (query) =>
+        `whois:        ${query === tld && !zone ? `${item.server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`}\n`;
+      const asked = answerOnly(registry, (QUESTION_FORMS[item.server] ?? ((name: string) => name))(domain), item.bytes);
+      const whois = whoisLookupOnLoopback({
+        dnsServer: dns.address,
+        bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
+        ianaWhoisServer: parseHostPort(iana.address, 43)!,
+        registryZones: REGISTRY_ZONES.map(({ server, zones }) => ({
+          server: server === item.server ? `${server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`,
+          zones,
+        })),
+      });
+      const data = await whois
+        .run(whois.parse(domain), new AbortController().signal)
+        .then(({ data }) => data)
+        .catch(() => null);
+      const right = asked() && data?.domain === domain && data.registered === (item.expected?.available === false);
+      if (!right) wrong.push(`${item.id} (${domain}): ${registry.queries.at(-1) ?? 'not asked'}`);
+    }
+    expect(cases.length).to.be.greaterThan(400);
+    expect(wrong).to.deep.equal([]);
+  });
 });

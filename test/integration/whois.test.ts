@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DossierError } from '../../lib/errors.js';
-import type { LookupContext } from '../../lib/lookup/net/lookup-context.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
 import { RangeTargetGuard } from '../../lib/lookup/net/target-guard.js';
@@ -10,10 +9,11 @@ import { WhoisLookup } from '../../lib/lookup/whois/whois-lookup.js';
 import { parseHostPort, type HostPort } from '../../lib/lookup/net/host-port.js';
 import { TLD_SERVER_CACHE, TldWhoisServers } from '../../lib/lookup/whois/tld-servers.js';
 import type { Reach } from '../../lib/lookup/net/reach.js';
-import { resolveOptions, type DossierOptions } from '../../lib/options.js';
+import type { DossierOptions } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
+import { whoisLookupOnLoopback } from '../support/whois-lookup.js';
 import { WHOIS_CORPUS } from '../support/whois-corpus.js';
 import { RDAP_NOT_FOUND, rdapDomain, startRdapServer, type RdapReply, type TestRdapServer } from '../support/rdap-server.js';
 import {
@@ -554,27 +554,10 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
 
   function lookup(options: DossierOptions = {}): WhoisLookup {
     resolved = [];
-    const settled = resolveOptions({
-      store: 'memory://',
-      dnsServers: [dns.address],
-      allowPrivateTargets: true,
-      lookupTimeoutMs: 2000,
-      ...options,
-    });
-    const createResolver = systemDnsResolverFactory(
-      settled.dnsServers.map((server) => parseHostPort(server, 53)!),
-      settled.lookupTimeoutMs,
-    );
-    const context: LookupContext = {
-      createResolver: () => recording(createResolver(), resolved),
-      guard: new RangeTargetGuard(settled.allowPrivateTargets),
-      clock: settled.clock,
-      logger: settled.logger,
-    };
-    return new WhoisLookup(context, {
-      timeoutMs: settled.lookupTimeoutMs,
-      whoisServer: settled.whoisServer === undefined ? undefined : parseHostPort(settled.whoisServer, 43)!,
-      rdapUrl: settled.rdapUrl,
+    return whoisLookupOnLoopback({
+      dnsServer: dns.address,
+      options,
+      resolver: (resolver) => recording(resolver, resolved),
       bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
       ianaWhoisServer: parseHostPort(iana.address, 43)!,
       registryZones: [{ server: `whois.centralnic.test:${centralnic.port}`, zones: ['uy.com', 'us.com'] }],

@@ -18,6 +18,10 @@ export const REGISTRY_PROFILES: readonly RegistryProfile[] = [
   // Verisign's .name takes `domain=NAME` for a domain (the form weppos/whois's server table gives it):
   // it also holds e-mail forwardings and other objects that a bare name may match.
   { tlds: ['name'], servers: ['whois.nic.name'], query: 'domain={domain}' },
+  // DK Hostmaster names the contacts by their handles when asked `--show-handles` (weppos/whois's form).
+  { tlds: ['dk'], servers: ['whois.dk-hostmaster.dk'], query: '--show-handles {domain}' },
+  // puntCAT: `-C US-ASCII` for an answer in ASCII, `ace` for a name given in punycode (weppos/whois's form).
+  { tlds: ['cat'], servers: ['whois.nic.cat', 'whois.cat'], query: '-C US-ASCII ace {domain}' },
   // JPRS answers in Japanese and ISO-2022-JP unless asked for English with `/e`.
   // The term of an attribute-type name (`.co.jp`) is only in its `[State]`.
   { tlds: ['jp'], servers: ['whois.jprs.jp'], query: '{domain}/e', charset: 'iso-2022-jp', layout: jprsStateLayout },
