@@ -220,7 +220,7 @@ function summary(key: KeyJson): string {
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const koa = await loadKoaAdapter();
-  const { createKoaApp, answerClientErrorsWithJson, serverOptionsFromEnv } = koa;
+  const { createKoaApp, answerClientErrorsWithJson, applyKeepAlive, serverOptionsFromEnv } = koa;
   const server = serverOptionsFromEnv(env);
   // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
   // with the line to run, instead of failing each watch request.
@@ -234,6 +234,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   app.maxIpsCount = 1;
   const http = app.listen({ port: server.port, host: server.host, backlog: LISTEN_BACKLOG });
   answerClientErrorsWithJson(http);
+  applyKeepAlive(http, server);
   try {
     await once(http, 'listening');
   } catch (error) {

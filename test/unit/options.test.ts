@@ -45,7 +45,12 @@ describe('options', () => {
     expect(options.dnsServers).to.deep.equal([]);
     expect(options.dnsServerAddresses).to.deep.equal([]);
     expect(options.whoisServerAddress).to.equal(null);
-    expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000, trustProxy: false });
+    expect(serverOptionsFromEnv({})).to.deep.equal({
+      host: '127.0.0.1',
+      port: 3000,
+      trustProxy: false,
+      keepAliveTimeoutMs: 72000,
+    });
   });
 
   it('reads every DOSSIER_* variable', () => {
@@ -102,10 +107,18 @@ describe('options', () => {
       watchesPerKey: 7,
       workers: false,
     });
-    expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080', DOSSIER_TRUST_PROXY: 'true' })).to.deep.equal({
+    expect(
+      serverOptionsFromEnv({
+        HOST: '0.0.0.0',
+        PORT: '8080',
+        DOSSIER_TRUST_PROXY: 'true',
+        DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '90000',
+      }),
+    ).to.deep.equal({
       host: '0.0.0.0',
       port: 8080,
       trustProxy: true,
+      keepAliveTimeoutMs: 90000,
     });
   });
 
@@ -177,6 +190,12 @@ describe('options', () => {
     }
     expect(configError(() => serverOptionsFromEnv({ PORT: 'http' }))).to.include('PORT');
     expect(configError(() => serverOptionsFromEnv({ PORT: '65536' }))).to.include('PORT');
+    expect(configError(() => serverOptionsFromEnv({ DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '0' }))).to.include(
+      'DOSSIER_KEEP_ALIVE_TIMEOUT_MS',
+    );
+    expect(configError(() => serverOptionsFromEnv({ DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '5s' }))).to.include(
+      'DOSSIER_KEEP_ALIVE_TIMEOUT_MS',
+    );
   });
 
   it('names every bad variable at once, and never repeats a secret', () => {
@@ -190,10 +209,13 @@ describe('options', () => {
 
   it('treats a blank variable as unset, so that its default applies', () => {
     expect(optionsFromEnv({ DOSSIER_STORE: '  ', DOSSIER_LOG_LEVEL: '', DOSSIER_ADMIN_TOKEN: ' ' })).to.deep.equal({});
-    expect(serverOptionsFromEnv({ HOST: ' ', PORT: '', DOSSIER_TRUST_PROXY: '' })).to.deep.equal({
+    expect(
+      serverOptionsFromEnv({ HOST: ' ', PORT: '', DOSSIER_TRUST_PROXY: '', DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '' }),
+    ).to.deep.equal({
       host: '127.0.0.1',
       port: 3000,
       trustProxy: false,
+      keepAliveTimeoutMs: 72000,
     });
   });
 
