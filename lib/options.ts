@@ -30,8 +30,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Everything `createDossier` can be told. Each setting has a `DOSSIER_*` environment twin, declared
- * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the README's
- * configuration table); a host may also replace any port with its own implementation.
+ * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the
+ * configuration table of docs/configuration.md); a host may also replace any port with its own implementation.
  */
 export type DossierOptions = Partial<SettingValues<typeof SETTINGS>> & {
   /** The OpenAI-compatible server, required when `generator` is `'openai'`. @default undefined */

@@ -39,7 +39,7 @@ const USAGE = `Usage:
   dossier keys roll KEY_ID [--grace SECONDS] [--json]
                                          a new secret; the old one keeps working for SECONDS (default 0)
   dossier keys revoke KEY_ID [--json]
-Configuration comes from the DOSSIER_* environment variables (see README).
+Configuration comes from the DOSSIER_* environment variables (see docs/configuration.md).
 `;
 
 /** The `keys` subcommands, and the options each takes (besides `--json`). */
