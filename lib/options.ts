@@ -109,10 +109,9 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
 
 /**
  * Reads the `DOSSIER_*` variables of `env` into options (unset variables stay unset, so defaults apply).
- * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when a value cannot be parsed or is out of range.
+ * @throws DossierError `ERR_CONFIG_INVALID`, naming every variable whose value cannot be parsed or is
+ *   out of range, at once.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOptions {
-  const options: DossierOptions = readEnvironment(SETTINGS, env);
-  checkOptions(SETTINGS, options, 'variable', openAiNeeds);
-  return options;
+  return readEnvironment(SETTINGS, env, openAiNeeds);
 }

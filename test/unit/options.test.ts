@@ -207,6 +207,24 @@ describe('options', () => {
     expect(message).to.not.include('secret-but-short');
   });
 
+  it('names a value it cannot read beside those out of range, in the order of the table, with the range', () => {
+    const message = configError(() =>
+      optionsFromEnv({
+        DOSSIER_LOOKUP_TIMEOUT_MS: '-5',
+        DOSSIER_DAILY_LIMIT: 'lots',
+        DOSSIER_GENERATOR: 'openai',
+        DOSSIER_SSL_PORT: '65536',
+      }),
+    );
+    expect(message).to.equal(
+      'DOSSIER_DAILY_LIMIT must be a whole number, not "lots"; ' +
+        'DOSSIER_SSL_PORT must be a whole number from 1 to 65535, not 65536; ' +
+        'DOSSIER_OPENAI_BASE_URL is required when generator is "openai"; ' +
+        'DOSSIER_OPENAI_MODEL is required when generator is "openai"; ' +
+        'DOSSIER_LOOKUP_TIMEOUT_MS must be a whole number from 1 to 600000, not -5',
+    );
+  });
+
   it('treats a blank variable as unset, so that its default applies', () => {
     expect(optionsFromEnv({ DOSSIER_STORE: '  ', DOSSIER_LOG_LEVEL: '', DOSSIER_ADMIN_TOKEN: ' ' })).to.deep.equal({});
     expect(
