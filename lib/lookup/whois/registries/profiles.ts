@@ -3,7 +3,7 @@ import type { RegistryProfile } from './profile.js';
 
 /**
  * The registries whose whois service differs from the generic reading: how to ask them, the charset
- * they answer in, their own words. One row a registry; README "Adding a registry" says how to add one.
+ * they answer in, their own words. One row a registry; docs/whois.md says how to add one.
  * Rows say what a registry does in general, never what one answer holds.
  */
 export const REGISTRY_PROFILES: readonly RegistryProfile[] = [
