@@ -59,14 +59,14 @@ export function jsonObject(text: string, code?: ErrorCode): Record<string, unkno
 }
 
 /**
- * The request body as a JSON object: `{}` when there is none, a 422 (`errors.body`) when it is not a
- * JSON object, a 413 past {@link MAX_BODY_BYTES}. Whatever the `Content-Type` says, the text must be JSON.
+ * The request body as a JSON object: `{}` when there is none, a 422 (`errors.body`, with `code`) when it
+ * is not a JSON object, a 413 past {@link MAX_BODY_BYTES}. Whatever the `Content-Type` says, the text must be JSON.
  * @throws DossierValidationError, RequestError
  */
-export async function readJsonObject(request: HttpRequest): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: HttpRequest, code?: ErrorCode): Promise<Record<string, unknown>> {
   const text = await readLimited(request, MAX_BODY_BYTES);
   if (text === null) throw new RequestError(413, 'payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-  return text.trim() === '' ? {} : jsonObject(text);
+  return text.trim() === '' ? {} : jsonObject(text, code);
 }
 
 const FORM = 'application/x-www-form-urlencoded';

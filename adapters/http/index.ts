@@ -16,4 +16,4 @@ export { noteKeyId } from './request-context.js';
 export { ROUTES } from './routes.js';
 export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 export { validateAgainst, type Validation } from './schemas/validate.js';
-export { serverOptionsFromEnv, type ServerOptions } from './server-options.js';
+export { applyKeepAlive, serverOptionsFromEnv, type ServerOptions } from './server-options.js';

@@ -1,9 +1,9 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
+import { dossierVersion } from '../version.js';
 import type { Route } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
 import { HEADERS, JSON_TYPE, type HeaderName, type RouteSpec } from './schemas/define.js';
-import { dossierVersion } from './version.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Route } from './route.js';
 import { JSON_TYPE, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 import { apiError, Health, NotReady, Ready, type Readiness, ServiceIndex } from './schemas/shapes.js';
-import { dossierVersion } from './version.js';
+import { dossierVersion } from '../version.js';
 
 // The server's own routes (CONTRACT.md §7): `/`, `/healthz`, `/readyz`, `/metrics` (only with an admin
 // token), `/openapi.json`. They need no key and count against nothing.

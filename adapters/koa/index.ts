@@ -12,6 +12,7 @@ export {
   openApiDocument,
   ROUTES,
   routePatternOf,
+  applyKeepAlive,
   serverOptionsFromEnv,
   validateAgainst,
   type DossierMetrics,

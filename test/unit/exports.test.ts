@@ -130,7 +130,7 @@ const LIBRARY = {
   ],
 };
 
-// HOST, PORT and DOSSIER_TRUST_PROXY are the server's settings: serverOptionsFromEnv and ServerOptions moved
+// HOST, PORT, DOSSIER_TRUST_PROXY and DOSSIER_KEEP_ALIVE_TIMEOUT_MS are the server's settings: serverOptionsFromEnv and ServerOptions moved
 // here from the library's entry (issue 20), on purpose. wireWatch and wireDelivery left the library's
 // entry for the HTTP contract, beside the watch's schema (issue 28): the wire shape is the HTTP edge's.
 const KOA_ADAPTER = {
@@ -138,6 +138,7 @@ const KOA_ADAPTER = {
     'HTTP_ERRORS',
     'ROUTES',
     'answerClientErrorsWithJson',
+    'applyKeepAlive',
     'authenticate',
     'bearerSecret',
     'buildOpenApiDocument',

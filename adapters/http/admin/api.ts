@@ -64,6 +64,8 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
       Object.fromEntries(
         unknown.map((field) => [field, [`Unknown field; this request takes ${allowed.join(', ') || 'no field'}.`]]),
       ),
+      undefined,
+      'ERR_KEY_INVALID',
     );
   }
 }
@@ -85,7 +87,7 @@ export const ADMIN_API_ROUTES = [
     errors: [401, 403, 404, 413, 422, 503],
     async handle(call) {
       const { dossier } = call;
-      const body = await readJsonObject(call.request);
+      const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
       // JSON's null for an optional field reads as "not given": a random owner, both scopes, the default limit, no expiry.
       checkKeyBody(AdminKeyCreate, body, dossier.options.clock.now(), ['owner', 'scopes']);
       const input: NewKey = {
@@ -106,7 +108,7 @@ export const ADMIN_API_ROUTES = [
     errors: [401, 403, 404, 413, 422, 503],
     async handle(call) {
       const { dossier } = call;
-      const body = await readJsonObject(call.request);
+      const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
       checkKeyBody(AdminKeyUpdate, body, dossier.options.clock.now());
       const changes: KeyChanges = {};
       if (body.name !== undefined) changes.name = body.name as string;
@@ -121,7 +123,7 @@ export const ADMIN_API_ROUTES = [
     answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
     errors: [401, 403, 404, 413, 422, 503],
     async handle(call) {
-      onlyFields(await readJsonObject(call.request), []);
+      onlyFields(await readJsonObject(call.request, 'ERR_KEY_INVALID'), []);
       call.reply.json({ data: await keyJson(call.dossier, await call.dossier.keys.revoke(idOf(call))) });
     },
   }),
@@ -132,7 +134,7 @@ export const ADMIN_API_ROUTES = [
     errors: [401, 403, 404, 413, 422, 503],
     async handle(call) {
       const { dossier } = call;
-      const body = await readJsonObject(call.request);
+      const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
       checkKeyBody(AdminKeyRoll, body, dossier.options.clock.now());
       const { key, secret } = await dossier.keys.roll(idOf(call), (body.grace_seconds as number | undefined) ?? 0);
       call.reply.json({ data: { ...(await keyJson(dossier, key)), key: secret } });
