@@ -10,14 +10,15 @@ import { isDocumentPath } from './errors.js';
  * of its interface, read from its request line, 431 for headers too large, else 400. A socket already
  * gone is destroyed. The `clientError` listener of a Node server, or Fastify's `clientErrorHandler`.
  */
-export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex): void {
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const message = 'The request could not be read.';
-  const target = /^[!-~]+ ([!-~]+)/.exec(error.rawPacket?.toString('latin1', 0, 2048) ?? '')?.[1] ?? '';
+  const packet = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString('latin1', 0, 2048) : '';
+  const target = /^[!-~]+ ([!-~]+)/.exec(packet)?.[1] ?? '';
   const path = target.split('?', 1)[0]!;
   const body = JSON.stringify(isDocumentPath(path) ? { message, status } : { status: 'error', code: 'bad_request', message });
   socket.end(

@@ -24,7 +24,8 @@ class NodeRequest implements HttpRequest {
   }
 
   header(name: string): string | undefined {
-    const value = this.req.headers[name];
+    // HTTP/2 names the host :authority.
+    const value = this.req.headers[name] ?? (name === 'host' ? this.req.headers[':authority'] : undefined);
     return Array.isArray(value) ? value.join(', ') : value;
   }
 

@@ -48,7 +48,7 @@ function first(value: string): string {
 export function clientFacts(request: HttpRequest, trustProxy: boolean): ClientFacts {
   const forwardedProto = trustProxy ? request.header('x-forwarded-proto') : undefined;
   const protocol = request.encrypted ? 'https' : forwardedProto ? first(forwardedProto).toLowerCase() : 'http';
-  let host = (trustProxy && request.header('x-forwarded-host')) || request.header(':authority') || request.header('host') || '';
+  let host = (trustProxy && request.header('x-forwarded-host')) || request.header('host') || '';
   host = host === '' ? '' : first(host);
   if (host.includes('@')) {
     // A Host with userinfo (`user@host`) is invalid; its host part is what the URL parser reads.
