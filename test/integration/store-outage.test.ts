@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
 import pg from 'pg';
 import { startDnsServer } from '../support/dns-server.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 import { hasRedisServer, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startSlowLink } from '../support/slow-link.js';
 import { until } from '../support/until.js';
@@ -27,234 +27,236 @@ async function expectStoreUnavailable(server: TestServer, key: string): Promise<
   expect(await documents.json()).to.deep.include({ status: 503 });
 }
 
-describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
-  let redis: TestRedis;
-  let server: TestServer;
+eachAdapter(() => {
+  describe(`a Redis store that goes down and comes back${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
+    let redis: TestRedis;
+    let server: TestServer;
 
-  before(function () {
-    if (!hasRedisServer) this.skip();
-  });
-
-  beforeEach(async () => {
-    redis = await startTestRedis();
-    server = await startTestServer({ store: redis.url });
-  });
-
-  afterEach(async () => {
-    await server.close();
-    await redis.close();
-  });
-
-  it('answers 503 at once while Redis is down, instead of waiting for it, and works again when it is back', async () => {
-    const key = await server.key({ owner: 'alice' });
-    expect((await server.get('/api/v1/documents', key)).status).to.equal(200);
-
-    await redis.stop();
-    await expectStoreUnavailable(server, key);
-
-    // The data lived only in that Redis (no persistence): the key is gone, but the server reconnects.
-    await redis.start();
-    await until(async () => (await server.get('/api/v1/documents', key)).status === 401, 'the server reconnected');
-    expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
-  });
-
-  it('answers 503 at once when Redis refuses the first connection, and connects when it is there', async () => {
-    await server.close();
-    await redis.stop();
-    server = await startTestServer({ store: redis.url });
-    const refused = await server.get('/api/dns?domain=example.test', 'dsr_' + 'A'.repeat(43));
-    expect(refused.status).to.equal(503);
-
-    await redis.start();
-    expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
-  });
-
-  it('answers lookups without the cache while a Redis cache is down', async () => {
-    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
-    const cached = await startTestServer({ cache: redis.url, dnsServers: [dns.address] });
-    try {
-      const key = await cached.key();
-      const ask = () => cached.get('/api/dns?domain=example.test', key);
-      expect((await (await ask()).json()).cached).to.equal(false);
-      await redis.stop();
-      // This process keeps what it read lately, so ask for another name than the one it has seen.
-      const other = await cached.get('/api/dns?domain=other.example.test', key);
-      expect(other.status).to.equal(200);
-      expect(await other.json()).to.deep.include({ status: 'success', cached: false });
-    } finally {
-      await cached.close();
-      await dns.close();
-    }
-  });
-
-  it('reconnects again and again without piling up listeners on its client', async () => {
-    const warnings: string[] = [];
-    const onWarning = (warning: Error) => warnings.push(warning.name);
-    process.on('warning', onWarning);
-    const killer = createClient({ url: redis.url });
-    await killer.connect();
-    try {
-      const key = await server.key();
-      for (let round = 0; round < 15; round += 1) {
-        await killer.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
-        let status = 503;
-        for (let attempt = 0; attempt < 3 && status === 503; attempt += 1) {
-          status = (await server.get('/api/v1/documents', key)).status;
-        }
-        expect(status, `round ${round}`).to.equal(200);
-      }
-      await sleep(10);
-      expect(warnings).to.not.include('MaxListenersExceededWarning');
-    } finally {
-      process.off('warning', onWarning);
-      await killer.quit();
-    }
-  });
-});
-
-describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCONT)${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
-  let redis: TestRedis;
-
-  before(function () {
-    if (!hasRedisServer) this.skip();
-  });
-
-  beforeEach(async () => {
-    redis = await startTestRedis();
-  });
-
-  afterEach(async () => {
-    await redis.close();
-  });
-
-  it('answers 503 within the store deadline while Redis accepts connections but never answers, then recovers with nothing lost', async () => {
-    const server = await startTestServer({ store: redis.url, storeTimeoutMs: OUTAGE_DEADLINE_MS });
-    try {
-      const key = await server.key({ owner: 'frozen' });
-      const created = await server.get('/api/v1/documents', key, {
-        method: 'POST',
-        body: new URLSearchParams({ name: 'Kept', prompt: 'Notes' }),
-      });
-      expect(created.status).to.equal(201);
-
-      redis.freeze();
-      // Each of these would wait for as long as Redis stays frozen without a deadline of Dossier's own:
-      // they are answered while it is still stopped.
-      await expectStoreUnavailable(server, key);
-      const again = await server.get('/api/v1/documents', key);
-      expect(again.status, 'a second call does not queue behind the first').to.equal(503);
-
-      redis.thaw();
-      await until(
-        async () => (await server.get('/api/v1/documents', key)).status === 200,
-        'the key written before the freeze worked again',
-      );
-      const listed = await (await server.get('/api/v1/documents', key)).json();
-      expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it('skips a frozen Redis cache and answers lookups without it', async () => {
-    const dns = await startDnsServer({
-      'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] },
-      'other.example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] },
+    before(function () {
+      if (!hasRedisServer) this.skip();
     });
-    const server = await startTestServer({ cache: redis.url, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
-    try {
-      const key = await server.key();
-      expect((await (await server.get('/api/dns?domain=example.test', key)).json()).cached).to.equal(false);
-      redis.freeze();
-      const other = await server.get('/api/dns?domain=other.example.test', key);
-      expect(other.status).to.equal(200);
-      expect(await other.json()).to.deep.include({ status: 'success', cached: false });
-      redis.thaw();
-    } finally {
+
+    beforeEach(async () => {
+      redis = await startTestRedis();
+      server = await startTestServer({ store: redis.url });
+    });
+
+    afterEach(async () => {
       await server.close();
-      await dns.close();
-    }
-  });
-});
+      await redis.close();
+    });
 
-const postgresUrl = process.env.DOSSIER_TEST_POSTGRES;
+    it('answers 503 at once while Redis is down, instead of waiting for it, and works again when it is back', async () => {
+      const key = await server.key({ owner: 'alice' });
+      expect((await server.get('/api/v1/documents', key)).status).to.equal(200);
 
-describe(`a PostgreSQL store whose rows another session keeps locked${postgresUrl ? '' : ' (skipped: set DOSSIER_TEST_POSTGRES to run it)'}`, () => {
-  before(function () {
-    if (!postgresUrl) {
-      console.log('    (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run the PostgreSQL lock tests)');
-      this.skip();
-    }
-  });
+      await redis.stop();
+      await expectStoreUnavailable(server, key);
 
-  it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
-    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
-    const server = await startTestServer({ store: postgresUrl, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
-    const locker = new pg.Client({ connectionString: postgresUrl });
-    await locker.connect();
-    try {
-      const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
-      const first = await server.get('/api/dns?domain=example.test', secret);
-      expect(first.status).to.equal(200);
-      expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
+      // The data lived only in that Redis (no persistence): the key is gone, but the server reconnects.
+      await redis.start();
+      await until(async () => (await server.get('/api/v1/documents', key)).status === 401, 'the server reconnected');
+      expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
+    });
 
-      await locker.query('BEGIN');
-      const locked = await locker.query(`SELECT * FROM dossier_counters WHERE name LIKE $1 FOR UPDATE`, [`quota:${key.id}:%`]);
-      expect(locked.rowCount).to.equal(1);
-      // Without a deadline, these would wait for the lock for as long as the other session holds it; and
-      // they are more than the pool's 10 connections, so a pool that kept the stuck ones would drain.
-      const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
-      for (const answer of waiting) {
-        expect(answer.status).to.equal(503);
-        expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+    it('answers 503 at once when Redis refuses the first connection, and connects when it is there', async () => {
+      await server.close();
+      await redis.stop();
+      server = await startTestServer({ store: redis.url });
+      const refused = await server.get('/api/dns?domain=example.test', 'dsr_' + 'A'.repeat(43));
+      expect(refused.status).to.equal(503);
+
+      await redis.start();
+      expect((await server.get('/api/v1/documents', await server.key())).status).to.equal(200);
+    });
+
+    it('answers lookups without the cache while a Redis cache is down', async () => {
+      const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+      const cached = await startTestServer({ cache: redis.url, dnsServers: [dns.address] });
+      try {
+        const key = await cached.key();
+        const ask = () => cached.get('/api/dns?domain=example.test', key);
+        expect((await (await ask()).json()).cached).to.equal(false);
+        await redis.stop();
+        // This process keeps what it read lately, so ask for another name than the one it has seen.
+        const other = await cached.get('/api/dns?domain=other.example.test', key);
+        expect(other.status).to.equal(200);
+        expect(await other.json()).to.deep.include({ status: 'success', cached: false });
+      } finally {
+        await cached.close();
+        await dns.close();
       }
-      await locker.query('COMMIT');
+    });
 
-      const after = await server.get('/api/dns?domain=example.test', secret);
-      expect(after.status).to.equal(200);
-      expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
-    } finally {
-      await locker.end();
-      await server.close();
-      await dns.close();
-    }
+    it('reconnects again and again without piling up listeners on its client', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      const killer = createClient({ url: redis.url });
+      await killer.connect();
+      try {
+        const key = await server.key();
+        for (let round = 0; round < 15; round += 1) {
+          await killer.sendCommand(['CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes']);
+          let status = 503;
+          for (let attempt = 0; attempt < 3 && status === 503; attempt += 1) {
+            status = (await server.get('/api/v1/documents', key)).status;
+          }
+          expect(status, `round ${round}`).to.equal(200);
+        }
+        await sleep(10);
+        expect(warnings).to.not.include('MaxListenersExceededWarning');
+      } finally {
+        process.off('warning', onWarning);
+        await killer.quit();
+      }
+    });
   });
 
-  it('never counts a call it answered 503, even when its statement reached the server late and so would the cancel', async () => {
-    // Once the link is slowed, every message to the server arrives 300 ms late: the server's own statement_timeout (counted from
-    // when the statement arrives) then fires 300 ms after the caller's deadline, and the cancel sent at
-    // the deadline, on a new connection, arrives later still. Before, the caller was answered 100 ms
-    // after its deadline, and the statement, still queued behind the row lock, committed once it went.
-    const target = new URL(postgresUrl!);
-    const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 5432) });
-    const slowUrl = new URL(postgresUrl!);
-    slowUrl.host = `127.0.0.1:${link.port}`;
-    const clock = { now: () => Date.now() };
-    const direct = createPostgresBackend({ url: postgresUrl!, clock });
-    const slow = createPostgresBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
-    const locker = new pg.Client({ connectionString: postgresUrl });
-    await locker.connect();
-    const name = `late-${Math.random().toString(36).slice(2)}`;
-    try {
-      expect(await direct.counters.increment(name)).to.equal(1);
-      expect(await slow.counters.get(name), 'the link works').to.equal(1);
-      link.delayMs = 300;
-      await locker.query('BEGIN');
-      await locker.query('SELECT * FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
-      let failure: unknown;
-      await slow.counters.increment(name).catch((error: unknown) => (failure = error));
-      expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
-      await locker.query('COMMIT');
-      // A statement still queued behind the lock would take it now, before this read (the queue's order).
-      await locker.query('BEGIN');
-      const { rows } = await locker.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
-      await locker.query('COMMIT');
-      expect(Number(rows[0].value), 'the call answered 503 did not count').to.equal(1);
-    } finally {
-      await locker.end();
-      await slow.close();
-      await direct.close();
-      await link.close();
-    }
+  describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCONT)${hasRedisServer ? '' : ' (skipped: no redis-server on PATH)'}`, () => {
+    let redis: TestRedis;
+
+    before(function () {
+      if (!hasRedisServer) this.skip();
+    });
+
+    beforeEach(async () => {
+      redis = await startTestRedis();
+    });
+
+    afterEach(async () => {
+      await redis.close();
+    });
+
+    it('answers 503 within the store deadline while Redis accepts connections but never answers, then recovers with nothing lost', async () => {
+      const server = await startTestServer({ store: redis.url, storeTimeoutMs: OUTAGE_DEADLINE_MS });
+      try {
+        const key = await server.key({ owner: 'frozen' });
+        const created = await server.get('/api/v1/documents', key, {
+          method: 'POST',
+          body: new URLSearchParams({ name: 'Kept', prompt: 'Notes' }),
+        });
+        expect(created.status).to.equal(201);
+
+        redis.freeze();
+        // Each of these would wait for as long as Redis stays frozen without a deadline of Dossier's own:
+        // they are answered while it is still stopped.
+        await expectStoreUnavailable(server, key);
+        const again = await server.get('/api/v1/documents', key);
+        expect(again.status, 'a second call does not queue behind the first').to.equal(503);
+
+        redis.thaw();
+        await until(
+          async () => (await server.get('/api/v1/documents', key)).status === 200,
+          'the key written before the freeze worked again',
+        );
+        const listed = await (await server.get('/api/v1/documents', key)).json();
+        expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('skips a frozen Redis cache and answers lookups without it', async () => {
+      const dns = await startDnsServer({
+        'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] },
+        'other.example.test': { A: [{ address: '93.184.216.35', ttl: 600 }] },
+      });
+      const server = await startTestServer({ cache: redis.url, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
+      try {
+        const key = await server.key();
+        expect((await (await server.get('/api/dns?domain=example.test', key)).json()).cached).to.equal(false);
+        redis.freeze();
+        const other = await server.get('/api/dns?domain=other.example.test', key);
+        expect(other.status).to.equal(200);
+        expect(await other.json()).to.deep.include({ status: 'success', cached: false });
+        redis.thaw();
+      } finally {
+        await server.close();
+        await dns.close();
+      }
+    });
+  });
+
+  const postgresUrl = process.env.DOSSIER_TEST_POSTGRES;
+
+  describe(`a PostgreSQL store whose rows another session keeps locked${postgresUrl ? '' : ' (skipped: set DOSSIER_TEST_POSTGRES to run it)'}`, () => {
+    before(function () {
+      if (!postgresUrl) {
+        console.log('    (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run the PostgreSQL lock tests)');
+        this.skip();
+      }
+    });
+
+    it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
+      const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+      const server = await startTestServer({ store: postgresUrl, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
+      const locker = new pg.Client({ connectionString: postgresUrl });
+      await locker.connect();
+      try {
+        const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
+        const first = await server.get('/api/dns?domain=example.test', secret);
+        expect(first.status).to.equal(200);
+        expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
+
+        await locker.query('BEGIN');
+        const locked = await locker.query(`SELECT * FROM dossier_counters WHERE name LIKE $1 FOR UPDATE`, [`quota:${key.id}:%`]);
+        expect(locked.rowCount).to.equal(1);
+        // Without a deadline, these would wait for the lock for as long as the other session holds it; and
+        // they are more than the pool's 10 connections, so a pool that kept the stuck ones would drain.
+        const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
+        for (const answer of waiting) {
+          expect(answer.status).to.equal(503);
+          expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+        }
+        await locker.query('COMMIT');
+
+        const after = await server.get('/api/dns?domain=example.test', secret);
+        expect(after.status).to.equal(200);
+        expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
+      } finally {
+        await locker.end();
+        await server.close();
+        await dns.close();
+      }
+    });
+
+    it('never counts a call it answered 503, even when its statement reached the server late and so would the cancel', async () => {
+      // Once the link is slowed, every message to the server arrives 300 ms late: the server's own statement_timeout (counted from
+      // when the statement arrives) then fires 300 ms after the caller's deadline, and the cancel sent at
+      // the deadline, on a new connection, arrives later still. Before, the caller was answered 100 ms
+      // after its deadline, and the statement, still queued behind the row lock, committed once it went.
+      const target = new URL(postgresUrl!);
+      const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 5432) });
+      const slowUrl = new URL(postgresUrl!);
+      slowUrl.host = `127.0.0.1:${link.port}`;
+      const clock = { now: () => Date.now() };
+      const direct = createPostgresBackend({ url: postgresUrl!, clock });
+      const slow = createPostgresBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
+      const locker = new pg.Client({ connectionString: postgresUrl });
+      await locker.connect();
+      const name = `late-${Math.random().toString(36).slice(2)}`;
+      try {
+        expect(await direct.counters.increment(name)).to.equal(1);
+        expect(await slow.counters.get(name), 'the link works').to.equal(1);
+        link.delayMs = 300;
+        await locker.query('BEGIN');
+        await locker.query('SELECT * FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
+        let failure: unknown;
+        await slow.counters.increment(name).catch((error: unknown) => (failure = error));
+        expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
+        await locker.query('COMMIT');
+        // A statement still queued behind the lock would take it now, before this read (the queue's order).
+        await locker.query('BEGIN');
+        const { rows } = await locker.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
+        await locker.query('COMMIT');
+        expect(Number(rows[0].value), 'the call answered 503 did not count').to.equal(1);
+      } finally {
+        await locker.end();
+        await slow.close();
+        await direct.close();
+        await link.close();
+      }
+    });
   });
 });

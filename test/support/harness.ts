@@ -35,6 +35,11 @@ export function selectedAdapters(): readonly AdapterName[] {
 /** The adapter the test being run serves through (see {@link eachAdapter}). */
 let current: AdapterName = 'koa';
 
+/** The adapter of the suite being run (see {@link eachAdapter}). */
+export function currentAdapter(): AdapterName {
+  return current;
+}
+
 /**
  * Runs `suite` once for each adapter, in a `describe` of its own, whose test servers
  * ({@link startTestServer}) mount Dossier through that adapter: every HTTP test proves every adapter.
