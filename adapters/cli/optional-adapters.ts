@@ -1,19 +1,21 @@
 import { DossierError } from '../../lib/index.js';
+import type { ProcessLog } from './process.js';
 
 /** What `dossier serve` needs besides the library, as `npm install` names them: Koa, the HTTP adapters' peers, and the log. */
 export const SERVE_PACKAGES = ['koa', 'swagger-ui-dist', 'prom-client', 'pino'] as const;
 
-/** What `dossier worker` takes: the log alone. */
-export type ProcessLog = typeof import('../log/json-logger.js');
-
 /**
- * Loads the Koa adapter for `dossier serve`. Koa, swagger-ui-dist (the /docs page), prom-client
- * (/metrics) and pino (the server's log) are optional peer dependencies (an application that embeds
- * only the library does not install them), so the other commands never load them.
+ * Loads the Koa adapter and the server's lifecycle for `dossier serve`. Koa, swagger-ui-dist (the /docs
+ * page), prom-client (/metrics) and pino (the server's log) are optional peer dependencies (an
+ * application that embeds only the library does not install them), so the other commands never load them.
  * @throws DossierError `ERR_CONFIG_INVALID` naming the install command when one of them is missing.
  */
-export function loadKoaAdapter(): Promise<typeof import('../koa/index.js')> {
-  return loadPeers(() => import('../koa/index.js'), SERVE_PACKAGES, 'serve needs the Koa adapter and its peer dependencies');
+export function loadServe(): Promise<{ koa: typeof import('../koa/index.js'); serve: (typeof import('./serve.js'))['serve'] }> {
+  return loadPeers(
+    async () => ({ koa: await import('../koa/index.js'), serve: (await import('./serve.js')).serve }),
+    SERVE_PACKAGES,
+    'serve needs the Koa adapter and its peer dependencies',
+  );
 }
 
 /**

@@ -30,11 +30,13 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
 
 /**
  * Makes a Node HTTP server answer in JSON what Node would otherwise answer itself, with an empty body:
- * every answer of Dossier is JSON (CONTRACT.md §1). See {@link answerClientError}. An HTTP/1.1 request
- * without `Host` goes on to the app, which needs no Host to answer (document links are then relative).
+ * every answer of Dossier is JSON (CONTRACT.md §1). See {@link answerClientError}; a server that already
+ * has a `clientError` listener keeps it (Fastify's `clientErrorHandler`, which can be answerClientError).
+ * An HTTP/1.1 request without `Host` goes on to the app, which needs no Host to answer (document links
+ * are then relative).
  */
 export function answerClientErrorsWithJson(server: Server): void {
   // The `requireHostHeader` option of `http.createServer`, which the server reads at each request.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
-  server.on('clientError', answerClientError);
+  if (server.listenerCount('clientError') === 0) server.on('clientError', answerClientError);
 }

@@ -68,7 +68,7 @@ export async function mount(
       break;
     }
     case 'fastify': {
-      const app = Fastify({ clientErrorHandler: answerClientError, http: { requireHostHeader: false } as object });
+      const app = Fastify({ clientErrorHandler: answerClientError });
       await app.register(dossierPlugin, { dossier, prefix, trustProxy });
       await app.ready();
       server = app.server as Server;
@@ -84,7 +84,7 @@ export async function mount(
       break;
     }
   }
-  if (adapter !== 'fastify') answerClientErrorsWithJson(server);
+  answerClientErrorsWithJson(server);
   server.listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG });
   await new Promise<void>((resolve) => server.once('listening', resolve));
   return {

@@ -857,13 +857,77 @@ export async function recordCorpus(target: CorpusTarget): Promise<CorpusEntry[]>
   return entries;
 }
 
-/** The first entry where `actual` differs from `expected`, as a message; `undefined` when they agree. */
+/** An answer with its header lines named in lower case and sorted: a framework may write names in lower case. */
+function headersSorted(answer: string): string {
+  const end = answer.indexOf('\n\n');
+  const [status, ...headers] = answer.slice(0, end).split('\n');
+  const named = headers.map((line) => {
+    const colon = line.indexOf(':');
+    return `${line.slice(0, colon).toLowerCase()}:${line.slice(colon + 1)}`;
+  });
+  return [status, ...named.sort()].join('\n') + answer.slice(end);
+}
+
+/**
+ * The first entry where `actual` differs from `expected` (the status line, each header by name but in
+ * any case and order, the body), as a message; `undefined` when they agree.
+ */
 export function corpusDifference(expected: CorpusEntry[], actual: CorpusEntry[]): string | undefined {
   for (let i = 0; i < Math.max(expected.length, actual.length); i += 1) {
     const [want, got] = [expected[i], actual[i]];
-    if (want?.name !== got?.name || want?.answer !== got?.answer) {
+    if (want?.name !== got?.name || headersSorted(want?.answer ?? '') !== headersSorted(got?.answer ?? '')) {
       return `entry ${i} (${want?.name ?? '-'}):\n--- expected\n${want?.answer ?? ''}\n--- actual (${got?.name ?? '-'})\n${got?.answer ?? ''}`;
     }
   }
   return undefined;
+}
+
+/** What the corpus recorded through one server: its answers, and the request log lines it wrote. */
+export interface Recorded {
+  entries: CorpusEntry[];
+  logs: Record<string, unknown>[];
+}
+
+/**
+ * The request log lines among a server's JSON log lines, without their time and duration, and with the
+ * ids that vary from run to run (generated request ids, key ids) named in the order they appear.
+ */
+export function requestLogs(lines: string[]): Record<string, unknown>[] {
+  const keys = new Map<unknown, string>();
+  return lines
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.msg === 'request')
+    .map(({ time: _time, ms: _ms, ...line }) => ({
+      ...line,
+      request_id: /^[0-9a-f]{12}-/.test(String(line.request_id)) ? '<generated>' : line.request_id,
+      key_id:
+        line.key_id === null ? null : (keys.get(line.key_id) ?? keys.set(line.key_id, `<key-${keys.size + 1}>`).get(line.key_id)),
+    }));
+}
+
+/**
+ * What a framework or runtime answers itself, before Dossier sees the request, so that its answer is not
+ * Dossier's: Fastify's router refuses a malformed escape in the path; a fetch runtime has no Request
+ * for a target that is no URL (`*`), none without a Host, and reads the path as a URL does (`{` escaped).
+ */
+const FRAMEWORK_ANSWERS: Record<'koa' | 'express' | 'fastify' | 'fetch', RegExp[]> = {
+  koa: [],
+  express: [],
+  fastify: [/^edge: unknown path: GET \/%$/],
+  fetch: [/^edge: unknown path: GET \/a\{b\}$/, /^edge: options/, /^edge: .*no Host/, /^edge: HTTP\/1\.0/],
+};
+
+/**
+ * `recorded` without what `adapter`'s framework answers itself, nor its log lines; under a prefix, also
+ * without `OPTIONS *`, which is no path under it (the app answers it).
+ */
+export function dossiersAnswers(recorded: Recorded, adapter: keyof typeof FRAMEWORK_ANSWERS, prefixed = false): Recorded {
+  const answeredElsewhere = [...FRAMEWORK_ANSWERS[adapter], ...(prefixed ? [/^edge: options, asterisk/] : [])];
+  const own = (entry: CorpusEntry): boolean => !answeredElsewhere.some((pattern) => pattern.test(entry.name));
+  const theirs = new Set(recorded.entries.filter((entry) => !own(entry)).map((entry) => entry.requestId));
+  return {
+    entries: recorded.entries.filter(own),
+    logs: recorded.logs.filter((line) => !theirs.has(line.request_id as string)),
+  };
 }

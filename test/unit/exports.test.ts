@@ -168,9 +168,28 @@ const KOA_ADAPTER = {
   ],
 };
 
+const EXPRESS_ADAPTER = {
+  values: ['answerClientErrorsWithJson', 'applyKeepAlive', 'createDossierRouter', 'serverOptionsFromEnv'],
+  types: ['ExpressOptions', 'ServerOptions'],
+};
+
+const FASTIFY_ADAPTER = {
+  values: ['answerClientError', 'applyKeepAlive', 'dossierPlugin', 'serverOptionsFromEnv'],
+  types: ['DossierPluginOptions', 'ServerOptions'],
+};
+
+const FETCH_ADAPTER = { values: ['createFetchHandler'], types: ['FetchClient', 'FetchHandler', 'FetchOptions'] };
+
+// `dossier serve` as a function, for an app of one's own (examples/serve-*.ts).
+const SERVE = { values: ['serve'], types: ['ServeContext', 'ServerMaker'] };
+
 for (const [name, entry, expected] of [
   ['dossier (lib/index.ts)', 'lib/index', LIBRARY],
   ['dossier/koa (adapters/koa/index.ts)', 'adapters/koa/index', KOA_ADAPTER],
+  ['dossier/express (adapters/express/index.ts)', 'adapters/express/index', EXPRESS_ADAPTER],
+  ['dossier/fastify (adapters/fastify/index.ts)', 'adapters/fastify/index', FASTIFY_ADAPTER],
+  ['dossier/fetch (adapters/fetch/index.ts)', 'adapters/fetch/index', FETCH_ADAPTER],
+  ['dossier/serve (adapters/serve/index.ts)', 'adapters/serve/index', SERVE],
 ] as const) {
   describe(`the exports of ${name}`, () => {
     it('are the listed values at run time', async () => {
