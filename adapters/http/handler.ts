@@ -140,6 +140,7 @@ class Dispatcher implements HttpHandler {
   }
 
   owns(request: HttpRequest): boolean {
+    if (request.prefix === '' && this.owned === undefined) return true;
     const local = localPath(splitTarget(request.target).path, request.prefix);
     return local !== undefined && (this.owned === undefined || this.owned.test(local));
   }
