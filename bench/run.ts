@@ -124,10 +124,15 @@ try {
           const bare = await startBare(framework, body);
           try {
             results.push(
-              await measure(`GET /api/dns, cached, one key, Dossier in a ${bare.name} app (${label})`, bare, app, {
-                url: app.url + LOOKUP,
-                headers: bearer(secret),
-              }),
+              await measure(
+                `GET /api/dns, cached, one key, Dossier in ${bare.name === 'Express' ? 'an' : 'a'} ${bare.name} app (${label})`,
+                bare,
+                app,
+                {
+                  url: app.url + LOOKUP,
+                  headers: bearer(secret),
+                },
+              ),
             );
           } finally {
             await bare.close();
