@@ -68,6 +68,16 @@ describe('the same answers, byte for byte, through every adapter (a corpus of ra
           expect(got.logs).to.deep.equal(want.logs);
         });
       }
+
+      it('answers as Koa does through Express 4 too', async function () {
+        if (!selectedAdapters().includes('express')) this.skip();
+        const prefixed = 'prefix' in mounting;
+        const got = dossiersAnswers(await record('express', token, { ...mounting, expressVersion: 4 }), 'express', prefixed);
+        const want = dossiersAnswers(koa, 'express', prefixed);
+        const difference = corpusDifference(want.entries, got.entries);
+        expect(difference, difference).to.equal(undefined);
+        expect(got.logs).to.deep.equal(want.logs);
+      });
     });
   }
 });

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
+// Express 4, installed as express4 (npm:express@4): the same types as Express 5's for what is used here.
+import express4 from 'express4';
 import Fastify from 'fastify';
 import Koa from 'koa';
 import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
@@ -24,6 +26,8 @@ export interface MountOptions {
   prefix?: string;
   /** Believe `X-Forwarded-*`. @default false */
   trustProxy?: boolean;
+  /** The major version of Express an `express` mount uses. @default 5 */
+  expressVersion?: 4 | 5;
 }
 
 /** An app serving Dossier, listening on a free loopback port. */
@@ -43,7 +47,7 @@ export interface Mounted {
 export async function mount(
   adapter: AdapterName,
   dossier: Dossier,
-  { prefix = '', trustProxy = false }: MountOptions = {},
+  { prefix = '', trustProxy = false, expressVersion = 5 }: MountOptions = {},
 ): Promise<Mounted> {
   let server: Server;
   let stop = async (): Promise<void> => {};
@@ -60,7 +64,7 @@ export async function mount(
       break;
     }
     case 'express': {
-      const app = express();
+      const app = expressVersion === 4 ? express4() : express();
       app.disable('x-powered-by');
       if (prefix === '') app.use(expressRouter(dossier, { trustProxy }));
       else app.use(prefix, expressRouter(dossier, { trustProxy }));
