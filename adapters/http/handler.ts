@@ -60,10 +60,9 @@ export function createHttpHandler(dossier: Dossier, options: HttpOptions = {}, p
     trustProxy: options.trustProxy ?? false,
     openApiText: () => openApiDocument().text,
   };
-  const routes = ROUTES.filter(
-    (route) => (token !== undefined || !route.needsAdminToken) && (part === 'all' || PANEL_PATH.test(route.path)),
-  );
-  return new Dispatcher(mount, new Router(routes), part === 'all' ? undefined : PANEL_PATH);
+  const routes = part === 'all' ? ROUTES : ROUTES.filter((route) => PANEL_PATH.test(route.path));
+  const router = new Router(routes, (route) => token !== undefined || !route.needsAdminToken);
+  return new Dispatcher(mount, router, part === 'all' ? undefined : PANEL_PATH);
 }
 
 /** The panel's paths: `/admin` and below. */
@@ -164,7 +163,7 @@ class Dispatcher implements HttpHandler {
     return reply.finish();
   }
 
-  /** Routes the call and runs its route; answers what goes wrong. Resolves with the route's pattern (`null`: none). */
+  /** Routes the call and runs its route; answers what goes wrong. Resolves with the route's label (`null`: none). */
   private async dispatch(call: RouteCall): Promise<string | null> {
     const { request, reply } = call;
     const local = localPath(call.path, request.prefix) ?? call.path;
@@ -174,18 +173,18 @@ class Dispatcher implements HttpHandler {
     switch (routing.kind) {
       case 'not-found':
         failure(404, 'not_found', `There is no ${request.method} ${call.path}.`);
-        return null;
+        return this.router.match(local)?.routes.label ?? null;
       case 'not-implemented':
         reply.header('Allow', routing.allow);
         failure(501, 'not_implemented', `The method ${request.method} is not supported.`);
-        return this.router.match(local)?.routes.pattern ?? null;
+        return this.router.match(local)?.routes.label ?? null;
       case 'not-allowed': {
         const message = `${request.method} is not allowed on ${call.path}; use ${routing.allow}.`;
         // Koa's router answers OPTIONS itself (a body first, then Allow); the header order follows it.
         if (request.method === 'OPTIONS') failure(405, 'method_not_allowed', message);
         reply.header('Allow', routing.allow);
         if (request.method !== 'OPTIONS') failure(405, 'method_not_allowed', message);
-        return this.router.match(local)?.routes.pattern ?? null;
+        return this.router.match(local)?.routes.label ?? null;
       }
     }
     const { route, match } = routing;
@@ -199,7 +198,7 @@ class Dispatcher implements HttpHandler {
     } catch (error) {
       answerError(reply, call.path, error, this.mount.dossier.options.logger);
     }
-    return match.routes.pattern;
+    return match.routes.label;
   }
 
   /**

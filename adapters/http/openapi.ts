@@ -128,5 +128,5 @@ const router = new Router(ROUTES);
  * path. A bounded set: what metrics and logs label a request with, never the raw path.
  */
 export function routePatternOf(path: string): string | null {
-  return router.match(path)?.routes.pattern ?? null;
+  return router.match(path)?.routes.label ?? null;
 }

@@ -5,8 +5,13 @@ const KNOWN_METHODS = new Set(['HEAD', 'OPTIONS', 'GET', 'PUT', 'PATCH', 'POST',
 
 /** The routes of one path pattern. */
 export interface PathRoutes {
-  /** The pattern (`/api/v1/documents/:id`): the `route` label of metrics and logs. */
+  /** The pattern (`/api/v1/documents/:id`). */
   readonly pattern: string;
+  /**
+   * The `route` label of metrics and logs: the pattern of a route of the API; `null` for the panel's
+   * own pages and assets, which the OpenAPI document leaves out too.
+   */
+  readonly label: string | null;
   /** Its routes by method, upper case; HEAD is answered by GET's. */
   readonly byMethod: ReadonlyMap<string, Route>;
   /** The `Allow` header of a method it does not take: each method in the table's order, HEAD before GET. */
@@ -49,15 +54,22 @@ export class Router {
   private readonly fixed = new Map<string, PathRoutes>();
   private readonly patterns: ParamPattern[] = [];
 
-  constructor(routes: readonly Route[]) {
+  /**
+   * @param routes the route table
+   * @param served whether the mount serves a route; a pattern none of whose routes it serves is
+   *   unknown (404) but keeps its label (without an admin token, /metrics is still labelled /metrics)
+   */
+  constructor(routes: readonly Route[], served: (route: Route) => boolean = () => true) {
     const byPattern = new Map<string, Route[]>();
     for (const route of routes) byPattern.set(route.path, [...(byPattern.get(route.path) ?? []), route]);
-    for (const [pattern, group] of byPattern) {
+    for (const [pattern, all] of byPattern) {
+      const group = all.filter(served);
       const byMethod = new Map(group.map((route) => [route.method.toUpperCase(), route]));
       const allow = group
         .flatMap((route) => (route.method === 'get' ? ['HEAD', 'GET'] : [route.method.toUpperCase()]))
         .join(', ');
-      const entry: PathRoutes = { pattern, byMethod, allow };
+      const label = all.every((route) => route.hidden) ? null : pattern;
+      const entry: PathRoutes = { pattern, label, byMethod, allow };
       const names = [...pattern.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]!);
       if (names.length === 0) {
         this.fixed.set(pattern.toLowerCase(), entry);
@@ -87,7 +99,7 @@ export class Router {
   route(method: string, path: string): Routing {
     const match = this.match(path);
     if (!KNOWN_METHODS.has(method)) return { kind: 'not-implemented', allow: match?.routes.allow ?? '' };
-    if (match === undefined) return { kind: 'not-found' };
+    if (match === undefined || match.routes.byMethod.size === 0) return { kind: 'not-found' };
     const route = match.routes.byMethod.get(method === 'HEAD' ? 'GET' : method);
     if (route !== undefined) return { kind: 'route', route, match };
     return { kind: 'not-allowed', allow: match.routes.allow };

@@ -76,7 +76,9 @@ export class AdminAccess {
     const authorization = request.header('authorization');
     if (authorization) {
       const token = bearerToken(authorization);
-      if (token === null) return { ok: false, reason: 'missing' };
+      // A bare `Bearer` names no token: a wrong one where a session could have been sent instead (the
+      // admin API), none at all on /metrics, which takes the token alone (as each has always answered).
+      if (token === null || (token === '' && !session)) return { ok: false, reason: 'missing' };
       return this.isToken(token) ? { ok: true } : { ok: false, reason: 'wrong' };
     }
     const cookie = session ? sessionCookie(request) : undefined;
