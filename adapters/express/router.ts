@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Dossier } from '../../lib/index.js';
-import { createHttpHandler, nodeRequest, writeNodeResponse, type HttpOptions } from '../http/index.js';
+import { createHttpHandler, mountPrefix, nodeRequest, writeNodeResponse, type HttpOptions } from '../http/index.js';
 
 /** How Dossier is mounted in an Express app. */
 export interface ExpressOptions extends HttpOptions {
@@ -22,7 +22,7 @@ export interface ExpressOptions extends HttpOptions {
  */
 export function createDossierRouter(dossier: Dossier, options: ExpressOptions = {}): RequestHandler {
   const http = createHttpHandler(dossier, options);
-  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const prefix = mountPrefix(options.prefix);
   return (req: Request, res: Response, next: NextFunction): void => {
     const request = nodeRequest(req, res, req.originalUrl, req.baseUrl + prefix);
     if (!http.owns(request)) return next();

@@ -1,5 +1,5 @@
 import type { Dossier } from '../../lib/index.js';
-import { createHttpHandler, type HttpOptions, type HttpRequest, type HttpResponse } from '../http/index.js';
+import { createHttpHandler, mountPrefix, type HttpOptions, type HttpRequest, type HttpResponse } from '../http/index.js';
 
 /** How Dossier is mounted in a fetch runtime. */
 export interface FetchOptions extends HttpOptions {
@@ -57,7 +57,7 @@ class FetchRequest implements HttpRequest {
  */
 export function createFetchHandler(dossier: Dossier, options: FetchOptions = {}): FetchHandler {
   const http = createHttpHandler(dossier, options);
-  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const prefix = mountPrefix(options.prefix);
   return async (request, client) =>
     toResponse(await http.handle(new FetchRequest(request, prefix, client?.address)), request.method);
 }

@@ -68,6 +68,11 @@ export function createHttpHandler(dossier: Dossier, options: HttpOptions = {}, p
 /** The panel's paths: `/admin` and below. */
 const PANEL_PATH = /^\/admin(?:\/|$)/i;
 
+/** A mount's prefix as the contract compares paths with it: `''` for none or `/`, no trailing slash. */
+export function mountPrefix(prefix: string | undefined): string {
+  return (prefix ?? '').replace(/\/+$/, '');
+}
+
 /** The path of a request target, and its query; a target in absolute form (`http://host/path`) is read for its path. */
 function splitTarget(target: string): { path: string; query: string } {
   let rest = target;

@@ -5,7 +5,7 @@ export { type AccessCheck } from './admin/access.js';
 export { bearerToken } from './auth.js';
 export { answerClientErrorsWithJson, answerClientError } from './client-errors.js';
 export { answerError, answerFailure, HTTP_ERRORS, type HttpError } from './errors.js';
-export { createHttpHandler, type HttpHandler, type HttpOptions, type HttpPart } from './handler.js';
+export { createHttpHandler, mountPrefix, type HttpHandler, type HttpOptions, type HttpPart } from './handler.js';
 export { createJsonLogger, type JsonLoggerOptions } from './logging.js';
 export { createMetrics, type DossierMetrics } from './metrics.js';
 export { nodeRequest, setNodeHead, writeNodeResponse, writeNodeStream } from './node.js';

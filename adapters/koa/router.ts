@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Dossier } from '../../lib/index.js';
 import {
   createHttpHandler,
+  mountPrefix,
   nodeRequest,
   writeNodeStream,
   type HttpOptions,
@@ -49,7 +50,7 @@ export function createAdminRouter(dossier: Dossier, options: KoaOptions = {}): D
 
 function koaRouter(dossier: Dossier, options: KoaOptions, part: HttpPart): DossierRouter {
   const http = createHttpHandler(dossier, options, part);
-  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
+  const prefix = mountPrefix(options.prefix);
   const middleware: Middleware = async (ctx, next) => {
     const request = nodeRequest(ctx.req, ctx.res, ctx.originalUrl, prefix, options.trustProxy ?? ctx.app.proxy);
     if (!http.owns(request)) return next();
