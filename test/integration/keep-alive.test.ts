@@ -65,6 +65,9 @@ for (const program of SERVER_PROGRAMS) {
       expect(await connection.get('/healthz'))
         .to.match(/^HTTP\/1\.1 200 /)
         .and.match(/^keep-alive: timeout=72$/im);
+      // The examples' servers get the setting from the same serve() as dossier serve (which the header
+      // above shows): the wait past 5 s is spent once, on dossier serve.
+      if (program !== SERVER_PROGRAMS[0]) return;
       await sleep(5_500);
       expect(await connection.get('/healthz')).to.match(/^HTTP\/1\.1 200 /);
     });
