@@ -181,7 +181,10 @@ const FASTIFY_ADAPTER = {
 const FETCH_ADAPTER = { values: ['createFetchHandler'], types: ['FetchClient', 'FetchHandler', 'FetchOptions'] };
 
 // `dossier serve` as a function, for an app of one's own (examples/serve-*.ts).
-const SERVE = { values: ['serve'], types: ['ServeContext', 'ServerMaker'] };
+const SERVE = {
+  values: ['answerClientErrorsWithJson', 'applyKeepAlive', 'serve', 'serverOptionsFromEnv'],
+  types: ['ServeContext', 'ServerMaker', 'ServerOptions'],
+};
 
 for (const [name, entry, expected] of [
   ['dossier (lib/index.ts)', 'lib/index', LIBRARY],
