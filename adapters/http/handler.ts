@@ -10,7 +10,7 @@ import { openApiDocument } from './openapi.js';
 import { Reply, type HttpResponse } from './reply.js';
 import { clientFacts, preferredType, type ClientFacts, type HttpRequest } from './request.js';
 import { noteKeyId, requestContext, requestIdFrom, type RequestContext } from './request-context.js';
-import type { Call, Mount, Route } from './route.js';
+import { panelOf, type Call, type Mount, type Route } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
 
@@ -38,6 +38,9 @@ export interface HttpHandler {
   handle(request: HttpRequest): Promise<HttpResponse>;
 }
 
+/** The panel's paths: `/admin` and below. */
+const PANEL_PATH = /^\/admin(?:\/|$)/i;
+
 /** Which part of the contract a mount serves: all of it, or the administration panel and its API alone. */
 export type HttpPart = 'all' | 'panel';
 
@@ -64,9 +67,6 @@ export function createHttpHandler(dossier: Dossier, options: HttpOptions = {}, p
   const router = new Router(routes, (route) => token !== undefined || !route.needsAdminToken);
   return new Dispatcher(mount, router, part === 'all' ? undefined : PANEL_PATH);
 }
-
-/** The panel's paths: `/admin` and below. */
-const PANEL_PATH = /^\/admin(?:\/|$)/i;
 
 /** A mount's prefix as the contract compares paths with it: `''` for none or `/`, no trailing slash. */
 export function mountPrefix(prefix: string | undefined): string {
@@ -223,7 +223,7 @@ class Dispatcher implements HttpHandler {
       return true;
     }
     if (route.auth === 'admin') {
-      const check = await this.mount.access!.check(call.request, () => call.client(), route.session === true);
+      const check = await panelOf(this.mount).access.check(call.request, () => call.client(), route.session === true);
       if (check.ok) return true;
       const [status, code, message] = refusal(check.reason, route.session === true, `${call.request.prefix}/admin`);
       answerFailure(call.reply, call.path, status, code, message);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Route } from './route.js';
+import { panelOf, type Route } from './route.js';
 import { JSON_TYPE, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 import { apiError, Health, NotReady, Ready, type Readiness, ServiceIndex } from './schemas/shapes.js';
 import { dossierVersion } from '../version.js';
@@ -88,7 +88,7 @@ export const OPERATIONS_ROUTES: readonly Route[] = [
       404: apiError('Metrics are off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
     },
     async handle(call) {
-      const { registry } = call.mount.metrics!;
+      const { registry } = panelOf(call.mount).metrics;
       call.reply.header('Cache-Control', 'no-store').send(200, registry.contentType, await registry.metrics());
     },
   }),

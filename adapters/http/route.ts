@@ -116,3 +116,10 @@ export function keyOf(call: Call): ApiKey {
   if (call.key === undefined) throw new Error(`${call.request.method} ${call.path} is not a route of auth 'key'.`);
   return call.key;
 }
+
+/** What a route served only with an admin token (`needsAdminToken`) finds on its mount, which made it. */
+export function panelOf(mount: Mount): { access: AdminAccess; metrics: DossierMetrics } {
+  if (mount.access === undefined || mount.metrics === undefined)
+    throw new Error('The panel is off: the mount has no admin token.');
+  return { access: mount.access, metrics: mount.metrics };
+}

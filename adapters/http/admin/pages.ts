@@ -4,7 +4,7 @@ import { isJsonBody, readLimited } from '../body.js';
 import { setCookie } from '../cookies.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../errors.js';
 import type { Reply } from '../reply.js';
-import type { Call, Route } from '../route.js';
+import { panelOf, type Call, type Route } from '../route.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, sessionCookie } from './access.js';
 import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
 import { keyJson, listJson } from './keys.js';
@@ -147,7 +147,7 @@ export const PANEL_PAGES: readonly Route[] = [
     // A sign-in from another site's form is refused; a browser always sends Origin with a POST.
     if (call.request.header('origin') && !sameOrigin(call.request, call.client()))
       return html(call.reply, 403, signInPage(page, 'Sign in from this page itself.'));
-    const result = await call.mount.access!.signIn(call.client().ip, await readToken(call));
+    const result = await panelOf(call.mount).access.signIn(call.client().ip, await readToken(call));
     if (result.outcome === 'locked') {
       call.reply.header('Retry-After', String(result.retryAfterSeconds));
       const wait = `${result.retryAfterSeconds} second${result.retryAfterSeconds === 1 ? '' : 's'}`;
@@ -168,12 +168,12 @@ export const PANEL_PAGES: readonly Route[] = [
     // Signing out with a cookie is a write: another site may not do it for the user.
     if (!sameOrigin(call.request, call.client()))
       return html(call.reply, 403, signInPage(page, 'Sign out from this page itself.'));
-    await call.mount.access!.signOut(sessionCookie(call.request));
+    await panelOf(call.mount).access.signOut(sessionCookie(call.request));
     backToPanel(call, page, null);
   }),
   signedPage('get', '/admin/keys/:id', 'A key, its usage and its watches', async (call) => {
     const page = pageContext(call);
-    if (!(await call.mount.access!.hasSession(call.request))) return seeOther(call, page.base);
+    if (!(await panelOf(call.mount).access.hasSession(call.request))) return seeOther(call, page.base);
     try {
       const key = await call.dossier.keys.get(call.params.id ?? '');
       const [json, history, watches] = await Promise.all([
