@@ -1,14 +1,13 @@
 // Dossier's HTTP contract, framework-free: what the framework adapters (adapters/koa, express, fastify,
 // fetch) use, and what their package entries show of it. An adapter imports this file alone.
 
-export { type AccessCheck } from './admin/access.js';
 export { bearerToken } from './auth.js';
 export { answerClientErrorsWithJson, answerClientError } from './client-errors.js';
 export { answerError, answerFailure, HTTP_ERRORS, type HttpError } from './errors.js';
 export { createHttpHandler, mountPrefix, type HttpHandler, type HttpOptions, type HttpPart } from './handler.js';
 export { createJsonLogger, type JsonLoggerOptions } from './logging.js';
 export { createMetrics, type DossierMetrics } from './metrics.js';
-export { nodeRequest, setNodeHead, writeNodeResponse, writeNodeStream } from './node.js';
+export { nodeRequest, writeNodeResponse, writeNodeStream } from './node.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './openapi.js';
 export { Reply, type HttpResponse } from './reply.js';
 export type { HttpRequest } from './request.js';

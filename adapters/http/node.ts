@@ -68,15 +68,10 @@ export function nodeRequest(
   return new NodeRequest(req, res, target, prefix, trustProxy);
 }
 
-/** Sets the status and headers of `response` on Node's `res`. */
-export function setNodeHead(res: ServerResponse, response: HttpResponse): void {
-  res.statusCode = response.status;
-  for (const [name, value] of response.headers()) res.setHeader(name, value);
-}
-
 /** Writes a whole answer, or a streamed one (resolving when it is over), to Node's `res`. */
 export async function writeNodeResponse(res: ServerResponse, response: HttpResponse): Promise<void> {
-  setNodeHead(res, response);
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers()) res.setHeader(name, value);
   if (response.stream === null) res.end(response.body ?? undefined);
   else await writeNodeStream(res, response.stream);
 }

@@ -43,11 +43,6 @@ export class Reply implements HttpResponse {
     return this;
   }
 
-  /** A header's value, when set. */
-  get(name: string): string | number | undefined {
-    return this.list.get(name.toLowerCase())?.[1];
-  }
-
   /** Answers `body` as `type`. */
   send(status: number, type: string, body: string | Uint8Array): this {
     this.status = status;
