@@ -16,7 +16,7 @@ import {
 import { redact } from '../../lib/internal.js';
 import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
-import { listWatches } from './watches-command.js';
+import { listWatches, removeWatch } from './watches-command.js';
 import { keyJson, type KeyJson } from '../keys/key-json.js';
 
 /** Where the command writes. */
@@ -31,6 +31,7 @@ const USAGE = `Usage:
   dossier worker                         run the checks and deliveries of watches, without HTTP
   dossier watches list --key KEY_ID [--json]
                                          the watches a key created, newest first
+  dossier watches remove WATCH_ID        removes a watch: no check and no delivery after it
   dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N]
                       [--expires YYYY-MM-DD|ISO-8601] [--json]
   dossier keys list [--json]             every key, newest last, with its status, expiry and use today
@@ -38,7 +39,7 @@ const USAGE = `Usage:
                       [--expires YYYY-MM-DD|ISO-8601|never] [--json]
   dossier keys roll KEY_ID [--grace SECONDS] [--json]
                                          a new secret; the old one keeps working for SECONDS (default 0)
-  dossier keys revoke KEY_ID [--json]
+  dossier keys revoke KEY_ID [--json]   revokes a key and removes its watches
 Configuration comes from the DOSSIER_* environment variables (see README).
 `;
 
@@ -50,6 +51,9 @@ const KEY_COMMANDS: Record<string, string[]> = {
   roll: ['grace'],
   revoke: [],
 };
+
+/** The `watches` subcommands. */
+const WATCH_COMMANDS: Record<string, typeof listWatches> = { list: listWatches, remove: removeWatch };
 
 /**
  * Runs the `dossier` command and returns its exit code: 0 on success, 1 on failure, 2 on bad usage.
@@ -64,11 +68,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
   try {
     if (command === 'serve') return await serve(env, io);
     if (command === 'worker') return await worker(env, io);
-    if (command === 'watches' && subcommand === 'list') {
-      // A listing only reads: it runs no checks or deliveries of its own.
+    const watchCommand =
+      command === 'watches' && subcommand !== undefined && Object.hasOwn(WATCH_COMMANDS, subcommand)
+        ? WATCH_COMMANDS[subcommand]
+        : undefined;
+    if (watchCommand !== undefined) {
+      // It runs no checks or deliveries of its own.
       const dossier = createDossier({ ...optionsFromEnv(env), workers: false });
       try {
-        await listWatches(argv.slice(2), dossier, io.out);
+        await watchCommand(argv.slice(2), dossier, io.out);
         return 0;
       } finally {
         await dossier.close();

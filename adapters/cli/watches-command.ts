@@ -10,7 +10,7 @@ export async function listWatches(args: string[], dossier: Dossier, out: (text: 
   const { values } = parseArgs({ args, options: { key: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
   if (values.key === undefined) throw Object.assign(new Error('--key KEY_ID is required.'), { code: 'ERR_PARSE_ARGS_MISSING' });
   const key = await dossier.keys.get(values.key);
-  const watches = (await dossier.watches.list({ owner: key.owner })).filter((watch) => watch.keyId === key.id);
+  const watches = await dossier.watches.ofKey(key.id);
   if (values.json === true) {
     out(`${JSON.stringify(watches.map(wireWatch))}\n`);
     return;
@@ -21,4 +21,19 @@ export async function listWatches(args: string[], dossier: Dossier, out: (text: 
     out(`${watch.id} ${watch.type} ${watch.domain} every=${watch.intervalSeconds}s last_check=${checked}${error}\n`);
   }
   if (watches.length === 0) out(`No watches for ${key.id}.\n`);
+}
+
+/**
+ * `dossier watches remove WATCH_ID`: removes one watch, whatever its owner, as its owner would (no check
+ * and no delivery after it).
+ * @throws DossierError `ERR_WATCH_NOT_FOUND`; `ERR_STORE_UNAVAILABLE`
+ */
+export async function removeWatch(args: string[], dossier: Dossier, out: (text: string) => void): Promise<void> {
+  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
+  const [id, extra] = positionals;
+  if (id === undefined || extra !== undefined) {
+    throw Object.assign(new Error('Give the id of one watch to remove.'), { code: 'ERR_PARSE_ARGS_MISSING' });
+  }
+  await dossier.watches.removeAny(id);
+  out(`Removed watch ${id}.\n`);
 }

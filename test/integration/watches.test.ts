@@ -276,18 +276,19 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     expect(isDossierError(error, 'ERR_WATCH_NOT_FOUND')).to.equal(true);
   });
 
-  it("forgets a removed watch's delivery that had left its list with attempts to make, at its next attempt", async () => {
+  it('forgets every delivery of a removed watch, one that had left its list with attempts to make included, and attempts none', async () => {
     const watch = await watchWithFailedDelivery(500);
     const [pending] = await rig.store.deliveries(watch.id);
     expect(pending).to.include({ status: 'pending', attempts: 1 });
     for (let n = 1; n <= DELIVERIES_LISTED; n += 1) {
       await rig.store.insertDelivery({ ...pending!, id: `${pending!.id}_${n}`, status: 'delivered' });
     }
+    expect(await rig.store.getDelivery(pending!.id), 'out of the list, attempts to make').to.include({ status: 'pending' });
     await rig.watches.remove(watch.id);
-    expect(await rig.store.getDelivery(pending!.id), 'out of the list, so not removed with it').to.include({ status: 'pending' });
+    expect(await rig.store.getDelivery(pending!.id)).to.equal(undefined);
+    expect(await rig.store.pendingDeliveries()).to.deep.equal([]);
     await rig.advance(30_000);
     expect(receiver.received).to.have.length(1);
-    expect(await rig.store.getDelivery(pending!.id)).to.equal(undefined);
   });
 
   it('keeps owners apart and a key to its limit, giving a place back on removal', async () => {

@@ -75,7 +75,9 @@ export async function startWatchRig(
     store,
     counters: backend.counters,
     lookups: dossier.lookups,
-    jobs,
+    jobs: () => jobs,
+    keys: dossier.keys,
+    quota: dossier.metering,
     clock,
     createResolver: systemDnsResolverFactory(
       options.dnsServers.map((server) => parseHostPort(server, 53)!),
@@ -88,6 +90,7 @@ export async function startWatchRig(
     attemptDeadlineMs: options.attemptDeadlineMs,
     secureContext: createTrustContext(options.sslCaCertificates ?? []),
   });
+  jobs.attach(watches.handlers);
   if (options.runsWork !== false) await jobs.start();
   const settle = async (): Promise<void> => {
     await jobs.settled();

@@ -1,0 +1,27 @@
+import { createContainer } from '../../lib/container.js';
+import { resolveOptions } from '../../lib/options.js';
+import { TOKENS } from '../../lib/tokens.js';
+import { KeyvWatchStore } from '../../lib/watches/keyv-watch-store.js';
+
+/** The watch store of a store URL, as a process on it sees it, for a test to look into or to move time in. */
+export interface OpenedWatchStore {
+  store: KeyvWatchStore;
+  /** Makes a pending delivery due now, as if its pause had passed. */
+  fallDue(deliveryId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens the watch store of `url` beside the processes that use it. */
+export function openWatchStore(url: string): OpenedWatchStore {
+  const { container, close } = createContainer(resolveOptions({ store: url }));
+  const store = new KeyvWatchStore(container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters));
+  return {
+    store,
+    async fallDue(deliveryId) {
+      const delivery = await store.getDelivery(deliveryId);
+      if (delivery === undefined) throw new Error(`No delivery ${deliveryId}.`);
+      await store.saveDelivery({ ...delivery, nextAttemptAt: new Date().toISOString() });
+    },
+    close,
+  };
+}
