@@ -8,6 +8,8 @@ export interface OpenedWatchStore {
   store: KeyvWatchStore;
   /** Makes a pending delivery due now, as if its pause had passed. */
   fallDue(deliveryId: string): Promise<void>;
+  /** Makes a watch's next scheduled check due now, as if its interval had passed. */
+  checkDue(watchId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,6 +23,11 @@ export function openWatchStore(url: string): OpenedWatchStore {
       const delivery = await store.getDelivery(deliveryId);
       if (delivery === undefined) throw new Error(`No delivery ${deliveryId}.`);
       await store.saveDelivery({ ...delivery, nextAttemptAt: new Date().toISOString() });
+    },
+    async checkDue(watchId) {
+      const watch = await store.get(watchId);
+      if (watch === undefined) throw new Error(`No watch ${watchId}.`);
+      await store.save({ ...watch, nextCheckAt: new Date().toISOString() });
     },
     close,
   };
