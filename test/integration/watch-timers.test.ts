@@ -220,6 +220,22 @@ describe("watches on the timer engine keep the key's promises (clock moved by th
       expect((await rig.watches.deliveries(watch.id))[0]).to.include({ status: 'delivered', attempts: 1, responseStatus: 204 });
       // The first check, the one at 15 min and the one due within the hour after: one each, not one per process.
       expect(asked()).to.equal(3 * perCheck);
+
+      // Two attempts of one delivery asked at the same instant, both finding it due: one POST.
+      receiver.answer = { status: 500 };
+      change('192.0.2.3');
+      clock.advance(15 * MINUTE);
+      await Promise.all([rig.advance(0), other.advance(0)]);
+      expect(receiver.received).to.have.length(2);
+      const [refused] = await rig.watches.deliveries(watch.id);
+      clock.advance(30_000);
+      receiver.answer = { status: 204, hold: new Promise<void>((resolve) => (release = resolve)) };
+      const both = Promise.all([rig.watches.attempt(refused!.id), other.watches.attempt(refused!.id)]);
+      await receiver.waitForArrivals(3);
+      release();
+      expect((await both).filter((wait) => wait === null)).to.have.length(1);
+      expect(receiver.received).to.have.length(3);
+      expect((await rig.watches.deliveries(watch.id))[0]).to.include({ status: 'delivered', attempts: 2 });
     } finally {
       await other.close();
       rmSync(dir, { recursive: true, force: true });
