@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { createClient } from '@keyv/redis';
 import { Queue, createPostgresBackend, type Job } from 'bullmq';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
@@ -219,6 +221,36 @@ for (const engine of ENGINES) {
       const reader = await process();
       const [delivery] = await reader.watches.deliveries(id, { owner: 'acct' });
       expect(delivery).to.include({ status: 'delivered', attempts: 1 });
+    });
+
+    it('schedules, when a process starts, a watch whose creation stopped before its schedule was confirmed', async () => {
+      const opened = openWatchStore(engine.url!);
+      const id = `wat_${randomBytes(8).toString('hex')}`;
+      const now = new Date().toISOString();
+      try {
+        // As a creating process leaves it when it dies (or its engine and store fail) between the two steps.
+        await opened.store.markUnscheduled(id);
+        const watch = {
+          id,
+          type: 'dns',
+          domain: 'example.test',
+          webhookUrl: null,
+          intervalSeconds: 900,
+          createdAt: now,
+        } as const;
+        const rest = { lastCheckedAt: null, nextCheckAt: now, lastError: null, keyId: 'acct', owner: 'acct' };
+        await opened.store.insert({ ...watch, ...rest, secret: 'whsec_c2VjcmV0', memory: FRESH_MEMORY }, 100);
+        expect(await checks.queue.getJobSchedulers()).to.deep.equal([]);
+        const a = await process();
+        await until(
+          () => a.watches.get(id, { owner: 'acct' }),
+          (current) => current.lastCheckedAt !== null,
+        );
+        expect((await checks.queue.getJobSchedulers()).map((scheduler) => scheduler.key)).to.deep.equal([id]);
+        expect(await opened.store.unscheduled()).to.deep.equal([]);
+      } finally {
+        await opened.close();
+      }
     });
 
     it('removes the schedule with the watch', async () => {
