@@ -18,6 +18,12 @@ const RESYNC_EVERY_MS = 5000;
 /** How long a check or an attempt that failed for want of the store waits before it is tried again. */
 const FAILED_RETRY_MS = 30_000;
 
+/**
+ * The most checks and attempts this process runs at once: the rest wait their turn, so that thousands
+ * falling due together (a start after a long stop) do not flood the DNS servers, the peers and the store.
+ */
+const MAX_RUNNING = 16;
+
 /** One piece of work and when it is due (ms since the epoch, on the Clock). */
 interface Due {
   at: number;
@@ -122,12 +128,13 @@ export class TimerWatchJobs implements WatchJobs {
     await this.settled();
   }
 
-  /** Starts everything due by the Clock now; the runs, each of which ends on its own time. */
-  private launchDue(): Promise<void>[] {
+  /** Starts what is due by the Clock now, `limit` at the most; the runs, each of which ends on its own time. */
+  private launchDue(limit = Infinity): Promise<void>[] {
     if (!this.started || this.closed) return [];
     const now = this.clock.now();
     const runs: Promise<void>[] = [];
     for (const [key, due] of this.due) {
+      if (runs.length >= limit) break;
       if (due.at > now) continue;
       this.due.delete(key);
       runs.push(this.runKept(key, due));
@@ -165,17 +172,18 @@ export class TimerWatchJobs implements WatchJobs {
       } finally {
         this.inFlight.delete(key);
       }
-      if (next !== null && !this.closed && !this.due.has(key)) {
-        this.due.set(key, { at: this.clock.now() + next, run: due.run });
-        this.arm();
-      }
+      if (next !== null && !this.closed && !this.due.has(key)) this.due.set(key, { at: this.clock.now() + next, run: due.run });
     });
   }
 
   private track(run: () => Promise<void>): Promise<void> {
     const running = run().catch((error: unknown) => this.failed(error));
     this.running.add(running);
-    void running.finally(() => this.running.delete(running));
+    void running.finally(() => {
+      this.running.delete(running);
+      // A place is free, and what ran may be due again: the next look.
+      this.arm();
+    });
     return running;
   }
 
@@ -183,16 +191,19 @@ export class TimerWatchJobs implements WatchJobs {
     this.logger.error('watch job failed', { message: error instanceof Error ? error.message : String(error) });
   }
 
-  /** Sets the one timer for the next look, unless nothing is due or this process runs no scheduled work. */
+  /**
+   * Sets the one timer for the next look, unless nothing is due, this process runs no scheduled work, or
+   * every place is taken (the next run to end looks again).
+   */
   private arm(): void {
     clearTimeout(this.timer);
-    if (this.closed || !this.started || this.due.size === 0) return;
+    if (this.closed || !this.started || this.due.size === 0 || this.running.size >= MAX_RUNNING) return;
     let next = Infinity;
     for (const due of this.due.values()) if (due.at < next) next = due.at;
     const wait = Math.min(Math.max(0, next - this.clock.now()), LOOK_EVERY_MS);
     // Not waiting for the runs: a slow receiver or upstream holds up nothing else that falls due.
     this.timer = setTimeout(() => {
-      this.launchDue();
+      this.launchDue(MAX_RUNNING - this.running.size);
       this.arm();
     }, wait);
     // The server's socket or the worker's wait keeps the process alive, not this timer.
