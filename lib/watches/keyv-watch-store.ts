@@ -48,16 +48,17 @@ const DELIVERY_CHANGES = 'delivery-list:changes';
  */
 export class KeyvWatchStore {
   private readonly every: BucketedSet;
-  private readonly unscheduledList: LeasedSet;
-  private readonly pendingList: LeasedSet;
+  private readonly unscheduledList: BucketedSet;
+  private readonly pendingList: BucketedSet;
 
   constructor(
     private readonly kv: KvStore,
     private readonly counters: CounterStore,
   ) {
     this.every = new BucketedSet(kv, counters, 'watch-list:all');
-    this.unscheduledList = new LeasedSet(kv, counters, 'watch-list:unscheduled');
-    this.pendingList = new LeasedSet(kv, counters, 'delivery-list:pending');
+    // Every creation and every delivery passes through these two: spread, so that none waits on one lease.
+    this.unscheduledList = new BucketedSet(kv, counters, 'watch-list:unscheduled');
+    this.pendingList = new BucketedSet(kv, counters, 'delivery-list:pending');
   }
 
   /**
@@ -158,7 +159,7 @@ export class KeyvWatchStore {
   }
 
   /** The watches whose schedule was never confirmed. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  unscheduled(): Promise<readonly string[]> {
+  unscheduled(): Promise<string[]> {
     return this.unscheduledList.values();
   }
 
@@ -199,6 +200,22 @@ export class KeyvWatchStore {
     await this.kv.delete(deliveryRecord(delivery.id));
     await this.leavePending(delivery.id);
     await this.deliveryList(delivery.watchId).remove(delivery.id);
+  }
+
+  /**
+   * Forgets the deliveries of a removed watch that are over (not pending: no attempt can be under way),
+   * and its list of deliveries once no pending one is left in it.
+   * @returns the ids of its deliveries still pending, each for the caller to forget once no attempt of
+   *   it is under way ({@link forgetDelivery}).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async forgetDeliveriesOver(watchId: string): Promise<string[]> {
+    const ids = await this.deliveryIds(watchId);
+    const records = await this.kv.getMany<StoredDelivery>(ids.map(deliveryRecord));
+    const pending = ids.filter((_, n) => records[n]?.status === 'pending');
+    await Promise.all(ids.filter((id) => !pending.includes(id)).map((id) => this.kv.delete(deliveryRecord(id))));
+    await this.deliveryList(watchId).update((listed) => listed.filter((id) => pending.includes(id)));
+    return pending;
   }
 
   /** The delivery `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */

@@ -51,6 +51,8 @@ const BUSY_RETRY_MS = 10_000;
 export const PAUSED_RETRY_MS = 60_000;
 /** How long an on-demand check holds its claim at the most (pending in a queue, then running). */
 const ON_DEMAND_CLAIM_MS = 120_000;
+/** How many watches of a revoked key are removed at once. */
+const REMOVALS_AT_ONCE = 8;
 /** How long a rotated-out signing secret still signs deliveries, beside the new one: 24 hours. */
 export const SECRET_OVERLAP_MS = 86_400_000;
 
@@ -196,7 +198,10 @@ export class KeyvWatchService implements WatchService {
   /** Removes every watch the key created; how many. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async removeOfKey(keyId: string): Promise<number> {
     const watches = await this.options.store.ofKey(keyId);
-    for (const watch of watches) await this.removeWatch(watch);
+    // A few at a time: a removal may wait for an attempt under way.
+    for (let start = 0; start < watches.length; start += REMOVALS_AT_ONCE) {
+      await Promise.all(watches.slice(start, start + REMOVALS_AT_ONCE).map((watch) => this.removeWatch(watch)));
+    }
     return watches.length;
   }
 
@@ -444,14 +449,14 @@ export class KeyvWatchService implements WatchService {
 
   /**
    * Removes a watch: its schedule, then (under its lease, so that a check running now finishes first)
-   * its record, then each of its deliveries under the delivery's lease, so that an attempt being made
-   * now ends first and none begins after.
+   * its record, then its deliveries: those over at once, each pending one under its delivery's lease, so
+   * that an attempt being made now ends first and none begins after.
    */
   private async removeWatch(watch: StoredWatch): Promise<void> {
     const { store, counters } = this.options;
     await this.jobs().unschedule(watch.id);
     await withLease(counters, leaseOf(watch.id), () => store.remove(watch.id));
-    for (const id of await store.deliveryIds(watch.id)) {
+    for (const id of await store.forgetDeliveriesOver(watch.id)) {
       await withLease(counters, attemptLeaseOf(id), () => store.forgetDelivery({ id, watchId: watch.id }), {
         waitMs: ATTEMPT_LEASE_MS + 1000,
       });
