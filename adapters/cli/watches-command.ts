@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type Dossier, wireWatch } from '../../lib/index.js';
 
 /**
@@ -6,12 +5,10 @@ import { type Dossier, wireWatch } from '../../lib/index.js';
  * (id, type, domain, interval, last check, last error), or as a JSON array of CONTRACT.md §11 watches.
  * @throws DossierError `ERR_KEY_NOT_FOUND` for an unknown key; `ERR_STORE_UNAVAILABLE`
  */
-export async function listWatches(args: string[], dossier: Dossier, out: (text: string) => void): Promise<void> {
-  const { values } = parseArgs({ args, options: { key: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
-  if (values.key === undefined) throw Object.assign(new Error('--key KEY_ID is required.'), { code: 'ERR_PARSE_ARGS_MISSING' });
-  const key = await dossier.keys.get(values.key);
+export async function listWatches(keyId: string, json: boolean, dossier: Dossier, out: (text: string) => void): Promise<void> {
+  const key = await dossier.keys.get(keyId);
   const watches = await dossier.watches.ofKey(key.id);
-  if (values.json === true) {
+  if (json) {
     out(`${JSON.stringify(watches.map(wireWatch))}\n`);
     return;
   }
@@ -28,12 +25,7 @@ export async function listWatches(args: string[], dossier: Dossier, out: (text: 
  * and no delivery after it).
  * @throws DossierError `ERR_WATCH_NOT_FOUND`; `ERR_STORE_UNAVAILABLE`
  */
-export async function removeWatch(args: string[], dossier: Dossier, out: (text: string) => void): Promise<void> {
-  const { positionals } = parseArgs({ args, options: {}, allowPositionals: true, strict: true });
-  const [id, extra] = positionals;
-  if (id === undefined || extra !== undefined) {
-    throw Object.assign(new Error('Give the id of one watch to remove.'), { code: 'ERR_PARSE_ARGS_MISSING' });
-  }
+export async function removeWatch(id: string, dossier: Dossier, out: (text: string) => void): Promise<void> {
   await dossier.watches.removeAny(id);
   out(`Removed watch ${id}.\n`);
 }

@@ -6,7 +6,7 @@ import { addDocsRoutes } from './docs.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';
 import { openApiDocument } from './schemas/openapi.js';
-import { dossierVersion } from './version.js';
+import { dossierVersion } from '../version.js';
 
 /** `/readyz` answers within 1 s (CONTRACT.md §7): each probe gets this much of it. */
 export const READY_PROBE_MS = 600;

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, dossier, dossierJson, serve, stop } from '../support/cli.js';
+import { EXIT } from '../../adapters/cli/run.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
 type Json = Record<string, unknown>;
@@ -96,22 +97,23 @@ describe('the dossier command: watches, serve and worker', function () {
   it("removes a watch with `watches remove`, a revoked key's with `keys revoke`; a worker checks no watch of an expired key", async () => {
     const kept = await dossierJson(['keys', 'create', '--name', 'kept', '--owner', 'acct'], env);
     const revoked = await dossierJson(['keys', 'create', '--name', 'revoked', '--owner', 'acct'], env);
-    const expiring = await dossierJson(
-      ['keys', 'create', '--name', 'expiring', '--owner', 'acct', '--expires', new Date(Date.now() + 3000).toISOString()],
-      env,
-    );
     const served = await serve({ ...env, DOSSIER_WORKERS: 'false' });
     try {
-      const [removed, active, gone, paused] = [
+      // A key that expires in a few seconds, and its watch made at once.
+      const expiring = await dossierJson(
+        ['keys', 'create', '--name', 'expiring', '--owner', 'acct', '--expires', new Date(Date.now() + 5000).toISOString()],
+        env,
+      );
+      const paused = await createWatch(served.url, String(expiring.key));
+      const [removed, active, gone] = [
         await createWatch(served.url, String(kept.key)),
         await createWatch(served.url, String(kept.key)),
         await createWatch(served.url, String(revoked.key)),
-        await createWatch(served.url, String(expiring.key)),
       ];
       const removal = await dossier(['watches', 'remove', String(removed.id)], env);
       expect(removal).to.include({ code: 0, stdout: `Removed watch ${String(removed.id)}.\n` });
-      expect((await dossier(['watches', 'remove', String(removed.id)], env)).code).to.equal(1);
-      expect((await dossier(['watches', 'remove'], env)).code).to.equal(2);
+      expect((await dossier(['watches', 'remove', String(removed.id)], env)).code).to.equal(EXIT.notFound);
+      expect((await dossier(['watches', 'remove'], env)).code).to.equal(EXIT.usage);
       expect((await dossier(['keys', 'revoke', String(revoked.id)], env)).code).to.equal(0);
       const ids = async (key: Json): Promise<unknown[]> =>
         ((await dossierJson(['watches', 'list', '--key', String(key.id)], env)) as unknown as Json[]).map((watch) => watch.id);
@@ -144,10 +146,10 @@ describe('the dossier command: watches, serve and worker', function () {
     }
   });
 
-  it('refuses `watches list` without --key (2) or with an unknown key (1)', async () => {
-    expect((await dossier(['watches', 'list'], env)).code).to.equal(2);
+  it('refuses `watches list` without --key (usage) or with an unknown key (not found)', async () => {
+    expect((await dossier(['watches', 'list'], env)).code).to.equal(EXIT.usage);
     const unknown = await dossier(['watches', 'list', '--key', 'key_0000000000000000'], env);
-    expect(unknown.code).to.equal(1);
+    expect(unknown.code).to.equal(EXIT.notFound);
     const other = await dossierJson(['keys', 'create', '--name', 'none'], env);
     expect((await dossier(['watches', 'list', '--key', String(other.id)], env)).stdout).to.equal(
       `No watches for ${String(other.id)}.\n`,

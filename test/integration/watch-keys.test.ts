@@ -175,7 +175,7 @@ for (const engine of watchEngineCases()) {
 
     it("pauses an expired key's watches, no check and no delivery, and resumes them when its expiry moves later", async function () {
       if (store?.jobQueuePrefix === undefined) this.skip(); // the timer engines: see watches.test.ts, on a clock the test moves
-      const expiresAt = new Date(Date.now() + 3000).toISOString();
+      const expiresAt = new Date(Date.now() + 6000).toISOString();
       const mine = await adminKey({ name: 'mine', owner: 'acct', expires_at: expiresAt });
       const colleague = await adminKey({ name: 'colleague', owner: 'acct' });
       const id = await watchOf(mine.key);
