@@ -5,13 +5,17 @@ import { resolveOptions } from '../../lib/options.js';
 import type { CounterStore } from '../../lib/ports/counter-store.js';
 import type { KeyStore } from '../../lib/ports/key-store.js';
 import type { KvStore } from '../../lib/ports/kv-store.js';
-import { Metering } from '../../lib/quota/metering.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
-import { TimerWatchJobs } from '../../lib/watches/jobs/timer-jobs.js';
 import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
-import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
-import { KeyvWatchService } from '../../lib/watches/watch-service.js';
+import {
+  DELIVERIES_LISTED,
+  type KeyvWatchStore,
+  type StoredDelivery,
+  type StoredWatch,
+} from '../../lib/watches/keyv-watch-store.js';
+import type { KeyvWatchService } from '../../lib/watches/watch-service.js';
+import { watchServiceOn } from '../support/watch-service.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 import { census, ledger, type Ledger } from './census.js';
 
@@ -38,23 +42,7 @@ function openWatches(url: string): OpenedWatches {
   // The keys too write through the ledger: a memory:// key store is the same backend.
   container.register(TOKENS.storeKv, { useValue: kv });
   container.register(TOKENS.storeCounters, { useValue: counters });
-  const store = new KeyvWatchStore(kv, counters);
-  const jobs = new TimerWatchJobs(options.clock, options.logger);
-  const service = new KeyvWatchService({
-    store,
-    counters,
-    lookups: container.resolve(TOKENS.lookupService),
-    jobs: () => jobs,
-    keys: container.resolve(TOKENS.keyStore),
-    quota: container.resolve(Metering),
-    clock: options.clock,
-    createResolver: container.resolve(TOKENS.dnsResolverFactory),
-    guard: container.resolve(TOKENS.targetGuard),
-    watchesPerKey: 100,
-    telemetry: { watchCheck() {}, webhookDelivery() {} },
-    logger: options.logger,
-  });
-  jobs.attach(service.handlers);
+  const { store, service } = watchServiceOn(container, options, { kv, counters });
   const keys = new KeyStoreWithWatches(container.resolve(TOKENS.keyStore), () => service);
   return { store, service, keys, kv, counters, ledger: written, close };
 }

@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { Delivery } from '../../lib/ports/watches.js';
-import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
-import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
+import type { TestDnsServer } from '../support/dns-server.js';
+import type { TestReceiver } from '../support/webhook-receiver.js';
+import { startWatchPeers, type WatchPeers } from '../support/watch-peers.js';
 import type { WatchEngineCase } from '../support/watch-engines.js';
 import { openWatchStore } from '../support/watch-store.js';
-import { createClient } from '@keyv/redis';
-import { Queue, createPostgresBackend } from 'bullmq';
-import { bullmqPostgresConnection } from '../../lib/watches/jobs/bullmq-jobs.js';
+import { withQueue } from '../support/bullmq-queue.js';
+import { checkedWatch } from '../support/checked-watch.js';
 
 const WORKER = fileURLToPath(new URL('../support/watch-worker.js', import.meta.url));
 
@@ -29,14 +29,7 @@ async function within<T>(patienceMs: number, what: string, read: () => Promise<T
 /** Promotes the delivery's job out of BullMQ's delayed ones, when the engine is BullMQ (its pause is then over at once). */
 async function promote(url: string, prefix: string | undefined, deliveryId: string): Promise<void> {
   if (prefix === undefined) return;
-  const name = `${prefix}-webhook-deliveries`;
-  const client = url.startsWith('postgres') ? undefined : createClient({ url });
-  const queue = (
-    client === undefined
-      ? new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend)
-      : new Queue(name, { connection: client })
-  ) as Queue;
-  try {
+  await withQueue(url, `${prefix}-webhook-deliveries`, async (queue) => {
     await within(
       10_000,
       'the job delayed',
@@ -44,10 +37,7 @@ async function promote(url: string, prefix: string | undefined, deliveryId: stri
       (state) => state === 'delayed',
     );
     await (await queue.getJob(deliveryId))!.promote();
-  } finally {
-    await queue.close();
-    await client?.close().catch(() => {});
-  }
+  });
 }
 
 /**
@@ -58,6 +48,7 @@ async function promote(url: string, prefix: string | undefined, deliveryId: stri
 export function attemptsOnceSuite(engine: WatchEngineCase): void {
   describe(`each attempt made once, with several processes (${engine.name})`, function () {
     this.timeout(120_000);
+    let peers: WatchPeers;
     let dns: TestDnsServer;
     let receiver: TestReceiver;
     let store: ReturnType<WatchEngineCase['options']>;
@@ -67,18 +58,14 @@ export function attemptsOnceSuite(engine: WatchEngineCase): void {
     beforeEach(async function () {
       store = engine.options();
       if (store === undefined) this.skip();
-      dns = await startDnsServer({
-        'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] },
-        'hooks.test': { A: [{ address: '127.0.0.1', ttl: 60 }] },
-      });
-      receiver = await startReceiver();
+      peers = await startWatchPeers();
+      ({ dns, receiver } = peers);
     });
 
     afterEach(async () => {
       for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await Promise.all(dossiers.splice(0).map((dossier) => dossier.close()));
-      await receiver?.close();
-      await dns?.close();
+      await peers?.close();
       engine.cleanup();
     });
 
@@ -99,20 +86,9 @@ export function attemptsOnceSuite(engine: WatchEngineCase): void {
 
     /** A dns watch, checked once (its baseline), whose next check will announce dns.changed. */
     async function watched(dossier: Dossier): Promise<string> {
-      const { watch } = await dossier.watches.create({
-        type: 'dns',
-        domain: 'example.test',
-        webhookUrl: `http://hooks.test:${receiver.port}/in`,
-        owner: 'acct',
-      });
-      await within(
-        20_000,
-        'the first check',
-        () => dossier.watches.get(watch.id, { owner: 'acct' }),
-        (w) => w.lastCheckedAt !== null,
-      );
+      const id = await checkedWatch(dossier, peers.hookUrl);
       dns.zone['example.test']!.A = [{ address: '192.0.2.9', ttl: 60 }];
-      return watch.id;
+      return id;
     }
 
     const delivery = (dossier: Dossier, id: string): Promise<Delivery | undefined> =>

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import type { LookupKind } from '../../lib/ports/lookup-service.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
 import { watchEngineCases } from '../support/watch-engines.js';
+import { countWork, type WorkCounts } from '../support/work-counts.js';
 
 type Json = Record<string, unknown>;
 
@@ -14,25 +14,14 @@ for (const engine of watchEngineCases()) {
     this.timeout(30_000);
     let dns: TestDnsServer;
     let server: TestServer;
-    /** What the server's lookup service and watch checks did, as its telemetry reports it. */
-    let lookups: LookupKind[];
-    let checks: number;
+    let work: WorkCounts;
 
     beforeEach(async function () {
       const store = engine.options();
       if (store === undefined) this.skip();
       dns = await startDnsServer({ 'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] } });
       server = await startTestServer({ ...store, dnsServers: [dns.address], lookupTimeoutMs: 10_000 });
-      lookups = [];
-      checks = 0;
-      server.dossier.observe({
-        lookup: (kind) => lookups.push(kind),
-        upstream() {},
-        quotaRejected() {},
-        storeError() {},
-        generation() {},
-        watchCheck: () => (checks += 1),
-      });
+      work = countWork(server.dossier);
       await server.dossier.startWorkers();
     });
 
@@ -67,14 +56,14 @@ for (const engine of watchEngineCases()) {
     it('counts one lookup of the watch type, with the quota headers; a spent quota is a 429 and nothing runs', async () => {
       const key = await server.key({ owner: 'acct', dailyLimit: 2 });
       const id = await watchOf(key);
-      expect(checks).to.equal(1);
+      expect(work.checks).to.equal(1);
 
       const accepted = await check(id, key);
       expect(accepted.status).to.equal(202);
       expect(accepted.headers.get('X-RateLimit-Limit')).to.equal('2');
       expect(accepted.headers.get('X-RateLimit-Remaining')).to.equal('1');
       expect(accepted.headers.get('RateLimit')).to.match(/^"daily";r=1;t=\d+$/);
-      await until(() => checks === 2, 'the check');
+      await until(() => work.checks === 2, 'the check');
       expect((await server.get('/api/dns?domain=example.test', key)).status).to.equal(200);
 
       const refused = await check(id, key);
@@ -85,7 +74,7 @@ for (const engine of watchEngineCases()) {
       // Another key's check, asked after, runs: had the refused one run, it would have come first.
       const other = await server.key({ owner: 'acct', dailyLimit: 5 });
       expect((await check(id, other)).status).to.equal(202);
-      await until(() => checks === 3, 'the next check');
+      await until(() => work.checks === 3, 'the next check');
       expect(await usedToday(key)).to.include({ dns: 2, whois: 0, ssl: 0, total: 2 });
       expect(await usedToday(other)).to.include({ dns: 1, total: 1 });
     });
@@ -93,7 +82,7 @@ for (const engine of watchEngineCases()) {
     it('starts one check and counts one lookup for a hundred asked at once, while it is pending or running', async () => {
       const key = await server.key({ owner: 'acct', dailyLimit: 1000 });
       const id = await watchOf(key);
-      const lookupsBefore = lookups.length;
+      const lookupsBefore = work.lookups.length;
       let release!: () => void;
       dns.hold = new Promise((resolve) => (release = resolve));
       try {
@@ -104,13 +93,13 @@ for (const engine of watchEngineCases()) {
         release();
         dns.hold = undefined;
       }
-      await until(() => checks === 2, 'the check');
-      expect(lookups.slice(lookupsBefore)).to.deep.equal(['dns']);
+      await until(() => work.checks === 2, 'the check');
+      expect(work.lookups.slice(lookupsBefore)).to.deep.equal(['dns']);
       expect(await usedToday(key)).to.include({ dns: 1, total: 1 });
       // Once it has ended, the next one starts, and counts.
       await until(async () => (await check(id, key)).headers.get('X-RateLimit-Remaining') === '998', 'a check counted');
-      await until(() => checks === 3, 'the next check');
-      expect(lookups.slice(lookupsBefore)).to.deep.equal(['dns', 'dns']);
+      await until(() => work.checks === 3, 'the next check');
+      expect(work.lookups.slice(lookupsBefore)).to.deep.equal(['dns', 'dns']);
       expect(await usedToday(key)).to.include({ dns: 2, total: 2 });
     });
 

@@ -1,38 +1,21 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
-import { createClient } from '@keyv/redis';
-import { Queue, createPostgresBackend, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
 import { uniqueName } from '../contracts/backends.js';
-import { bullmqPostgresConnection } from '../../lib/watches/jobs/bullmq-jobs.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
 import { openWatchStore } from '../support/watch-store.js';
+import { openQueue, type OpenedQueue } from '../support/bullmq-queue.js';
+import { checkedWatch } from '../support/checked-watch.js';
 
 /** The shared stores of this machine, where watches are BullMQ jobs. */
 const ENGINES = [
   { name: 'redis', url: process.env.DOSSIER_TEST_REDIS },
   { name: 'postgres', url: process.env.DOSSIER_TEST_POSTGRES },
 ];
-
-/** A BullMQ queue of the engine's, opened by the test to look at its jobs. */
-function openQueue(url: string, name: string): { queue: Queue; close(): Promise<void> } {
-  if (url.startsWith('postgres')) {
-    const queue = new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend);
-    return { queue: queue as unknown as Queue, close: () => queue.close() };
-  }
-  const client = createClient({ url });
-  const queue = new Queue(name, { connection: client });
-  return {
-    queue,
-    async close() {
-      await queue.close();
-      await client.close().catch(() => {});
-    },
-  };
-}
 
 /** Polls (with short pauses) until `read` gives a value `done` accepts. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -48,8 +31,8 @@ for (const engine of ENGINES) {
     let dns: TestDnsServer;
     let receiver: TestReceiver;
     let prefix: string;
-    let deliveries: { queue: Queue; close(): Promise<void> };
-    let checks: { queue: Queue; close(): Promise<void> };
+    let deliveries: OpenedQueue;
+    let checks: OpenedQueue;
     const dossiers: Dossier[] = [];
 
     before(function () {
@@ -91,19 +74,7 @@ for (const engine of ENGINES) {
     }
 
     /** Creates a watch on `dossier` and waits for its first check (the baseline). */
-    async function watched(dossier: Dossier): Promise<string> {
-      const { watch } = await dossier.watches.create({
-        type: 'dns',
-        domain: 'example.test',
-        webhookUrl: `http://hooks.test:${receiver.port}/in`,
-        owner: 'acct',
-      });
-      await until(
-        () => dossier.watches.get(watch.id, { owner: 'acct' }),
-        (current) => current.lastCheckedAt !== null,
-      );
-      return watch.id;
-    }
+    const watched = (dossier: Dossier): Promise<string> => checkedWatch(dossier, `http://hooks.test:${receiver.port}/in`);
 
     /** Makes a delivery's next attempt due now, as if its pause had passed (BullMQ's is moved with `promote`). */
     async function fallDue(deliveryId: string): Promise<void> {

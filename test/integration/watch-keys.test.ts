@@ -1,35 +1,19 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
-import { Queue, createPostgresBackend } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { createDossier } from '../../lib/dossier.js';
-import { bullmqPostgresConnection } from '../../lib/watches/jobs/bullmq-jobs.js';
-import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import type { TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
-import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
+import type { TestReceiver } from '../support/webhook-receiver.js';
+import { startWatchPeers, type WatchPeers } from '../support/watch-peers.js';
 import { watchEngineCases } from '../support/watch-engines.js';
 import { openWatchStore, type OpenedWatchStore } from '../support/watch-store.js';
+import { withQueue } from '../support/bullmq-queue.js';
+import { countWork, type WorkCounts } from '../support/work-counts.js';
 
 type Json = Record<string, unknown>;
 
 const TOKEN = 'watch-admin-token-0123456789abcdefghij';
-
-/** A BullMQ queue of a test's engine, opened beside it to look at its jobs. */
-function openQueue(url: string, name: string): { queue: Queue; close(): Promise<void> } {
-  if (url.startsWith('postgres')) {
-    const queue = new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend) as unknown as Queue;
-    return { queue, close: () => queue.close() };
-  }
-  const client = createClient({ url });
-  const queue = new Queue(name, { connection: client });
-  return {
-    queue,
-    async close() {
-      await queue.close();
-      await client.close().catch(() => {});
-    },
-  };
-}
 
 // CONTRACT.md §11 (new): a watch lives with the key that created it. Administrators see a key's watches
 // and remove one; a revoked key's watches are gone by the time the revoke answers; an expired key's
@@ -37,37 +21,26 @@ function openQueue(url: string, name: string): { queue: Queue; close(): Promise<
 for (const engine of watchEngineCases()) {
   describe(`a key's watches, for administrators and at its revoke and expiry (${engine.name})`, function () {
     this.timeout(30_000);
+    let peers: WatchPeers;
     let dns: TestDnsServer;
     let receiver: TestReceiver;
     let server: TestServer;
     let store: ReturnType<typeof engine.options>;
-    let checks: number;
+    let work: WorkCounts;
 
     beforeEach(async function () {
       store = engine.options();
       if (store === undefined) this.skip();
-      dns = await startDnsServer({
-        'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] },
-        'hooks.test': { A: [{ address: '127.0.0.1', ttl: 60 }] },
-      });
-      receiver = await startReceiver();
+      peers = await startWatchPeers();
+      ({ dns, receiver } = peers);
       server = await startTestServer({ ...store, adminToken: TOKEN, dnsServers: [dns.address], allowPrivateTargets: true });
-      checks = 0;
-      server.dossier.observe({
-        lookup() {},
-        upstream() {},
-        quotaRejected() {},
-        storeError() {},
-        generation() {},
-        watchCheck: () => (checks += 1),
-      });
+      work = countWork(server.dossier);
       await server.dossier.startWorkers();
     });
 
     afterEach(async () => {
       await server?.close();
-      await receiver?.close();
-      await dns?.close();
+      await peers?.close();
       engine.cleanup();
     });
 
@@ -85,7 +58,7 @@ for (const engine of watchEngineCases()) {
       const created = await server.get('/api/watches', key, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type, domain: 'example.test', webhook_url: `http://hooks.test:${receiver.port}/in` }),
+        body: JSON.stringify({ type, domain: 'example.test', webhook_url: peers.hookUrl }),
       });
       expect(created.status).to.equal(201);
       const { id } = (await json(created)).data as { id: string };
@@ -120,14 +93,8 @@ for (const engine of watchEngineCases()) {
     }
 
     /** The queue of BullMQ's `<prefix>-<name>` (a BullMQ engine only). */
-    async function inQueue<T>(name: string, use: (queue: Queue) => Promise<T>): Promise<T> {
-      const opened = openQueue(store!.store!, `${store!.jobQueuePrefix}-${name}`);
-      try {
-        return await use(opened.queue);
-      } finally {
-        await opened.close();
-      }
-    }
+    const inQueue = <T>(name: string, use: (queue: Queue) => Promise<T>): Promise<T> =>
+      withQueue(store!.store!, `${store!.jobQueuePrefix}-${name}`, use);
 
     it("lists a key's watches and removes one for the administrator, and removes a revoked key's by the time the revoke answers", async () => {
       const mine = await adminKey({ name: 'mine', owner: 'acct' });
@@ -180,7 +147,7 @@ for (const engine of watchEngineCases()) {
       const colleague = await adminKey({ name: 'colleague', owner: 'acct' });
       const id = await watchOf(mine.key);
       const delivery = await refusedDelivery(id, mine.key);
-      const checked = checks;
+      const checked = work.checks;
       await until(async () => ((await json(await admin('GET', '/keys'))).data as Json[])[1]?.status === 'expired', 'the expiry');
 
       // Its retry, due now, is not made, and waits again.
@@ -200,7 +167,7 @@ for (const engine of watchEngineCases()) {
       expect(asked.status).to.equal(202);
       expect(asked.headers.get('X-RateLimit-Remaining')).to.equal('1000');
       expect(receiver.received).to.have.length(1);
-      expect(checks).to.equal(checked);
+      expect(work.checks).to.equal(checked);
       const [waiting] = (await json(await server.get(`/api/watches/${id}/deliveries`, colleague.key))).data as Json[];
       expect(waiting).to.include({ id: delivery.id, status: 'pending', attempts: 1 });
 
@@ -211,7 +178,7 @@ for (const engine of watchEngineCases()) {
       await inQueue('webhook-deliveries', async (queue) => (await queue.getJob(String(delivery.id)))!.promote());
       await receiver.waitFor(2);
       expect((await server.get(`/api/watches/${id}/check`, colleague.key, { method: 'POST' })).status).to.equal(202);
-      await until(() => checks === checked + 1, 'the check');
+      await until(() => work.checks === checked + 1, 'the check');
     });
   });
 }

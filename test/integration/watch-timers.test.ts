@@ -1,13 +1,11 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DossierError, isDossierError, DossierQuotaError } from '../../lib/errors.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
-import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
-import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
-import { startWatchRig, testClock, type WatchRig } from '../support/watch-rig.js';
+import type { TestDnsServer } from '../support/dns-server.js';
+import type { TestReceiver } from '../support/webhook-receiver.js';
+import { startWatchPeers, type WatchPeers } from '../support/watch-peers.js';
+import { sharedRigOptions, startWatchRig, testClock, type WatchRig } from '../support/watch-rig.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -27,25 +25,22 @@ function verifies(secret: string, hook: { body: string; headers: Record<string, 
 }
 
 describe("watches on the timer engine keep the key's promises (clock moved by the test)", () => {
+  let peers: WatchPeers;
   let dns: TestDnsServer;
   let receiver: TestReceiver;
   let rig: WatchRig;
 
   beforeEach(async () => {
-    dns = await startDnsServer({
-      'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] },
-      'hooks.test': { A: [{ address: '127.0.0.1', ttl: 60 }] },
-    });
-    receiver = await startReceiver();
+    peers = await startWatchPeers();
+    ({ dns, receiver } = peers);
   });
 
   afterEach(async () => {
     await rig?.close();
-    await receiver.close();
-    await dns.close();
+    await peers.close();
   });
 
-  const hookUrl = () => `http://hooks.test:${receiver.port}/in`;
+  const hookUrl = (): string => peers.hookUrl;
 
   /** A key of the rig's Dossier (its clock is the rig's), and a watch it created, checked once (the baseline). */
   async function keyWithWatch(key: { dailyLimit?: number; expiresAt?: string } = {}) {
@@ -181,14 +176,7 @@ describe("watches on the timer engine keep the key's promises (clock moved by th
   });
 
   it('makes each check and each attempt once with two processes on one SQLite file, while a receiver hangs', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dossier-watch-once-'));
-    const clock = testClock();
-    const shared = {
-      dnsServers: [dns.address],
-      allowPrivateTargets: true,
-      watchStore: `sqlite://${join(dir, 'store.sqlite')}`,
-      clock,
-    };
+    const { options: shared, clock, cleanup } = sharedRigOptions([dns.address]);
     rig = await startWatchRig(shared);
     const other = await startWatchRig(shared);
     try {
@@ -238,7 +226,7 @@ describe("watches on the timer engine keep the key's promises (clock moved by th
       expect((await rig.watches.deliveries(watch.id))[0]).to.include({ status: 'delivered', attempts: 2 });
     } finally {
       await other.close();
-      rmSync(dir, { recursive: true, force: true });
+      cleanup();
     }
   });
 });

@@ -6,11 +6,8 @@ import { DossierError, isDossierError } from '../../lib/errors.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
-import { startWatchRig, testClock, type WatchRig } from '../support/watch-rig.js';
+import { sharedRigOptions, startWatchRig, type WatchRig } from '../support/watch-rig.js';
 import { DELIVERIES_LISTED } from '../../lib/watches/keyv-watch-store.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const MINUTE = 60_000;
 
@@ -322,14 +319,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
   });
 
   it('on one SQLite file, the process that runs the work takes up what another one added', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dossier-watch-rig-'));
-    const clock = testClock();
-    const shared = {
-      dnsServers: [dns.address],
-      allowPrivateTargets: true,
-      watchStore: `sqlite://${join(dir, 'store.sqlite')}`,
-      clock,
-    };
+    const { options: shared, clock, cleanup } = sharedRigOptions([dns.address]);
     // A server with DOSSIER_WORKERS=false, and a worker beside it.
     const server = await startWatchRig({ ...shared, runsWork: false });
     rig = await startWatchRig(shared);
@@ -358,7 +348,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     } finally {
       await server.close();
       await rig.close();
-      rmSync(dir, { recursive: true, force: true });
+      cleanup();
     }
   });
 });

@@ -4,12 +4,10 @@ import { createContainer } from '../../../lib/container.js';
 import { resolveOptions } from '../../../lib/options.js';
 import type { CounterStore } from '../../../lib/ports/counter-store.js';
 import type { KvStore } from '../../../lib/ports/kv-store.js';
-import { Metering } from '../../../lib/quota/metering.js';
 import { TOKENS } from '../../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../../lib/watches/detect/detection.js';
-import { TimerWatchJobs } from '../../../lib/watches/jobs/timer-jobs.js';
-import { KeyvWatchStore, type StoredWatch } from '../../../lib/watches/keyv-watch-store.js';
-import { KeyvWatchService } from '../../../lib/watches/watch-service.js';
+import type { StoredWatch } from '../../../lib/watches/keyv-watch-store.js';
+import { watchServiceOn } from '../../support/watch-service.js';
 
 /** A port whose every call is noted in `calls` as `<port>.<method>`. */
 function noted<T extends object>(port: T, name: string, calls: string[]): T {
@@ -55,22 +53,7 @@ describe('what the store is asked for the outstanding work of watches', () => {
         const calls: string[] = [];
         const kv = noted<KvStore>(container.resolve(TOKENS.storeKv), 'kv', calls);
         const counters = noted<CounterStore>(container.resolve(TOKENS.storeCounters), 'counters', calls);
-        const store = new KeyvWatchStore(kv, counters);
-        const jobs = new TimerWatchJobs(options.clock, options.logger);
-        const service = new KeyvWatchService({
-          store,
-          counters,
-          lookups: container.resolve(TOKENS.lookupService),
-          jobs: () => jobs,
-          keys: container.resolve(TOKENS.keyStore),
-          quota: container.resolve(Metering),
-          clock: options.clock,
-          createResolver: container.resolve(TOKENS.dnsResolverFactory),
-          guard: container.resolve(TOKENS.targetGuard),
-          watchesPerKey: 100,
-          telemetry: { watchCheck() {}, webhookDelivery() {} },
-          logger: options.logger,
-        });
+        const { store, service } = watchServiceOn(container, options, { kv, counters });
         for (let n = 0; n < count; n += 1) await store.insert(aWatch(n), 100);
         const first = await service.handlers.outstanding();
         expect(first.watches).to.have.length(count);
