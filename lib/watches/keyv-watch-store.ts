@@ -35,6 +35,8 @@ export interface WatchStoreChanges {
 }
 
 const WATCH_CHANGES = 'watch-list:changes';
+/** Set once the lists of an older Dossier are adopted: later starts read this, not the old counters. */
+const OLD_LISTS_ADOPTED = 'watch-list:old-lists-adopted';
 const DELIVERY_CHANGES = 'delivery-list:changes';
 
 /**
@@ -68,10 +70,24 @@ export class KeyvWatchStore {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async insert(watch: StoredWatch, limit: number): Promise<boolean> {
+    return this.place(watch, limit, () => this.save(watch));
+  }
+
+  /**
+   * Lists a watch whose record is stored already, whatever its key holds (one adopted from the lists of
+   * an older Dossier: {@link adoptOldLists}).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  private async list(watch: StoredWatch): Promise<void> {
+    await this.place(watch, Infinity, async () => {});
+  }
+
+  /** Places a watch in its key's list, below `limit`, `store` it meanwhile, and lists it. */
+  private async place(watch: StoredWatch, limit: number, store: () => Promise<void>): Promise<boolean> {
     let placed = false;
     await this.keyList(watch.keyId).update(async (members) => {
-      if (members.length >= limit) return undefined;
-      await this.save(watch);
+      if (members.includes(watch.id) || members.length >= limit) return undefined;
+      await store();
       if (members.length === 0) await this.ownerKeys(watch.owner).add(watch.keyId);
       placed = true;
       return [...members, watch.id];
@@ -80,6 +96,67 @@ export class KeyvWatchStore {
     await this.every.add(watch.id);
     await this.counters.increment(WATCH_CHANGES);
     return true;
+  }
+
+  /**
+   * Lists deliveries whose records are stored already under their watch, after those it lists (oldest
+   * first), and the pending ones among the pending: ones adopted from the lists of an older Dossier.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  private async listDeliveries(watchId: string, deliveries: StoredDelivery[]): Promise<void> {
+    for (const delivery of deliveries) if (delivery.status === 'pending') await this.pendingList.add(delivery.id);
+    await this.counters.increment(DELIVERY_CHANGES);
+    await this.deliveryList(watchId).update((ids) => [
+      ...ids,
+      ...deliveries.map(({ id }) => id).filter((id) => !ids.includes(id)),
+    ]);
+  }
+
+  /**
+   * Adopts the lists of watches as Dossier kept them before each became one value of the store:
+   * append-only indexes, a value per slot (`watches:all:<n>`, `watches:owner:<owner>:<n>`,
+   * `deliveries:<watch>:<n>`) and a `:length` counter each. The watches and deliveries they list that
+   * still exist are listed anew, and the slots deleted (their counters stay: the store cannot delete a
+   * counter). Done once, at the first start of a worker on such a store; one cut off is taken up again
+   * at the next.
+   * @returns how many watches were adopted
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async adoptOldLists(): Promise<number> {
+    const length = await this.counters.get('watches:all:length');
+    if (length === 0 || (await this.kv.get(OLD_LISTS_ADOPTED)) !== undefined) return 0;
+    const watches = await this.records(await this.oldSlots('watches:all', length));
+    for (const watch of watches) {
+      await this.list(watch);
+      const index = `deliveries:${watch.id}`;
+      const deliveries = await this.deliveryRecords(await this.oldSlots(index, await this.counters.get(`${index}:length`)));
+      await this.listDeliveries(
+        watch.id,
+        deliveries.map(({ slot: _slot, ...delivery }: StoredDelivery & { slot?: number }) => delivery),
+      );
+      await this.forgetOldSlots(index);
+    }
+    for (const owner of new Set(watches.map((watch) => watch.owner))) await this.forgetOldSlots(`watches:owner:${owner}`);
+    await this.forgetOldSlots('watches:all');
+    await this.kv.set(OLD_LISTS_ADOPTED, true);
+    return watches.length;
+  }
+
+  /** The values of the slots 1 to `length` of an old index, those still there, in order. */
+  private async oldSlots(index: string, length: number): Promise<string[]> {
+    const values: (string | undefined)[] = [];
+    for (let start = 1; start <= length; start += 500) {
+      values.push(...(await this.kv.getMany<string>(slotNames(index, start, Math.min(length, start + 499)))));
+    }
+    return values.filter((value): value is string => value !== undefined);
+  }
+
+  /** Deletes the slots of an old index. */
+  private async forgetOldSlots(index: string): Promise<void> {
+    const length = await this.counters.get(`${index}:length`);
+    for (let start = 1; start <= length; start += 500) {
+      await Promise.all(slotNames(index, start, Math.min(length, start + 499)).map((name) => this.kv.delete(name)));
+    }
   }
 
   /** Writes a watch's record anew. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -279,6 +356,11 @@ export class KeyvWatchStore {
 /** Newest first; of two made at the same instant, the one listed later. */
 function newestFirst(watches: StoredWatch[]): StoredWatch[] {
   return watches.reverse().sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
+}
+
+/** The names of the slots `first` to `last` of an old index. */
+function slotNames(index: string, first: number, last: number): string[] {
+  return Array.from({ length: last - first + 1 }, (_, n) => `${index}:${first + n}`);
 }
 
 function watchRecord(id: string): string {

@@ -464,12 +464,14 @@ export class KeyvWatchService implements WatchService {
   }
 
   /**
-   * Schedules the watches whose schedule was never confirmed (and forgets the note of those gone), and
-   * hands every pending delivery to the engine again: one it has already stays as it is, one whose job
-   * was lost (given up while the store was down) is attempted again.
+   * Lists anew what an older Dossier listed its own way (once); schedules the watches whose schedule
+   * was never confirmed (and forgets the note of those gone); and hands every pending delivery to the
+   * engine again: one it has already stays as it is, one whose job was lost (given up while the store
+   * was down) is attempted again.
    */
   private async adopt(): Promise<void> {
     const { store } = this.options;
+    await store.adoptOldLists();
     for (const id of await store.unscheduled()) {
       const watch = await store.get(id);
       if (watch !== undefined) await this.jobs().schedule(id, watch.intervalSeconds * 1000);

@@ -5,6 +5,7 @@ import { resolveOptions } from '../../lib/options.js';
 import type { CounterStore } from '../../lib/ports/counter-store.js';
 import type { KeyStore } from '../../lib/ports/key-store.js';
 import type { KvStore } from '../../lib/ports/kv-store.js';
+import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
@@ -232,6 +233,38 @@ export function watchStoreContract(backend: BackendCase): void {
       await opened.keys.revoke(key.id);
       expect(await opened.service.list({ owner })).to.deep.equal([]);
       expect(await census(url, opened.ledger), 'after a revoke').to.equal(withKey);
+    });
+
+    it('adopts, once, the lists of an older Dossier: its watches and deliveries listed anew, its slots deleted', async () => {
+      const owner = uniqueName('acct');
+      const [watch, gone] = [aWatch(owner, undefined, 1), aWatch(owner, undefined, 2)];
+      const index = (name: string): AppendOnlyIndex => new AppendOnlyIndex(opened.kv, opened.counters, name);
+      // As the watch store wrote them before: a record per watch and delivery, a slot per entry of a list.
+      for (const listed of [watch, gone]) {
+        await index('watches:all').append(listed.id);
+        await index(`watches:owner:${owner}`).append(listed.id);
+      }
+      await opened.kv.set(`watch:${watch.id}`, watch);
+      const deliveries = [1, 2, 3].map((n) => ({ ...aDelivery(watch.id, n), slot: n }));
+      for (const delivery of deliveries) {
+        await opened.kv.set(`delivery:${delivery.id}`, delivery.slot === 3 ? delivery : { ...delivery, status: 'delivered' });
+        await index(`deliveries:${watch.id}`).append(delivery.id);
+      }
+
+      expect(await opened.store.adoptOldLists()).to.equal(1);
+      expect((await opened.store.ofOwner(owner)).map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect((await opened.store.ofKey(watch.keyId)).map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect(await opened.store.allIds())
+        .to.include(watch.id)
+        .and.not.include(gone.id);
+      expect((await opened.store.deliveries(watch.id)).map(({ id }) => id)).to.deep.equal(
+        deliveries.map(({ id }) => id).reverse(),
+      );
+      expect((await opened.store.pendingDeliveries()).map(({ id }) => id)).to.include(deliveries[2]!.id);
+      for (const slot of ['watches:all:1', `watches:owner:${owner}:2`, `deliveries:${watch.id}:3`]) {
+        expect(await opened.kv.get(slot), slot).to.equal(undefined);
+      }
+      expect(await opened.store.adoptOldLists()).to.equal(0);
     });
 
     if (backend.shared) {
