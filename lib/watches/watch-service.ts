@@ -285,8 +285,8 @@ export class KeyvWatchService implements WatchService {
 
   /**
    * One check, under the watch's lease so that two never judge the same memory. A scheduled check of a
-   * watch that is not due (checked by another process less than half an interval ago) or paused (its key
-   * expired) is not made; a watch whose key was revoked is removed. Its deliveries are stored and handed
+   * watch that is not due (another process has just checked it) or paused (its key expired) is not made;
+   * a watch whose key was revoked is removed. Its deliveries are stored and handed
    * to the engine before the watch's new memory is saved, and their ids come from the memory they were
    * judged against: a check cut off by a process that died is run again by the engine, finds the same
    * events under the same ids, and so neither loses nor repeats one. An on-demand check (`claim`) keeps
@@ -295,8 +295,10 @@ export class KeyvWatchService implements WatchService {
   async runCheck(watchId: string, claim?: string): Promise<number | null> {
     const { store, counters, clock } = this.options;
     try {
-      if (claim !== undefined) await counters.acquireLease(claimOf(watchId), claim, ON_DEMAND_CLAIM_MS);
-      if (claim === undefined) {
+      if (claim !== undefined) {
+        // Held again from now: the claim's time counts from when the check begins, not from when it was asked.
+        await counters.acquireLease(claimOf(watchId), claim, ON_DEMAND_CLAIM_MS);
+      } else {
         // Read without the lease first: a watch another process checked costs one read.
         const seen = await store.get(watchId);
         if (seen === undefined) return null;
