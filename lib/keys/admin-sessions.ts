@@ -1,3 +1,4 @@
+import { isDossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from '../ports/kv-store.js';
@@ -49,6 +50,21 @@ export class AdminSessions {
   async signOut(id: string, expiresAt: number): Promise<void> {
     const ttl = expiresAt - this.clock.now();
     if (ttl > 0) await this.kv.set(signedOutRecord(id), true, ttl);
+  }
+
+  /**
+   * A bearer token sent to the admin API or to `/metrics` from `address`: judged and counted as a
+   * sign-in is ({@link attempt}). While the store is down nothing can be counted or read, and the token
+   * is judged alone, so that `/metrics` still shows the outage (the admin API's own calls then answer
+   * 503 anyway); a sign-in, which only opens a session, is refused then instead.
+   */
+  async bearer(address: string, isRight: () => boolean): Promise<SignInVerdict> {
+    try {
+      return await this.attempt(address, isRight);
+    } catch (error) {
+      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
+      return isRight() ? { outcome: 'right' } : { outcome: 'wrong', nowLocked: false };
+    }
   }
 
   /**

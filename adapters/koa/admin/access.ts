@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { type AdminSessions, type Clock, isDossierError } from '../../../lib/index.js';
+import type { AdminSessions, Clock } from '../../../lib/index.js';
 
 /** The session cookie of the panel. */
 export const SESSION_COOKIE = 'dossier_admin';
@@ -67,21 +67,16 @@ export class AdminAccess {
   }
 
   /**
-   * Checks the request's bearer token (the admin API, `/metrics`): a wrong one counts toward the lock-out
-   * of the request's address as a wrong sign-in does, and a locked-out address is refused, whatever the
-   * token. While the store is down nothing can be counted: the token is then compared alone, so that
-   * `/metrics` still shows the outage (the admin API's own calls answer 503 then anyway).
+   * Checks the request's bearer token (the admin API, `/metrics`) as {@link AdminSessions.bearer} judges
+   * it: a wrong one counts toward the lock-out of the request's address, and a locked-out address is
+   * refused, whatever the token.
    */
   async checkBearer(ctx: Context): Promise<AccessCheck> {
     const authorization = ctx.get('Authorization');
     // No header, or another scheme (Basic, Token, …), is no bearer token at all: missing, as interface A answers it.
     if (!/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
     const candidate = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-    const isRight = (): boolean => candidate !== undefined && this.isToken(candidate);
-    const verdict = await this.sessions.attempt(ctx.ip, isRight).catch((error: unknown) => {
-      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
-      return isRight() ? ({ outcome: 'right' } as const) : ({ outcome: 'wrong', nowLocked: false } as const);
-    });
+    const verdict = await this.sessions.bearer(ctx.ip, () => candidate !== undefined && this.isToken(candidate));
     if (verdict.outcome === 'locked') return this.locked(verdict.lockedUntil);
     return verdict.outcome === 'right' ? { ok: true } : { ok: false, reason: 'wrong' };
   }
