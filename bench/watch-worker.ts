@@ -6,7 +6,8 @@ import { TOKENS } from '../lib/tokens.js';
 
 // The process the watches bench measures (bench/watches.ts): a worker, as `dossier worker` runs one, on
 // DOSSIER_STORE, whose calls to the store are counted at Dossier's ports. Asked by message ('report',
-// 'reset'), it answers its counts, its checks and its RSS; SIGTERM closes it.
+// 'reset', 'gc' with --expose-gc), it answers its counts, its checks, its RSS and its heap; SIGTERM
+// closes it.
 
 /** The methods of the ports that read, and those that write. */
 const READS = new Set(['get', 'getEntry', 'getMany']);
@@ -49,7 +50,9 @@ await container.resolve(TOKENS.watchJobs).start();
 
 process.on('message', (message) => {
   if (message === 'reset') Object.assign(counts, { reads: 0, writes: 0 });
-  process.send!({ ...counts, rssMiB: process.memoryUsage().rss / 2 ** 20 });
+  if (message === 'gc') globalThis.gc?.();
+  const { rss, heapUsed } = process.memoryUsage();
+  process.send!({ ...counts, rssMiB: rss / 2 ** 20, heapMiB: heapUsed / 2 ** 20 });
 });
 process.once('SIGTERM', () => {
   void close().finally(() => process.exit(0));

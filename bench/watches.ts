@@ -13,8 +13,8 @@ import { startRedis } from './processes.js';
 // The watches line of `npm run bench` (also `node dist/bench/watches.js` alone): 100, 1,000 and 10,000
 // hourly watches on SQLite (the timer engine) and on Redis (BullMQ). Once their first checks are made,
 // one worker process (bench/watch-worker.ts) is measured for a minute while nothing is due: its calls to
-// the store, Redis's commands (BullMQ's included), its RSS. Then 60 watches checked every minute are
-// added, and the next check of each is timed against when it was due.
+// the store, Redis's commands (BullMQ's included), its RSS and the heap it keeps after a full GC. Then 60
+// watches checked every minute are added, and the next check of each is timed against when it was due.
 
 const WORKER = fileURLToPath(new URL('./watch-worker.js', import.meta.url));
 
@@ -38,6 +38,8 @@ interface WatchBenchLine {
   /** Every command Redis ran in the minute, whoever asked (the worker is the only client then). */
   redisCommandsPerMinute: number | null;
   rssMiB: number;
+  /** The heap in use after a full garbage collection: what the worker keeps, not what its first checks left. */
+  heapMiB: number;
   /** The median and the most a check ran after it was due, in seconds. */
   lateP50: number;
   lateMax: number;
@@ -49,6 +51,7 @@ interface WorkerReport {
   writes: number;
   checks: number;
   rssMiB: number;
+  heapMiB: number;
 }
 
 /** Measures every count on every store, one worker process at a time; the report as a Markdown table. */
@@ -62,12 +65,12 @@ export async function watchesBench(stores: WatchBenchStore[], dnsAddress: string
   }
   const row = (line: WatchBenchLine): string =>
     `| ${line.store} | ${line.watches.toLocaleString('en')} | ${line.firstChecksSeconds.toFixed(0)} s | ${line.readsPerMinute} | ` +
-    `${line.writesPerMinute} | ${line.redisCommandsPerMinute ?? '–'} | ${line.rssMiB.toFixed(1)} | ` +
+    `${line.writesPerMinute} | ${line.redisCommandsPerMinute ?? '–'} | ${line.rssMiB.toFixed(1)} | ${line.heapMiB.toFixed(1)} | ` +
     `${line.lateP50.toFixed(2)} s / ${line.lateMax.toFixed(2)} s |`;
   return [
     'Watches: one worker process, hourly watches, a minute while nothing is due (store calls at its ports; Redis commands, BullMQ included); then 60 watches checked every minute, each next check timed against when it was due:\n',
-    '| store | watches | first checks of all | store reads / min | store writes / min | Redis commands / min | RSS (MiB) | late (median / most) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | watches | first checks of all | store reads / min | store writes / min | Redis commands / min | RSS (MiB) | heap after GC (MiB) | late (median / most) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...lines.map(row),
   ].join('\n');
 }
@@ -96,6 +99,7 @@ async function measure(label: string, url: string, count: number, dnsAddress: st
       await sleep(60_000);
       const idle = await ask(worker);
       const commandsAfter = await redisCommands(url);
+      const collected = await ask(worker, 'gc');
       const late = await lateness(maker);
       return {
         store: label,
@@ -106,6 +110,7 @@ async function measure(label: string, url: string, count: number, dnsAddress: st
         redisCommandsPerMinute:
           commandsBefore === null || commandsAfter === null ? null : commandsAfter - commandsBefore - (commandsBefore - asking),
         rssMiB: idle.rssMiB,
+        heapMiB: collected.heapMiB,
         ...late,
       };
     } finally {
@@ -169,13 +174,14 @@ async function startWorker(url: string, dnsAddress: string): Promise<ChildProces
   const worker = fork(WORKER, [], {
     env: { ...process.env, DOSSIER_STORE: url, DOSSIER_DNS_SERVERS: dnsAddress, DOSSIER_LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: ['--expose-gc'],
   });
   const [said] = (await once(worker, 'message')) as [unknown];
   if (said !== 'ready') throw new Error(`The watch worker said ${JSON.stringify(said)}.`);
   return worker;
 }
 
-/** What the worker says when asked `message` ('report', or 'reset' then report). */
+/** What the worker says when asked `message` ('report', or 'reset' or 'gc' then report). */
 async function ask(worker: ChildProcess, message = 'report'): Promise<WorkerReport> {
   const answered = once(worker, 'message') as Promise<[WorkerReport]>;
   worker.send(message);
