@@ -184,7 +184,7 @@ for (const engine of watchEngineCases()) {
 }
 
 describe("a key's watches, revoked from the library", () => {
-  it('removes them with the key: dossier.keys.revoke, the call the admin API and the CLI make', async () => {
+  it('keeps them when the key is rolled, and removes them with it at dossier.keys.revoke, the call the admin API and the CLI make', async () => {
     const dossier = createDossier({ store: 'memory://', cache: 'memory://', workers: false });
     try {
       const { key } = await dossier.keys.create({ name: 'watcher', owner: 'acct' });
@@ -198,6 +198,9 @@ describe("a key's watches, revoked from the library", () => {
         keyId: other.id,
         owner: 'acct',
       });
+      expect(await dossier.watches.ofKey(key.id)).to.have.length(2);
+      // Rolling the key changes nothing of its watches.
+      await dossier.keys.roll(key.id);
       expect(await dossier.watches.ofKey(key.id)).to.have.length(2);
       expect((await dossier.keys.revoke(key.id)).revokedAt).to.not.equal(null);
       expect(await dossier.watches.ofKey(key.id)).to.deep.equal([]);
