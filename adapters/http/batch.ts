@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { BatchItemOutcome } from '../../lib/index.js';
 import { readText } from './body.js';
 import { HTTP_ERRORS, logUnexpected } from './errors.js';
-import { MAYBE_QUOTA, QUOTA, setQuotaHeaders, settleMetered, storeDown } from './lookups.js';
+import { setQuotaHeaders, settleMetered, storeDown } from './lookups.js';
 import type { Route } from './route.js';
-import { defineLookupRoute } from './schemas/define.js';
+import { defineLookupRoute, MAYBE_QUOTA, QUOTA } from './schemas/define.js';
 import { apiError, BatchItem, BatchRequest, unauthenticated } from './schemas/shapes.js';
 
 /** The media type of a streamed batch: one JSON item a line. */

@@ -225,7 +225,8 @@ class Dispatcher implements HttpHandler {
     if (route.auth === 'admin') {
       const check = await panelOf(this.mount).access.check(call.request, () => call.client(), route.session === true);
       if (check.ok) return true;
-      const [status, code, message] = refusal(check.reason, route.session === true, `${call.request.prefix}/admin`);
+      const [status, code, message] = refusal(check.reason, `${call.request.prefix}/admin`);
+      if (check.reason === 'locked') call.reply.header('Retry-After', String(check.retryAfterSeconds));
       answerFailure(call.reply, call.path, status, code, message);
       return false;
     }

@@ -3,7 +3,7 @@ import { LOOKUP_KINDS, type LookupKind, type Metered, type QuotaState } from '..
 import type { Reply } from './reply.js';
 import { noteKeyId } from './request-context.js';
 import type { Call, Route } from './route.js';
-import { defineLookupRoute, JSON_TYPE, type HeaderName, type ResponseSpec } from './schemas/define.js';
+import { defineLookupRoute, JSON_TYPE, MAYBE_QUOTA, QUOTA, type HeaderName, type ResponseSpec } from './schemas/define.js';
 import {
   apiError,
   DnsData,
@@ -18,20 +18,6 @@ import {
 
 // Interface A's lookups (CONTRACT.md §2, §6): `GET /api/dns|whois|ip|ssl` and `GET /api/usage`. The
 // quota rules live in the core (`dossier.metering`); these handlers only map its outcome to HTTP.
-
-/** The quota headers of an answer made after the key was checked. */
-export const QUOTA: Partial<Record<HeaderName, boolean>> = {
-  'X-RateLimit-Limit': true,
-  'X-RateLimit-Remaining': true,
-  'X-RateLimit-Reset': true,
-  RateLimit: true,
-  'RateLimit-Policy': true,
-};
-
-/** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
-export const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(
-  Object.keys(QUOTA).map((name) => [name, false]),
-);
 
 /** The 503 of a store that holds keys or quotas and is down. */
 export const storeDown = (headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec =>

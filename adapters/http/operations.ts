@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { LOCKED_OUT } from './admin/api.js';
+import { storeDown } from './lookups.js';
 import { panelOf, type Route } from './route.js';
 import { JSON_TYPE, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 import { apiError, Health, NotReady, Ready, type Readiness, ServiceIndex } from './schemas/shapes.js';
@@ -86,6 +88,8 @@ export const OPERATIONS_ROUTES: readonly Route[] = [
       },
       401: apiError('No admin token, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
       404: apiError('Metrics are off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
+      429: LOCKED_OUT,
+      503: storeDown(),
     },
     async handle(call) {
       const { registry } = panelOf(call.mount).metrics;

@@ -2,13 +2,15 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { WatchCreate } from '../../lib/index.js';
 import { jsonObject, readText } from './body.js';
 import { keyOf, type Call, type Route } from './route.js';
-import { type ResponseSpec, type RouteSpec, defineLookupRoute } from './schemas/define.js';
+import { settleMetered } from './lookups.js';
+import { type ResponseSpec, type RouteSpec, defineLookupRoute, MAYBE_QUOTA, QUOTA } from './schemas/define.js';
 import { apiError, ApiErrorWith, ApiValidationError, Exact, INTERNAL, unauthenticated } from './schemas/shapes.js';
 import { CreatedWatch, DeliveryData, WatchData, wireDelivery, wireWatch } from './watch-shapes.js';
 
 // Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
-// watches, and reads their deliveries. Nothing here counts against the daily quota; the rules (fields,
-// limit per key, owner isolation) live in `dossier.watches`.
+// watches, rotates their secrets, and reads their deliveries. Only an on-demand check counts against
+// the daily quota, and answers with the quota headers; the rules (fields, limit per key, owner
+// isolation, what a check costs) live in `dossier.watches` and `dossier.metering`.
 
 const success = (data: TSchema, title: string) => Exact({ status: Type.Literal('success'), data }, { title });
 
@@ -34,7 +36,7 @@ const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>, handle: Rou
   handle,
 });
 
-/** The routes of watches (CONTRACT.md §11); none counts against the daily quota. */
+/** The routes of watches (CONTRACT.md §11); only an on-demand check counts against the daily quota. */
 export const WATCH_ROUTES: readonly Route[] = [
   watchRoute(
     {
@@ -111,21 +113,55 @@ export const WATCH_ROUTES: readonly Route[] = [
       call.reply.empty(204);
     },
   ),
-  watchRoute(
-    {
+  {
+    ...defineLookupRoute({
       method: 'post',
       path: '/api/watches/:id/check',
       operationId: 'checkWatch',
       summary: 'Run a check now, beside the schedule',
+      description:
+        "Counts as one lookup of the watch's type against the key's daily quota. While an on-demand check of the watch " +
+        'is pending or running, another one answers 202 and starts nothing, and counts nothing.',
       params: ID,
       responses: {
-        202: { description: 'The check is on its way.', body: success(WatchData, 'WatchCheckAccepted') },
+        202: {
+          description: 'The check is on its way (or one already was).',
+          body: success(WatchData, 'WatchCheckAccepted'),
+          headers: QUOTA,
+        },
+        401: unauthenticated,
+        403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope'], MAYBE_QUOTA),
+        404: apiError("No such watch among the owner's.", ['not_found'], MAYBE_QUOTA),
+        429: apiError('The key has used its daily quota: nothing runs.', ['quota_exceeded'], { ...QUOTA, 'Retry-After': true }),
+        500: INTERNAL,
+        503: apiError('The store is down.', ['service_unavailable'], { 'Retry-After': true, ...MAYBE_QUOTA }),
+      },
+    }),
+    // Counted against the daily quota, as a lookup of the watch's type: the key is metering's to check.
+    metered: true,
+    async handle(call) {
+      const watch = settleMetered(call, await call.dossier.metering.checkWatch(call.secret, idOf(call)));
+      call.reply.json({ status: 'success', data: wireWatch(watch) }, 202);
+    },
+  },
+  watchRoute(
+    {
+      method: 'post',
+      path: '/api/watches/:id/secret',
+      operationId: 'rotateWatchSecret',
+      summary: 'Give the watch a new signing secret',
+      description:
+        'The new secret is shown this once. For the next 24 hours each delivery carries both signatures ' +
+        '(`webhook-signature: v1,<new> v1,<old>`), then only the new one.',
+      params: ID,
+      responses: {
+        200: { description: 'The watch and its new signing secret.', body: success(CreatedWatch, 'WatchSecretRotated') },
         404: NOT_FOUND,
       },
     },
     async (call) => {
-      const watch = await call.dossier.watches.check(idOf(call), ownerOf(call));
-      call.reply.json({ status: 'success', data: wireWatch(watch) }, 202);
+      const { watch, secret } = await call.dossier.watches.rotateSecret(idOf(call), ownerOf(call));
+      call.reply.json({ status: 'success', data: { ...wireWatch(watch), secret } });
     },
   ),
   watchRoute(

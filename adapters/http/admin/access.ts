@@ -11,25 +11,31 @@ export const SESSION_COOKIE = 'dossier_admin';
 export const SESSION_SECONDS = 8 * 3600;
 
 /** Why a request's credentials do not admit it. */
-export type Refusal = 'missing' | 'wrong' | 'origin';
+export type Refusal = 'missing' | 'wrong' | 'origin' | 'locked';
 
 /** The outcome of checking a request's credentials. */
-export type AccessCheck = { ok: true } | { ok: false; reason: Refusal };
+export type AccessCheck =
+  { ok: true } | { ok: false; reason: Exclude<Refusal, 'locked'> } | { ok: false; reason: 'locked'; retryAfterSeconds: number };
 
 /**
  * The answer to a request without working credentials, by what was wrong with them: status, code and
- * message. `session`: the route takes the panel's session too (the message then says where to sign in,
- * `panel` being the panel's path).
+ * message (`panel`: where the panel is, to sign in).
  */
-export function refusal(reason: Refusal, session: boolean, panel: string): [number, string, string] {
-  const send = 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>"';
-  if (reason === 'origin') {
-    return [403, 'invalid_origin', "A change made with the panel's session cookie must come from the panel itself (Origin)."];
+export function refusal(reason: Refusal, panel: string): [number, string, string] {
+  switch (reason) {
+    case 'origin':
+      return [403, 'invalid_origin', "A change made with the panel's session cookie must come from the panel itself (Origin)."];
+    case 'wrong':
+      return [401, 'invalid_key', 'The admin token or session is wrong or has ended.'];
+    case 'missing':
+      return [
+        401,
+        'missing_key',
+        `Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>", or sign in at ${panel}.`,
+      ];
+    case 'locked':
+      return [429, 'locked_out', 'Too many wrong admin tokens came from your address: it is locked out for a minute.'];
   }
-  if (!session) return [401, reason === 'wrong' ? 'invalid_key' : 'missing_key', `${send}.`];
-  return reason === 'wrong'
-    ? [401, 'invalid_key', 'The admin token or session is wrong or has ended.']
-    : [401, 'missing_key', `${send}, or sign in at ${panel}.`];
 }
 
 /** What a sign-in attempt came to. */
@@ -62,31 +68,41 @@ export class AdminAccess {
   }
 
   /** Whether `candidate` is the admin token, in time that does not depend on either. */
-  isToken(candidate: string): boolean {
+  private isToken(candidate: string): boolean {
     return timingSafeEqual(digest(candidate), this.tokenDigest);
   }
 
   /**
-   * Checks the request's `Authorization` when it sends one (a bearer token that must be the admin
-   * token; another scheme is no token at all), else, when `session`, its session cookie; a write (any
-   * method but GET and HEAD) made with the cookie must also carry the request's own `Origin`.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE` when a cookie cannot be checked against the sign-outs.
+   * Checks the request's `Authorization` when it sends one ({@link checkBearer}), else, when `session`,
+   * its session cookie: a locked-out address is refused either way, and a write (any method but GET and
+   * HEAD) made with the cookie must also carry the request's own `Origin`.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the cookie cannot be checked against the
+   *   lock-outs and sign-outs.
    */
   async check(request: HttpRequest, client: () => ClientFacts, session: boolean): Promise<AccessCheck> {
-    const authorization = request.header('authorization');
-    if (authorization) {
-      const token = bearerToken(authorization);
-      // A bare `Bearer` names no token: a wrong one where a session could have been sent instead (the
-      // admin API), none at all on /metrics, which takes the token alone (as each has always answered).
-      if (token === null || (token === '' && !session)) return { ok: false, reason: 'missing' };
-      return this.isToken(token) ? { ok: true } : { ok: false, reason: 'wrong' };
-    }
-    const cookie = session ? sessionCookie(request) : undefined;
+    if (request.header('authorization') || !session) return this.checkBearer(request, client);
+    const cookie = sessionCookie(request);
     if (cookie === undefined) return { ok: false, reason: 'missing' };
+    const lockedUntil = await this.sessions.lockedUntil(client().ip);
+    if (lockedUntil !== null) return this.locked(lockedUntil);
     if (!(await this.isSession(cookie))) return { ok: false, reason: 'wrong' };
     const { method } = request;
     if (method !== 'GET' && method !== 'HEAD' && !sameOrigin(request, client())) return { ok: false, reason: 'origin' };
     return { ok: true };
+  }
+
+  /**
+   * Checks the request's bearer token (the admin API, `/metrics`) as {@link AdminSessions.bearer} judges
+   * it: a wrong one counts toward the lock-out of the request's address, and a locked-out address is
+   * refused, whatever the token. No `Authorization`, or another scheme (Basic, …), is no bearer token
+   * at all: missing, as interface A answers it.
+   */
+  private async checkBearer(request: HttpRequest, client: () => ClientFacts): Promise<AccessCheck> {
+    const token = bearerToken(request.header('authorization'));
+    if (token === null) return { ok: false, reason: 'missing' };
+    const verdict = await this.sessions.bearer(client().ip, () => token !== '' && this.isToken(token));
+    if (verdict.outcome === 'locked') return this.locked(verdict.lockedUntil);
+    return verdict.outcome === 'right' ? { ok: true } : { ok: false, reason: 'wrong' };
   }
 
   /**
@@ -106,11 +122,8 @@ export class AdminAccess {
    */
   async signIn(address: string, candidate: string): Promise<SignIn> {
     const verdict = await this.sessions.attempt(address, () => this.isToken(candidate));
-    const now = this.clock.now();
-    if (verdict.outcome === 'locked') {
-      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((verdict.lockedUntil - now) / 1000)) };
-    }
-    return verdict.outcome === 'wrong' ? verdict : { outcome: 'signed-in', cookie: this.newSession(now) };
+    if (verdict.outcome === 'locked') return { outcome: 'locked', retryAfterSeconds: this.secondsUntil(verdict.lockedUntil) };
+    return verdict.outcome === 'wrong' ? verdict : { outcome: 'signed-in', cookie: this.newSession(this.clock.now()) };
   }
 
   /**
@@ -120,6 +133,15 @@ export class AdminAccess {
   async signOut(cookie: string | undefined): Promise<void> {
     const parsed = cookie === undefined ? undefined : this.parse(cookie);
     if (parsed !== undefined) await this.sessions.signOut(parsed.id, parsed.expires);
+  }
+
+  private locked(lockedUntil: number): AccessCheck {
+    return { ok: false, reason: 'locked', retryAfterSeconds: this.secondsUntil(lockedUntil) };
+  }
+
+  /** Whole seconds from now to `at` (ms since the epoch), at least 1: a `Retry-After`. */
+  private secondsUntil(at: number): number {
+    return Math.max(1, Math.ceil((at - this.clock.now()) / 1000));
   }
 
   private newSession(now: number): string {
