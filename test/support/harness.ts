@@ -2,6 +2,7 @@ import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
 import type { NewKey } from '../../lib/ports/key-store.js';
 import { ADAPTERS, mount, type AdapterName, type MountOptions } from './adapters.js';
+import { emptyNamespaces } from './isolation.js';
 import { checkAgainstDocument } from './openapi-check.js';
 
 /** A Dossier served over HTTP on a free loopback port, for black-box tests. */
@@ -47,8 +48,10 @@ export function currentAdapter(): AdapterName {
 export function eachAdapter(suite: (adapter: AdapterName) => void): void {
   for (const adapter of selectedAdapters()) {
     describe(`through ${adapter}`, function () {
-      before(() => {
+      before(async () => {
         current = adapter;
+        // Each adapter's run starts on empty shared stores, as a test file does.
+        await emptyNamespaces();
       });
       after(() => {
         current = 'koa';

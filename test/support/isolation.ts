@@ -20,16 +20,27 @@ export async function mochaHooks(): Promise<RootHookObject> {
   const postgres = process.env.DOSSIER_TEST_POSTGRES ? ownSchema(process.env.DOSSIER_TEST_POSTGRES, schema) : undefined;
   if (redis) process.env.DOSSIER_TEST_REDIS = redis.url;
   if (postgres) process.env.DOSSIER_TEST_POSTGRES = postgres.url;
+  namespaces = [redis, postgres].filter((namespace) => namespace !== undefined);
   return {
     async beforeAll() {
-      await redis?.reset(true);
-      await postgres?.reset(true);
+      await emptyNamespaces();
     },
     async afterAll() {
       await redis?.reset(false);
       await postgres?.reset(false);
     },
   };
+}
+
+/** This process's namespaces, once {@link mochaHooks} reserved them. */
+let namespaces: Namespace[] = [];
+
+/**
+ * Empties this process's Redis database and PostgreSQL schema, as each test file starts: for a file
+ * whose suites run again (once per adapter, see harness.ts's eachAdapter), each run starting afresh.
+ */
+export async function emptyNamespaces(): Promise<void> {
+  for (const namespace of namespaces) await namespace.reset(true);
 }
 
 /** A test process's own namespace on a shared server: its URL, and how to empty it (`keep`: for another file). */
