@@ -1,16 +1,16 @@
-import type { StoredDocument } from './stored-document.js';
-import type { ListQuery } from './validation.js';
-
-/** Case-insensitive, accent-sensitive order, like a `_ci` database collation. */
-const NAME_COLLATOR = new Intl.Collator('en', { sensitivity: 'accent' });
+import type { DocumentQuery, StoredDocument } from '../ports/document-store.js';
+import { compareCodePoints, nameSortKey, searchText } from '../records/stored-document.js';
 
 /** Filtered lists remembered per listing. */
 const MEMO_SIZE = 8;
 
 interface Entry {
   doc: StoredDocument;
+  /** The name as searched (`searchText`). */
   lowerName: string;
-  /** Computed on the first search in results. */
+  /** What `sort_by=name` orders by. */
+  nameKey: string;
+  /** The result as searched, computed on the first search in results. */
   lowerResult?: string;
 }
 
@@ -21,8 +21,8 @@ export interface ListingPage {
 }
 
 /**
- * The parsed documents of one owner as of a store `version`, kept in id order (and in name order once a
- * listing asks for it), so that filtering, sorting and paging need no store reads.
+ * The parsed documents of one owner, kept in id order (and in name order once a listing asks for it),
+ * so that filtering, sorting and paging need no store reads.
  */
 export class OwnerListing {
   private byId: Entry[];
@@ -32,10 +32,7 @@ export class OwnerListing {
   /** Approximate size in characters, for the cache budget. */
   weight: number;
 
-  constructor(
-    public version: number,
-    docs: StoredDocument[],
-  ) {
+  constructor(docs: StoredDocument[]) {
     this.byId = docs.map(entryOf).sort((a, b) => a.doc.id - b.doc.id);
     this.weight = this.byId.reduce((sum, entry) => sum + weightOf(entry.doc), 0);
   }
@@ -76,7 +73,7 @@ export class OwnerListing {
   }
 
   /** The page `query` asks for, and the number of matches in all. */
-  page(query: ListQuery): ListingPage {
+  page(query: DocumentQuery): ListingPage {
     const matched = this.matching(query);
     const total = matched.length;
     const start = Math.min((query.page - 1) * query.perPage, total);
@@ -90,7 +87,7 @@ export class OwnerListing {
   }
 
   /** The entries that pass the filters of `query`, in ascending order; remembered until the next change. */
-  private matching(query: ListQuery): Entry[] {
+  private matching(query: DocumentQuery): Entry[] {
     const key = `${query.sortBy}|${query.templateId}|${String(query.favorite)}|${query.searchBy}|${query.search ?? ''}`;
     const remembered = this.memo.get(key);
     if (remembered) {
@@ -107,22 +104,22 @@ export class OwnerListing {
   }
 }
 
-function matches(entry: Entry, query: ListQuery): boolean {
+function matches(entry: Entry, query: DocumentQuery): boolean {
   const doc = entry.doc;
   if (doc.template_id !== query.templateId) return false;
   if (query.favorite !== undefined && doc.favorite !== query.favorite) return false;
   if (query.search === undefined) return true;
-  const haystack = query.searchBy === 'name' ? entry.lowerName : (entry.lowerResult ??= doc.result.toLowerCase());
+  const haystack = query.searchBy === 'name' ? entry.lowerName : (entry.lowerResult ??= searchText(doc.result));
   return haystack.includes(query.search);
 }
 
 function entryOf(doc: StoredDocument): Entry {
-  return { doc, lowerName: doc.name.toLowerCase() };
+  return { doc, lowerName: searchText(doc.name), nameKey: nameSortKey(doc.name) };
 }
 
 function weightOf(doc: StoredDocument): number {
-  // The result may be held twice (once lower-cased for searches).
-  return 200 + doc.name.length * 2 + doc.prompt.length + doc.result.length * 2;
+  // The name is held three times (as is, lower-cased, as a key), the result twice (once lower-cased for searches).
+  return 200 + doc.name.length * 3 + doc.prompt.length + doc.result.length * 2;
 }
 
 function compareById(a: Entry, b: Entry): number {
@@ -130,7 +127,7 @@ function compareById(a: Entry, b: Entry): number {
 }
 
 function compareByName(a: Entry, b: Entry): number {
-  return NAME_COLLATOR.compare(a.doc.name, b.doc.name) || a.doc.id - b.doc.id;
+  return compareCodePoints(a.nameKey, b.nameKey) || a.doc.id - b.doc.id;
 }
 
 /** The first index whose entry sorts after `entry`. */

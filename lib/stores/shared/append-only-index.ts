@@ -48,8 +48,21 @@ export class AppendOnlyIndex {
     const length = await this.length();
     const first = Math.max(1, length - count + 1);
     const slots = Array.from({ length: length - first + 1 }, (_, n) => first + n);
-    const values = await this.kv.getMany<string>(slots.map((slot) => this.slotKey(slot)));
+    const values = await this.at(slots);
     return slots.flatMap((slot, n) => (values[n] === undefined ? [] : [{ slot, value: values[n] }]));
+  }
+
+  /**
+   * The values of `slots`, in order, `undefined` for a slot taken and not written yet (or dropped).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async at(slots: number[]): Promise<(string | undefined)[]> {
+    const values: (string | undefined)[] = [];
+    // Small batches: some Keyv adapters match getMany results in quadratic time.
+    for (let start = 0; start < slots.length; start += 500) {
+      values.push(...(await this.kv.getMany<string>(slots.slice(start, start + 500).map((slot) => this.slotKey(slot)))));
+    }
+    return values;
   }
 
   /** How many slots were ever taken. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -80,13 +93,9 @@ export class AppendOnlyIndex {
   private async read(): Promise<string[]> {
     const length = await this.length();
     if (length > this.knownLength) {
-      const slots: string[] = [];
-      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(this.slotKey(slot));
-      const values: (string | undefined)[] = [];
-      // Small batches: some Keyv adapters match getMany results in quadratic time.
-      for (let start = 0; start < slots.length; start += 500) {
-        values.push(...(await this.kv.getMany<string>(slots.slice(start, start + 500))));
-      }
+      const slots: number[] = [];
+      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(slot);
+      const values = await this.at(slots);
       // A slot taken by another process but not yet written ends the prefix that can be kept.
       let kept = 0;
       for (const value of values) {
