@@ -78,7 +78,12 @@ export function createContainer(options: ResolvedOptions): Composition {
 
   container.register(TOKENS.clock, { useValue: options.clock });
   once(TOKENS.storeBackend, () =>
-    open(options.store, { namespace: 'dossier', clock: options.clock, timeoutMs: options.storeTimeoutMs }),
+    open(options.store, {
+      namespace: 'dossier',
+      clock: options.clock,
+      timeoutMs: options.storeTimeoutMs,
+      logger: options.logger,
+    }),
   );
   once(TOKENS.storeKv, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub));
   once(TOKENS.storeCounters, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub));

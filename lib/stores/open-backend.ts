@@ -1,4 +1,5 @@
 import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
 import type { Backend } from '../ports/backend.js';
 import { createMemoryBackend } from './memory/backend.js';
 import { createPostgresBackend, loadPostgresDriver } from './postgres/backend.js';
@@ -15,6 +16,8 @@ export interface BackendOptions {
   timeoutMs?: number;
   /** In memory, keep at most about this many values (for a cache). @default unbounded */
   memoryLimit?: number;
+  /** Where the backend says what it could not do. @default nothing */
+  logger?: Logger;
 }
 
 /**
@@ -22,16 +25,16 @@ export interface BackendOptions {
  * (one file each in `backends/`). The URL was checked by `resolveOptions`; connection failures surface
  * as `ERR_STORE_UNAVAILABLE` on first use.
  */
-export function openBackend(url: string, { namespace, clock, timeoutMs, memoryLimit }: BackendOptions): Backend {
+export function openBackend(url: string, { namespace, clock, timeoutMs, memoryLimit, logger }: BackendOptions): Backend {
   switch (new URL(url).protocol) {
     case 'sqlite:':
-      return createSqliteBackend({ path: url.slice('sqlite://'.length), namespace, clock, timeoutMs });
+      return createSqliteBackend({ path: url.slice('sqlite://'.length), namespace, clock, timeoutMs, logger });
     case 'redis:':
     case 'rediss:':
       return createRedisBackend({ url, namespace, clock, timeoutMs });
     case 'postgres:':
     case 'postgresql:':
-      return createPostgresBackend({ url, namespace, clock, timeoutMs });
+      return createPostgresBackend({ url, namespace, clock, timeoutMs, logger });
     default:
       return createMemoryBackend({ namespace, clock, maxEntries: memoryLimit });
   }

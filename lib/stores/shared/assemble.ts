@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { DocumentStore } from '../../ports/document-store.js';
 import { ComposedAdmissionStore } from './composed-admission.js';
-import { StoreGuard, storeClosed } from './guard.js';
+import { StoreGuard, guardStore, storeClosed } from './guard.js';
 import { KeyvKvStore } from './keyv-kv-store.js';
 
 /** How a backend's parts are put together by {@link assembleBackend}. */
@@ -39,6 +39,8 @@ export function assembleBackend(options: AssembleOptions): Backend {
   const { keyv, counters, documents, guard, sharesObjects = false, release } = options;
   const kv = new KeyvKvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
+  // Documents, whose failures the backend leaves as its driver raised them, through the backend's guard.
+  const guarded = <T>(call: () => Promise<T>): Promise<T> => ifOpen(() => (guard ? guard.run(call) : guardStore(call)));
   const guardedCounters: CounterStore = {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),
     decrement: (name) => ifOpen(() => counters.decrement(name)),
@@ -55,11 +57,11 @@ export function assembleBackend(options: AssembleOptions): Backend {
     admissions: { admit: (secret, kind, defaultLimit) => ifOpen(() => admissions.admit(secret, kind, defaultLimit)) },
     ...(documents && {
       documents: {
-        create: (document) => ifOpen(() => documents.create(document)),
-        get: (owner, id) => ifOpen(() => documents.get(owner, id)),
-        update: (owner, id, changes) => ifOpen(() => documents.update(owner, id, changes)),
-        delete: (owner, id) => ifOpen(() => documents.delete(owner, id)),
-        list: (owner, query) => ifOpen(() => documents.list(owner, query)),
+        create: (document) => guarded(() => documents.create(document)),
+        get: (owner, id) => guarded(() => documents.get(owner, id)),
+        update: (owner, id, changes) => guarded(() => documents.update(owner, id, changes)),
+        delete: (owner, id) => guarded(() => documents.delete(owner, id)),
+        list: (owner, query) => guarded(() => documents.list(owner, query)),
       },
     }),
     async close() {

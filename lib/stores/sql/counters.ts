@@ -54,8 +54,8 @@ export class SqlCounterStore implements CounterStore {
       await createTable(this.query, 'dossier_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)');
     }),
   );
-  /** Each statement in the dialect's placeholders, written once. */
-  private readonly texts = new Map<string, string>();
+  /** Each statement in the dialect's placeholders. */
+  private readonly placed: (sql: string) => string;
 
   /**
    * @param query runs one statement on the store's own connection or pool; @param dialect says how the
@@ -68,6 +68,7 @@ export class SqlCounterStore implements CounterStore {
     private readonly clock: Clock,
     private readonly guard: StoreGuard = new StoreGuard(),
   ) {
+    this.placed = placeholders(dialect);
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
     this.tables.run().catch(() => {});
   }
@@ -142,12 +143,7 @@ export class SqlCounterStore implements CounterStore {
 
   private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
     if (!this.tables.done) await this.tables.run();
-    let text = this.texts.get(sql);
-    if (text === undefined) {
-      let n = 0;
-      text = sql.replace(/\?/g, () => this.dialect.placeholder(++n));
-      this.texts.set(sql, text);
-    }
+    const text = this.placed(sql);
     return this.guard.run(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
   }
 
@@ -155,6 +151,23 @@ export class SqlCounterStore implements CounterStore {
   async tablesExist(): Promise<void> {
     if (!this.tables.done) await this.tables.run();
   }
+}
+
+/**
+ * Rewrites statements written with `?` in the placeholders of `dialect`, each text once (a statement
+ * holds no `?` but its placeholders).
+ */
+export function placeholders(dialect: SqlDialect): (sql: string) => string {
+  const texts = new Map<string, string>();
+  return (sql) => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => dialect.placeholder(++n));
+      texts.set(sql, text);
+    }
+    return text;
+  };
 }
 
 /**

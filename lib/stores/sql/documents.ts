@@ -1,0 +1,298 @@
+import type {
+  DocumentChanges,
+  DocumentQuery,
+  DocumentRows,
+  DocumentStore,
+  NewDocument,
+  StoredDocument,
+} from '../../ports/document-store.js';
+import type { Logger } from '../../ports/logger.js';
+import { isStoredDocument, nameSortKey, searchText } from '../../records/stored-document.js';
+import { deserialize } from '../shared/serialize.js';
+import type { SqlQuery } from './counters.js';
+
+// Documents as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike: `dossier_documents` holds each
+// document with the forms its queries compare (the name and result as searched, the name's sort key),
+// indexed for each list query of CONTRACT.md §3; `dossier_document_counts` holds, per owner and
+// template, how many documents there are and how many are favorites, kept by each write in the same
+// transaction, so that a listing's `meta.total` never counts rows. Statements are written with `?`;
+// each backend turns them into its own placeholders.
+
+/** The columns a document is read from. */
+export const DOCUMENT_COLUMNS =
+  'id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at';
+
+/** The columns a document is written to, in the order of {@link documentValues}. */
+export const INSERTED_COLUMNS =
+  'owner, name, name_lower, name_key, template_id, prompt, creativity, result, result_lower, words, favorite, created_at, updated_at';
+
+/**
+ * The indexes of `dossier_documents` beside its primary key (id): one per order a listing asks for,
+ * with and without the favorite filter, so that a page is read in index order and stops at its end.
+ */
+export const DOCUMENT_INDEXES: [name: string, columns: string][] = [
+  ['dossier_documents_by_id', 'owner, template_id, id'],
+  ['dossier_documents_favorites_by_id', 'owner, template_id, favorite, id'],
+  ['dossier_documents_by_name', 'owner, template_id, name_key, id'],
+  ['dossier_documents_favorites_by_name', 'owner, template_id, favorite, name_key, id'],
+];
+
+/** A row as the drivers read it: numbers may come as strings (PostgreSQL's BIGINT), flags as 0/1. */
+export interface DocumentRow {
+  id: number | string;
+  owner: string;
+  name: string;
+  template_id: number | string;
+  prompt: string;
+  creativity: number | string;
+  result: string;
+  words: number | string;
+  favorite: number | string | boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The document a row holds. */
+export function documentOf(row: DocumentRow): StoredDocument {
+  return {
+    id: Number(row.id),
+    owner: row.owner,
+    name: row.name,
+    template_id: Number(row.template_id),
+    prompt: row.prompt,
+    creativity: Number(row.creativity),
+    result: row.result,
+    words: Number(row.words),
+    favorite: row.favorite === true || Number(row.favorite) === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The values of {@link INSERTED_COLUMNS} for a document: its fields and the forms its queries compare. */
+export function documentValues(document: NewDocument): unknown[] {
+  return [
+    document.owner,
+    document.name,
+    searchText(document.name),
+    nameSortKey(document.name),
+    document.template_id,
+    document.prompt,
+    document.creativity,
+    document.result,
+    searchText(document.result),
+    document.words,
+    document.favorite ? 1 : 0,
+    document.created_at,
+    document.updated_at,
+  ];
+}
+
+/** {@link documentValues} by column name. */
+export function documentRecord(document: NewDocument): Record<string, unknown> {
+  const values = documentValues(document);
+  return Object.fromEntries(INSERTED_COLUMNS.split(', ').map((column, n) => [column, values[n]]));
+}
+
+/**
+ * `UPDATE … SET` of {@link DocumentChanges}, each field kept when its value is null, and its values
+ * (followed by the owner and the id the caller puts in its `WHERE`).
+ */
+export function changesSql(changes: DocumentChanges): { set: string; values: unknown[] } {
+  const { name, result, words, favorite } = changes;
+  return {
+    set: `name = COALESCE(?, name), name_lower = COALESCE(?, name_lower), name_key = COALESCE(?, name_key),
+      result = COALESCE(?, result), result_lower = COALESCE(?, result_lower), words = COALESCE(?, words),
+      favorite = COALESCE(?, favorite), updated_at = ?`,
+    values: [
+      name ?? null,
+      name === undefined ? null : searchText(name),
+      name === undefined ? null : nameSortKey(name),
+      result ?? null,
+      result === undefined ? null : searchText(result),
+      words ?? null,
+      favorite === undefined ? null : favorite ? 1 : 0,
+      changes.updated_at,
+    ],
+  };
+}
+
+/** A condition of a statement and the values of its `?`. */
+export interface SqlCondition {
+  sql: string;
+  values: unknown[];
+}
+
+/** What differs between databases in reading documents. */
+export interface DocumentDialect {
+  /**
+   * The condition that the searched form of `field` (`name_lower` or `result_lower`) holds `needle` (in
+   * its searched form already) as a substring, as exactly as `String.prototype.includes` says: with the
+   * substring index the database has, and the check itself on the column.
+   */
+  contains(column: 'name_lower' | 'result_lower', needle: string): SqlCondition;
+}
+
+/**
+ * The documents of a SQL database: reads are the same on each (only the substring search differs:
+ * {@link DocumentDialect}); each backend writes in its own way, keeping the counts table with every write.
+ */
+export abstract class SqlDocumentStore implements DocumentStore {
+  /**
+   * @param read runs one reading statement (written with `?`) after the tables are made, under the
+   *   backend's deadline; @param dialect says how the database searches.
+   */
+  constructor(
+    protected readonly read: SqlQuery,
+    private readonly dialect: DocumentDialect,
+  ) {}
+
+  abstract create(document: NewDocument): Promise<StoredDocument>;
+  abstract update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined>;
+  abstract delete(owner: string, id: number): Promise<boolean>;
+
+  async get(owner: string, id: number): Promise<StoredDocument | undefined> {
+    const rows = (await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM dossier_documents WHERE owner = ? AND id = ?`, [
+      owner,
+      id,
+    ])) as DocumentRow[];
+    return rows[0] === undefined ? undefined : documentOf(rows[0]);
+  }
+
+  /**
+   * One statement: the page in index order, each row carrying the total, which comes from the counts
+   * table without a search, and from counting the matches with one. A page past the end has no row to
+   * carry it: then a second statement reads the total alone.
+   */
+  async list(owner: string, query: DocumentQuery): Promise<DocumentRows> {
+    const where: SqlCondition = {
+      sql: `owner = ? AND template_id = ?${query.favorite === undefined ? '' : ' AND favorite = ?'}`,
+      values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0])],
+    };
+    if (query.search !== undefined) {
+      const contains = this.dialect.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search);
+      where.sql += ` AND ${contains.sql}`;
+      where.values.push(...contains.values);
+    }
+    const total: SqlCondition =
+      query.search === undefined
+        ? {
+            sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
+            values: [owner, query.templateId],
+          }
+        : { sql: `(SELECT count(*) FROM dossier_documents WHERE ${where.sql})`, values: where.values };
+    const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+    const order = query.sortBy === 'name' ? `name_key ${direction}, id ${direction}` : `id ${direction}`;
+    const rows = (await this.read(
+      `SELECT ${DOCUMENT_COLUMNS}, ${total.sql} AS total FROM dossier_documents WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      [...total.values, ...where.values, query.perPage, (query.page - 1) * query.perPage],
+    )) as (DocumentRow & { total: number | string })[];
+    if (rows[0] !== undefined) return { documents: rows.map(documentOf), total: Number(rows[0].total) };
+    const alone = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
+    return { documents: [], total: Number(alone[0]?.total ?? 0) };
+  }
+}
+
+/** The column (or difference) of the counts table that a favorite filter reads. */
+function countedColumn(favorite: boolean | undefined): string {
+  if (favorite === undefined) return 'total';
+  return favorite ? 'favorites' : 'total - favorites';
+}
+
+/** How many distinct trigrams of a needle a trigram index is asked for at the most (any of them narrow the search). */
+const TRIGRAMS_ASKED = 16;
+
+/** The distinct trigrams (three code points each) of `text`, at most {@link TRIGRAMS_ASKED}; none below three code points. */
+export function trigramsOf(text: string): string[] {
+  const points = Array.from(text);
+  const trigrams = new Set<string>();
+  for (let i = 0; i + 3 <= points.length && trigrams.size < TRIGRAMS_ASKED; i += 1) trigrams.add(points.slice(i, i + 3).join(''));
+  return [...trigrams];
+}
+
+/** `text` as a `LIKE` pattern of itself: `%`, `_` and `\` escaped with `\`. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** Records moved per statement by {@link migrateKeyvDocuments}. */
+const MIGRATION_BATCH = 500;
+
+/** What {@link migrateKeyvDocuments} reads and writes on a backend. */
+export interface KeyvDocumentRecords {
+  /** Up to `limit` `[key, value]` of the `keyv` table whose key starts with `prefix` and follows `after`, in key order. */
+  records(prefix: string, after: string, limit: number): Promise<{ key: string; value: string }[]>;
+  /** Stores documents with the ids they have, skipping any id already stored. */
+  insert(documents: StoredDocument[]): Promise<void>;
+  /** Deletes records of the `keyv` table. */
+  remove(keys: string[]): Promise<void>;
+  /** Deletes the per-owner counters of the key-value documents (`documents:<owner>:length` and `:version`). */
+  removeCounters(): Promise<void>;
+}
+
+/**
+ * Moves the documents that releases before the tables kept as key-value records (`<namespace>:doc:<id>`
+ * in `keyv`, with per-owner indexes of ids and counters) into `dossier_documents`, keeping each id,
+ * owner, field and date; new ids go on from the counter those releases used (`documents:id`). A batch
+ * at a time: the documents are inserted (an id already there is skipped), then their records deleted,
+ * so that an interrupted move goes on where it stopped, and two processes moving at once insert each
+ * document once. A record that is not a document is left where it is, and said. Then the indexes and
+ * counters, which nothing reads any more, are deleted.
+ * @throws the backend's error; the next call goes on from there.
+ */
+export async function migrateKeyvDocuments(records: KeyvDocumentRecords, namespace: string, logger?: Logger): Promise<void> {
+  const prefix = `${namespace}:doc:`;
+  let skipped = 0;
+  for (let after = ''; ;) {
+    const batch = await records.records(prefix, after, MIGRATION_BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.key;
+    const moved: { key: string; document: StoredDocument }[] = [];
+    for (const { key, value } of batch) {
+      const document = keyvDocument(value);
+      if (document === undefined) skipped += 1;
+      else moved.push({ key, document });
+    }
+    if (moved.length === 0) continue;
+    await records.insert(moved.map(({ document }) => document));
+    await records.remove(moved.map(({ key }) => key));
+  }
+  if (skipped > 0) {
+    logger?.warn('Some key-value records of documents could not be read, and were left where they are.', {
+      records: skipped,
+      prefix,
+    });
+  }
+  for (;;) {
+    const slots = await records.records(`${namespace}:documents:`, '', MIGRATION_BATCH * 10);
+    if (slots.length === 0) break;
+    await records.remove(slots.map(({ key }) => key));
+  }
+  await records.removeCounters();
+}
+
+/** The document of a record as Keyv wrote it (`{"value":…,"expires":…}`), or `undefined` for anything else. */
+function keyvDocument(text: string): StoredDocument | undefined {
+  let value: unknown;
+  try {
+    value = deserialize<{ value?: unknown }>(text).value;
+  } catch {
+    return undefined;
+  }
+  if (!isStoredDocument(value)) return undefined;
+  const { id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at } = value;
+  const typed =
+    Number.isSafeInteger(id) &&
+    id > 0 &&
+    Number.isInteger(template_id) &&
+    typeof prompt === 'string' &&
+    typeof creativity === 'number' &&
+    typeof result === 'string' &&
+    typeof words === 'number' &&
+    typeof favorite === 'boolean' &&
+    typeof created_at === 'string' &&
+    typeof updated_at === 'string';
+  return typed
+    ? { id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at }
+    : undefined;
+}
