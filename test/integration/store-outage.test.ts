@@ -1,12 +1,15 @@
 import { expect } from 'chai';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@keyv/redis';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { startDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
+import { hasMariadbServer, startTestMariadb, type TestMariadb } from '../support/mariadb-server.js';
 import { hasRedisServer, startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startSlowLink } from '../support/slow-link.js';
 import { until } from '../support/until.js';
+import { createMysqlBackend } from '../../lib/stores/mysql/backend.js';
 import { createPostgresBackend } from '../../lib/stores/postgres/backend.js';
 
 /** Both interfaces answer 503 with their own bodies: a lookup (with Retry-After) and a document list. */
@@ -250,6 +253,202 @@ describe(`a PostgreSQL store whose rows another session keeps locked${postgresUr
       const { rows } = await locker.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
       await locker.query('COMMIT');
       expect(Number(rows[0].value), 'the call answered 503 did not count').to.equal(1);
+    } finally {
+      await locker.end();
+      await slow.close();
+      await direct.close();
+      await link.close();
+    }
+  });
+});
+
+describe(`a MariaDB store that goes down, stops answering, and comes back${hasMariadbServer ? '' : ' (skipped: no mariadbd installed)'}`, () => {
+  let mariadb: TestMariadb;
+
+  before(async function () {
+    if (!hasMariadbServer) this.skip();
+    mariadb = await startTestMariadb();
+  });
+
+  after(async () => {
+    await mariadb?.close();
+  });
+
+  it('answers 503 at once while MariaDB is down, and works again, with everything kept, when it is back', async () => {
+    const server = await startTestServer({ store: mariadb.url });
+    try {
+      const key = await server.key({ owner: 'kept' });
+      expect(
+        (await server.get('/api/v1/documents', key, { method: 'POST', body: new URLSearchParams({ name: 'Kept', prompt: 'p' }) }))
+          .status,
+      ).to.equal(201);
+
+      await mariadb.stop();
+      await expectStoreUnavailable(server, key);
+
+      await mariadb.start();
+      await until(async () => (await server.get('/api/v1/documents', key)).status === 200, 'the server reconnected');
+      const listed = await (await server.get('/api/v1/documents', key)).json();
+      expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 503 within the store deadline while MariaDB accepts connections but never answers, then recovers with nothing lost', async () => {
+    const server = await startTestServer({ store: mariadb.url, storeTimeoutMs: OUTAGE_DEADLINE_MS });
+    try {
+      const key = await server.key({ owner: 'frozen' });
+      const created = await server.get('/api/v1/documents', key, {
+        method: 'POST',
+        body: new URLSearchParams({ name: 'Kept', prompt: 'Notes' }),
+      });
+      expect(created.status).to.equal(201);
+
+      mariadb.freeze();
+      try {
+        await expectStoreUnavailable(server, key);
+        const again = await server.get('/api/v1/documents', key);
+        expect(again.status, 'a second call does not queue behind the first').to.equal(503);
+      } finally {
+        mariadb.thaw();
+      }
+      await until(async () => (await server.get('/api/v1/documents', key)).status === 200, 'the store answered again');
+      const listed = await (await server.get('/api/v1/documents', key)).json();
+      expect(listed.data.map((document: { name: string }) => document.name)).to.deep.equal(['Kept']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('never commits a write it answered with a failure, though the frozen server reads it once thawed', async () => {
+    const backend = createMysqlBackend({ url: mariadb.url, clock: { now: () => Date.now() }, timeoutMs: OUTAGE_DEADLINE_MS });
+    const fields = { template_id: 1, prompt: 'p', creativity: 0.5, result: 'r', words: 1, favorite: false };
+    const dates = { created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' };
+    const checker = await mysql.createConnection({ uri: mariadb.url });
+    try {
+      const kept = await backend.documents!.create({ owner: 'thawed', name: 'Kept', ...fields, ...dates });
+      expect(await backend.counters.increment('thawed')).to.equal(1);
+      mariadb.freeze();
+      try {
+        // Each is sent on a connection the pool holds open, and reaches the server's socket.
+        const failures = await Promise.all([
+          backend
+            .documents!.create({ owner: 'thawed', name: 'Answered 503', ...fields, ...dates })
+            .catch((error: unknown) => error),
+          backend
+            .documents!.update('thawed', kept.id, { name: 'Renamed', updated_at: dates.updated_at })
+            .catch((error: unknown) => error),
+          backend.counters.increment('thawed').catch((error: unknown) => error),
+        ]);
+        for (const failure of failures) expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
+      } finally {
+        mariadb.thaw();
+      }
+      await backend.close();
+      // Once every other session of the server has ended, whatever it received while frozen has run.
+      await until(async () => {
+        const [sessions] = (await checker.query(
+          "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND command <> 'Daemon'",
+        )) as [{ n: number }[], unknown];
+        return Number(sessions[0]!.n) === 0;
+      }, 'the sessions of the frozen calls ended');
+      const [rows] = (await checker.query("SELECT name FROM dossier_documents WHERE owner = 'thawed'")) as [
+        { name: string }[],
+        unknown,
+      ];
+      expect(rows.map((row) => row.name)).to.deep.equal(['Kept']);
+      const [counters] = (await checker.query("SELECT value FROM dossier_counters WHERE name = 'thawed'")) as [
+        { value: number }[],
+        unknown,
+      ];
+      expect(counters[0]!.value).to.equal(1);
+    } finally {
+      await checker.end();
+      await backend.close();
+    }
+  });
+});
+
+const mysqlUrl = process.env.DOSSIER_TEST_MYSQL;
+
+describe(`a MySQL store whose rows another session keeps locked${mysqlUrl ? '' : ' (skipped: set DOSSIER_TEST_MYSQL to run it)'}`, () => {
+  before(function () {
+    if (!mysqlUrl) {
+      console.log('    (set DOSSIER_TEST_MYSQL=mysql://root@127.0.0.1:3306/test to run the MySQL lock tests)');
+      this.skip();
+    }
+  });
+
+  it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
+    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+    const server = await startTestServer({ store: mysqlUrl, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
+    const locker = await mysql.createConnection({ uri: mysqlUrl });
+    try {
+      const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
+      const first = await server.get('/api/dns?domain=example.test', secret);
+      expect(first.status).to.equal(200);
+      expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
+
+      await locker.query('START TRANSACTION');
+      const [locked] = await locker.query('SELECT * FROM dossier_counters WHERE name LIKE ? FOR UPDATE', [`quota:${key.id}:%`]);
+      expect(locked).to.have.length(1);
+      // More than the pool's 10 connections: a pool that kept the stuck ones would drain.
+      const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
+      for (const answer of waiting) {
+        expect(answer.status).to.equal(503);
+        expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+      }
+      await locker.query('COMMIT');
+
+      const after = await server.get('/api/dns?domain=example.test', secret);
+      expect(after.status).to.equal(200);
+      expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
+    } finally {
+      await locker.end();
+      await server.close();
+      await dns.close();
+    }
+  });
+
+  it('never counts a call it answered 503, even when its statement reached the server late and so would the kill', async () => {
+    // Every message to the server arrives 300 ms late once the link is slowed: the statement reaches the
+    // row lock after the caller's deadline has nearly passed, and the kill sent at the deadline later still.
+    const target = new URL(mysqlUrl!);
+    const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 3306) });
+    const slowUrl = new URL(mysqlUrl!);
+    slowUrl.host = `127.0.0.1:${link.port}`;
+    const clock = { now: () => Date.now() };
+    const direct = createMysqlBackend({ url: mysqlUrl!, clock });
+    const slow = createMysqlBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
+    const locker = await mysql.createConnection({ uri: mysqlUrl });
+    const name = `late-${Math.random().toString(36).slice(2)}`;
+    try {
+      expect(await direct.counters.increment(name)).to.equal(1);
+      expect(await slow.counters.get(name), 'the link works').to.equal(1);
+      link.delayMs = 300;
+      await locker.query('START TRANSACTION');
+      await locker.query('SELECT * FROM dossier_counters WHERE name = ? FOR UPDATE', [name]);
+      let failure: unknown;
+      await slow.counters.increment(name).catch((error: unknown) => (failure = error));
+      expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
+      await locker.query('COMMIT');
+      // A statement still queued behind the lock would take it now, before this read.
+      await locker.query('START TRANSACTION');
+      const [rows] = (await locker.query('SELECT value FROM dossier_counters WHERE name = ? FOR UPDATE', [name])) as [
+        { value: number }[],
+        unknown,
+      ];
+      await locker.query('COMMIT');
+      expect(Number(rows[0]!.value), 'the call answered 503 did not count').to.equal(1);
+      // Nor later: once the server has ended what the dropped connection left, the count is still 1.
+      await until(async () => {
+        const [running] = (await locker.query('SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE ?', [
+          `%${name}%`,
+        ])) as [{ n: number }[], unknown];
+        return Number(running[0]!.n) <= 1; // this very query names it too
+      }, 'the server ended the statement of the dropped connection');
+      expect(await direct.counters.get(name)).to.equal(1);
     } finally {
       await locker.end();
       await slow.close();
