@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createDossier } from '../lib/dossier.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, run, type BenchResult } from './harness.js';
+import { benchDocumentsScale } from './documents-scale.js';
 import { cliKey, startBareKoa, startDossier, startRedis, type ServerProcess } from './processes.js';
 
 // `npm run bench`: the cached GET /api/dns through `dossier serve` in a process of its own, on each real
@@ -193,4 +194,5 @@ console.log(markdownReport(results));
 console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
 console.log('| store | after 10,000 requests | after 100,000 requests | change |\n|---|---:|---:|---:|');
 console.log(memory.join('\n'));
+console.log(`\n${await benchDocumentsScale(notes)}`);
 for (const note of notes) console.log(`\n${note}`);

@@ -119,7 +119,7 @@ export class PostgresDocumentStore extends SqlDocumentStore {
       return query(placed(sql), values);
     };
     super(run, {
-      contains: (column, needle) => ({ sql: `${column} LIKE ?`, values: [`%${likeLiteral(needle)}%`] }),
+      contains: (column, needle) => ({ sql: `d.${column} LIKE ?`, values: [`%${likeLiteral(needle)}%`] }),
     });
     this.run = run;
     this.ready = new Setup(async () => {
@@ -145,7 +145,7 @@ export class PostgresDocumentStore extends SqlDocumentStore {
          INSERT INTO dossier_counters AS c (name, value, expires_at) VALUES (?, 1, NULL)
          ON CONFLICT (name) DO UPDATE SET value = c.value + 1 RETURNING value)
        INSERT INTO dossier_documents (id, ${INSERTED_COLUMNS})
-         SELECT value, ?, ?, ?, ?, ?::integer, ?, ?::double precision, ?, ?, ?::double precision, ?::smallint, ?, ? FROM next
+         SELECT value, ?, ?, ?, ?, ?::integer, ?, ?::double precision, ?, ?::double precision, ?::smallint, ?, ?, ? FROM next
        RETURNING id`,
       [DOCUMENT_ID_COUNTER, ...documentValues(document)],
     )) as { id: string | number }[];

@@ -22,9 +22,12 @@ import type { SqlQuery } from './counters.js';
 export const DOCUMENT_COLUMNS =
   'id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at';
 
-/** The columns a document is written to, in the order of {@link documentValues}. */
-export const INSERTED_COLUMNS =
-  'owner, name, name_lower, name_key, template_id, prompt, creativity, result, result_lower, words, favorite, created_at, updated_at';
+/** The columns of a document's fields and the name's searched and sorted forms, in the order of {@link fieldValues}. */
+export const FIELD_COLUMNS =
+  'owner, name, name_lower, name_key, template_id, prompt, creativity, result, words, favorite, created_at, updated_at';
+
+/** The columns a document is written to where its searched result is in the same row, in the order of {@link documentValues}. */
+export const INSERTED_COLUMNS = `${FIELD_COLUMNS}, result_lower`;
 
 /**
  * The indexes of `dossier_documents` beside its primary key (id): one per order a listing asks for,
@@ -69,8 +72,8 @@ export function documentOf(row: DocumentRow): StoredDocument {
   };
 }
 
-/** The values of {@link INSERTED_COLUMNS} for a document: its fields and the forms its queries compare. */
-export function documentValues(document: NewDocument): unknown[] {
+/** The values of {@link FIELD_COLUMNS} for a document. */
+export function fieldValues(document: NewDocument): unknown[] {
   return [
     document.owner,
     document.name,
@@ -80,12 +83,16 @@ export function documentValues(document: NewDocument): unknown[] {
     document.prompt,
     document.creativity,
     document.result,
-    searchText(document.result),
     document.words,
     document.favorite ? 1 : 0,
     document.created_at,
     document.updated_at,
   ];
+}
+
+/** The values of {@link INSERTED_COLUMNS} for a document: its fields and the forms its queries compare. */
+export function documentValues(document: NewDocument): unknown[] {
+  return [...fieldValues(document), searchText(document.result)];
 }
 
 /** {@link documentValues} by column name. */
@@ -96,20 +103,21 @@ export function documentRecord(document: NewDocument): Record<string, unknown> {
 
 /**
  * `UPDATE … SET` of {@link DocumentChanges}, each field kept when its value is null, and its values
- * (followed by the owner and the id the caller puts in its `WHERE`).
+ * (followed by the owner and the id the caller puts in its `WHERE`); the searched result too unless
+ * `searchedResult` is false (a backend that keeps it in a table of its own).
  */
-export function changesSql(changes: DocumentChanges): { set: string; values: unknown[] } {
+export function changesSql(changes: DocumentChanges, searchedResult = true): { set: string; values: unknown[] } {
   const { name, result, words, favorite } = changes;
   return {
     set: `name = COALESCE(?, name), name_lower = COALESCE(?, name_lower), name_key = COALESCE(?, name_key),
-      result = COALESCE(?, result), result_lower = COALESCE(?, result_lower), words = COALESCE(?, words),
-      favorite = COALESCE(?, favorite), updated_at = ?`,
+      result = COALESCE(?, result),${searchedResult ? ' result_lower = COALESCE(?, result_lower),' : ''}
+      words = COALESCE(?, words), favorite = COALESCE(?, favorite), updated_at = ?`,
     values: [
       name ?? null,
       name === undefined ? null : searchText(name),
       name === undefined ? null : nameSortKey(name),
       result ?? null,
-      result === undefined ? null : searchText(result),
+      ...(searchedResult ? [result === undefined ? null : searchText(result)] : []),
       words ?? null,
       favorite === undefined ? null : favorite ? 1 : 0,
       changes.updated_at,
@@ -123,14 +131,32 @@ export interface SqlCondition {
   values: unknown[];
 }
 
+/** The columns of {@link DOCUMENT_COLUMNS} of the listing's `dossier_documents d`. */
+const LISTED_COLUMNS = DOCUMENT_COLUMNS.split(', ')
+  .map((column) => `d.${column}`)
+  .join(', ');
+
 /** What differs between databases in reading documents. */
 export interface DocumentDialect {
   /**
-   * The condition that the searched form of `field` (`name_lower` or `result_lower`) holds `needle` (in
-   * its searched form already) as a substring, as exactly as `String.prototype.includes` says: with the
-   * substring index the database has, and the check itself on the column.
+   * The condition that the searched form of `field` (`name_lower` or `result_lower`) of the documents
+   * `d` holds `needle` (in its searched form already) as a substring, as exactly as
+   * `String.prototype.includes` says: with the substring index the database has, and the check itself
+   * on the column. `from`, when given, is what the listing reads instead of `dossier_documents d` (the
+   * table to start from, joined to `d`).
    */
-  contains(column: 'name_lower' | 'result_lower', needle: string): SqlCondition;
+  contains(
+    column: 'name_lower' | 'result_lower',
+    needle: string,
+    scope: { owner: string; templateId: number },
+  ): SqlCondition & { from?: string };
+  /**
+   * True where a search reads every row it may match (no substring index): the page and the count are
+   * then taken from one reading (`COUNT(*) OVER ()`). Elsewhere the count is a query of its own, which
+   * the planner answers from the index (PostgreSQL does not see that the window needs every row, and
+   * would read the rows in the page's order). @default false
+   */
+  countWhileReading?: boolean;
 }
 
 /**
@@ -160,17 +186,26 @@ export abstract class SqlDocumentStore implements DocumentStore {
   }
 
   /**
-   * One statement: the page in index order, each row carrying the total, which comes from the counts
-   * table without a search, and from counting the matches with one. A page past the end has no row to
-   * carry it: then a second statement reads the total alone.
+   * One statement: the page in index order, each row carrying the total. Without a search, the total
+   * comes from the counts table; with one, from counting the matches (see
+   * {@link DocumentDialect.countWhileReading}). A page past the end has no row to carry it: then a second
+   * statement reads the total alone.
    */
   async list(owner: string, query: DocumentQuery): Promise<DocumentRows> {
     const where: SqlCondition = {
-      sql: `owner = ? AND template_id = ?${query.favorite === undefined ? '' : ' AND favorite = ?'}`,
+      sql: `d.owner = ? AND d.template_id = ?${query.favorite === undefined ? '' : ' AND d.favorite = ?'}`,
       values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0])],
     };
+    const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+    const order = query.sortBy === 'name' ? `d.name_key ${direction}, d.id ${direction}` : `d.id ${direction}`;
+    const page = [query.perPage, (query.page - 1) * query.perPage];
+    let from = 'dossier_documents d';
     if (query.search !== undefined) {
-      const contains = this.dialect.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search);
+      const contains = this.dialect.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search, {
+        owner,
+        templateId: query.templateId,
+      });
+      from = contains.from ?? from;
       where.sql += ` AND ${contains.sql}`;
       where.values.push(...contains.values);
     }
@@ -180,13 +215,20 @@ export abstract class SqlDocumentStore implements DocumentStore {
             sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
             values: [owner, query.templateId],
           }
-        : { sql: `(SELECT count(*) FROM dossier_documents WHERE ${where.sql})`, values: where.values };
-    const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
-    const order = query.sortBy === 'name' ? `name_key ${direction}, id ${direction}` : `id ${direction}`;
-    const rows = (await this.read(
-      `SELECT ${DOCUMENT_COLUMNS}, ${total.sql} AS total FROM dossier_documents WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
-      [...total.values, ...where.values, query.perPage, (query.page - 1) * query.perPage],
-    )) as (DocumentRow & { total: number | string })[];
+        : { sql: `(SELECT count(*) FROM ${from} WHERE ${where.sql})`, values: where.values };
+    const [sql, values] =
+      query.search !== undefined && this.dialect.countWhileReading
+        ? [
+            `SELECT ${LISTED_COLUMNS}, p.total FROM (
+               SELECT d.id, COUNT(*) OVER () AS total FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?
+             ) p JOIN dossier_documents d ON d.id = p.id ORDER BY ${order}`,
+            [...where.values, ...page],
+          ]
+        : [
+            `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+            [...total.values, ...where.values, ...page],
+          ];
+    const rows = (await this.read(sql, values)) as (DocumentRow & { total: number | string })[];
     if (rows[0] !== undefined) return { documents: rows.map(documentOf), total: Number(rows[0].total) };
     const alone = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
     return { documents: [], total: Number(alone[0]?.total ?? 0) };

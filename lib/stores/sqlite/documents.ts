@@ -70,12 +70,12 @@ const SCHEMA = [
 
 const SQLITE_DOCUMENTS: DocumentDialect = {
   contains(column, needle) {
-    const check = `instr(${column}, ?) > 0`;
+    const check = `instr(d.${column}, ?) > 0`;
     const trigrams = trigramsOf(needle);
     if (trigrams.length === 0) return { sql: check, values: [needle] };
     const table = column === 'name_lower' ? 'dossier_document_names' : 'dossier_document_results';
     const match = trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
-    return { sql: `id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?) AND ${check}`, values: [match, needle] };
+    return { sql: `d.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?) AND ${check}`, values: [match, needle] };
   },
 };
 
