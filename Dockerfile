@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Dossier's server: `docker build -t dossier .` then `docker run -p 3000:3000 dossier`.
-# See README ("Running it in production") and examples/compose.yaml.
+# See docs/operations.md and examples/compose.yaml.
 
 # ---- build: compile the TypeScript with the dev dependencies (tsc loads no native module)
 FROM node:20-bookworm-slim AS build

@@ -133,7 +133,7 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** The results as a Markdown table (the README's benchmark section is this table). */
+/** The results as a Markdown table (docs/benchmarks.md shows this table). */
 export function markdownReport(results: BenchResult[]): string {
   const lines = [
     '| scenario | server CPU µs/req | bare Koa CPU µs/req | CPU ratio | req/s | bare Koa req/s | ratio (target) | p99 ms | bare Koa p99 ms | unexpected |',

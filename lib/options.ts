@@ -30,8 +30,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Everything `createDossier` can be told. Each setting has a `DOSSIER_*` environment twin, declared
- * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the README's
- * configuration table); a host may also replace any port with its own implementation.
+ * with its schema and default in `config/settings.ts` (see {@link optionsFromEnv}, and the
+ * configuration table of docs/configuration.md); a host may also replace any port with its own implementation.
  */
 export type DossierOptions = Partial<SettingValues<typeof SETTINGS>> & {
   /** The OpenAI-compatible server, required when `generator` is `'openai'`. @default undefined */
@@ -109,10 +109,9 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
 
 /**
  * Reads the `DOSSIER_*` variables of `env` into options (unset variables stay unset, so defaults apply).
- * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when a value cannot be parsed or is out of range.
+ * @throws DossierError `ERR_CONFIG_INVALID`, naming every variable whose value cannot be parsed or is
+ *   out of range, at once.
  */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): DossierOptions {
-  const options: DossierOptions = readEnvironment(SETTINGS, env);
-  checkOptions(SETTINGS, options, 'variable', openAiNeeds);
-  return options;
+  return readEnvironment(SETTINGS, env, openAiNeeds);
 }

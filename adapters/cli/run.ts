@@ -8,7 +8,8 @@ import {
   createDossier,
   type Dossier,
   DossierError,
-  DossierValidationError,
+  type DossierOptions,
+  isDossierError,
   type KeyChanges,
   optionsFromEnv,
   type Scope,
@@ -18,6 +19,8 @@ import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adap
 import { LISTEN_BACKLOG } from './listen-backlog.js';
 import { listWatches } from './watches-command.js';
 import { keyJson, type KeyJson } from '../keys/key-json.js';
+import { closest } from './closest.js';
+import { dossierVersion } from '../version.js';
 
 /** Where the command writes. */
 export interface CliOutput {
@@ -39,99 +42,197 @@ const USAGE = `Usage:
   dossier keys roll KEY_ID [--grace SECONDS] [--json]
                                          a new secret; the old one keeps working for SECONDS (default 0)
   dossier keys revoke KEY_ID [--json]
-Configuration comes from the DOSSIER_* environment variables (see README).
+  dossier --version                      the version of Dossier
+Configuration comes from the DOSSIER_* environment variables (see docs/configuration.md).
+Exit codes: 0 done, 1 unexpected failure, 2 bad usage, 3 bad configuration, 4 no such key or watch,
+5 refused by the key's state, 6 store unavailable, 7 cannot listen.
 `;
 
-/** The `keys` subcommands, and the options each takes (besides `--json`). */
-const KEY_COMMANDS: Record<string, string[]> = {
-  create: ['name', 'owner', 'scopes', 'daily-limit', 'expires'],
-  list: [],
-  update: ['name', 'scopes', 'daily-limit', 'expires'],
-  roll: ['grace'],
-  revoke: [],
+/** The exit code of each kind of outcome (docs/cli.md). */
+export const EXIT = {
+  done: 0,
+  /** A failure nobody expected: a bug, reported with its stack. */
+  unexpected: 1,
+  /** An unknown command or option, a missing or bad argument. */
+  usage: 2,
+  /** A bad DOSSIER_*, HOST or PORT variable, an unusable GeoIP file, a package to install. */
+  config: 3,
+  /** No key or watch has the id given. */
+  notFound: 4,
+  /** The key's state refuses the change (a revoked or expired key cannot be rolled). */
+  refused: 5,
+  /** The store or the cache did not answer. */
+  unavailable: 6,
+  /** `serve` cannot listen on HOST:PORT. */
+  cannotListen: 7,
+} as const;
+
+/** A mistake on the command line, said in a sentence. */
+class UsageError extends Error {}
+
+/** Every command, and the options it takes; a value of `true` is a flag, anything else takes a value. */
+const COMMANDS: Record<string, Record<string, boolean>> = {
+  serve: {},
+  worker: {},
+  'watches list': { key: false, json: true },
+  'keys create': { name: false, owner: false, scopes: false, 'daily-limit': false, expires: false, json: true },
+  'keys list': { json: true },
+  'keys update': { name: false, scopes: false, 'daily-limit': false, expires: false, json: true },
+  'keys roll': { grace: false, json: true },
+  'keys revoke': { json: true },
 };
 
+/** The commands that act on one key, named by its id. */
+const TAKES_ID = ['keys update', 'keys roll', 'keys revoke'];
+
 /**
- * Runs the `dossier` command and returns its exit code: 0 on success, 1 on failure, 2 on bad usage.
- * `serve` returns only once the server has stopped (on SIGINT or SIGTERM).
+ * Runs the `dossier` command and returns its exit code (see {@link EXIT}). `serve` returns only once
+ * the server has stopped (on SIGINT or SIGTERM).
  */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const [command, subcommand] = argv;
-  if (argv.some((arg) => arg === '--help' || arg === '-h') || command === 'help') {
-    io.out(USAGE);
-    return 0;
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.out(`dossier ${dossierVersion()}\n`);
+    return EXIT.done;
+  }
+  if (argv.length === 0 || argv.some((arg) => arg === '--help' || arg === '-h') || argv[0] === 'help') {
+    (argv.length === 0 ? io.err : io.out)(USAGE);
+    return argv.length === 0 ? EXIT.usage : EXIT.done;
   }
   try {
+    const { command, values, id } = parseCommand(argv);
     if (command === 'serve') return await serve(env, io);
     if (command === 'worker') return await worker(env, io);
-    if (command === 'watches' && subcommand === 'list') {
+    if (command === 'watches list') {
+      if (typeof values.key !== 'string') throw new UsageError('--key KEY_ID is required.');
       // A listing only reads: it runs no checks or deliveries of its own.
       const dossier = createDossier({ ...optionsFromEnv(env), workers: false });
       try {
-        await listWatches(argv.slice(2), dossier, io.out);
-        return 0;
+        await listWatches(values.key, values.json === true, dossier, io.out);
+        return EXIT.done;
       } finally {
         await dossier.close();
       }
     }
-    if (command === 'keys' && subcommand !== undefined && Object.hasOwn(KEY_COMMANDS, subcommand)) {
-      return await keys(subcommand, argv.slice(2), env, io);
-    }
-    io.err(USAGE);
-    return 2;
+    return await keys(command, id, values, env, io);
   } catch (error) {
-    if (error instanceof DossierValidationError) {
-      io.err(`dossier: ${Object.values(error.errors).flat().join(' ')}\n`);
-      return 2;
-    }
-    if (error instanceof DossierError) {
-      io.err(`dossier: ${error.message}\n`);
-      return 1;
-    }
-    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.err(`dossier: ${(error as Error).message}\n${USAGE}`);
-      return 2;
-    }
-    throw error;
+    const code = exitCodeOf(error);
+    if (code === EXIT.unexpected) throw error;
+    io.err(`dossier: ${messageOf(error)}\n`);
+    return code;
   }
 }
 
-async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      owner: { type: 'string' },
-      scopes: { type: 'string' },
-      'daily-limit': { type: 'string' },
-      expires: { type: 'string' },
-      grace: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const takesId = ['update', 'roll', 'revoke'].includes(subcommand);
-  const expected = takesId ? 1 : 0;
-  if (positionals.length > expected) {
-    throw new DossierValidationError({ arguments: [`Unexpected argument "${positionals[expected]}".`] });
+/** The exit code of a failure; {@link EXIT.unexpected} for one that is not the core's or the command line's. */
+function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.usage;
+  if (!isDossierError(error)) return EXIT.unexpected;
+  switch (error.code) {
+    case 'ERR_CONFIG_INVALID':
+      return EXIT.config;
+    case 'ERR_KEY_NOT_FOUND':
+    case 'ERR_WATCH_NOT_FOUND':
+      return EXIT.notFound;
+    case 'ERR_KEY_INACTIVE':
+      return EXIT.refused;
+    case 'ERR_STORE_UNAVAILABLE':
+      return EXIT.unavailable;
+    case 'ERR_KEY_INVALID':
+      return EXIT.usage; // a value given on the command line
+    default:
+      return EXIT.unexpected;
   }
-  const id = positionals[0];
-  if (takesId && id === undefined) throw new DossierValidationError({ id: [`Give the id of the key to ${subcommand}.`] });
-  for (const option of ['name', 'owner', 'scopes', 'daily-limit', 'expires', 'grace'] as const) {
-    if (values[option] !== undefined && !KEY_COMMANDS[subcommand]!.includes(option)) {
-      throw new DossierValidationError({ [option]: [`--${option} does not apply to "keys ${subcommand}".`] });
+}
+
+/** What a failure says: a refused value names every field at fault. */
+function messageOf(error: unknown): string {
+  const fields = (error as { errors?: Record<string, string[]> }).errors;
+  return fields === undefined ? (error as Error).message : Object.values(fields).flat().join(' ');
+}
+
+/**
+ * The command that `argv` names, its options and the id it acts on.
+ * @throws UsageError naming an unknown command or option (with the closest known one), an option the
+ *   command does not take, a missing value, a missing id or a stray argument
+ */
+function parseCommand(argv: string[]): { command: string; values: Record<string, string | boolean | undefined>; id?: string } {
+  const [first = '', second] = argv;
+  const grouped = Object.keys(COMMANDS).some((name) => name.startsWith(`${first} `));
+  const command = grouped ? `${first} ${second ?? ''}`.trim() : first;
+  if (!Object.hasOwn(COMMANDS, command)) {
+    if (grouped && second === undefined) {
+      const subcommands = Object.keys(COMMANDS).filter((name) => name.startsWith(`${first} `));
+      throw new UsageError(`"${first}" needs a command: ${subcommands.join(', ')}. Run dossier --help for usage.`);
     }
+    const guess = closest(command, Object.keys(COMMANDS));
+    throw new UsageError(
+      `Unknown command "${command}"${guess ? `; did you mean "${guess}"?` : '.'} Run dossier --help for usage.`,
+    );
   }
+  const takes = COMMANDS[command]!;
+  const every = Object.assign({}, ...Object.values(COMMANDS)) as Record<string, boolean>;
+  const args = argv.slice(grouped ? 2 : 1);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: Object.fromEntries(
+        Object.entries(every).map(([name, flag]) => [name, { type: flag ? ('boolean' as const) : ('string' as const) }]),
+      ),
+    });
+  } catch (error) {
+    throw usageOfParseError(error, command, Object.keys(takes));
+  }
+  const { values, positionals } = parsed;
+  for (const option of Object.keys(values)) {
+    if (!Object.hasOwn(takes, option)) throw new UsageError(`--${option} does not apply to "dossier ${command}".`);
+  }
+  const expected = TAKES_ID.includes(command) ? 1 : 0;
+  if (positionals.length > expected) throw new UsageError(`Unexpected argument "${positionals[expected]}".`);
+  if (expected === 1 && positionals[0] === undefined) {
+    throw new UsageError(`Give the id of the key to ${command.split(' ')[1]}.`);
+  }
+  // No option is declared `multiple`: each holds one value.
+  return { command, values: values as Record<string, string | boolean | undefined>, id: positionals[0] };
+}
+
+/** Node's parser's error, as a sentence about the command. */
+function usageOfParseError(error: unknown, command: string, options: string[]): Error {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(message ?? '')?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const guess = closest(option!.replace(/^-+/, ''), options);
+      return new UsageError(`Unknown option ${option} for "dossier ${command}"${guess ? `; did you mean --${guess}?` : '.'}`);
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return new UsageError(
+        message?.includes('does not take') ? `${option} takes no value.` : `${option} needs a value (${option} VALUE).`,
+      );
+    default:
+      return error as Error;
+  }
+}
+
+async function keys(
+  command: string,
+  id: string | undefined,
+  values: Record<string, string | boolean | undefined>,
+  env: NodeJS.ProcessEnv,
+  io: CliOutput,
+): Promise<number> {
+  const option = (name: string): string | undefined => values[name] as string | undefined;
   const dossier = createDossier(optionsFromEnv(env));
   try {
-    if (subcommand === 'create') {
-      if (values.name === undefined) throw new DossierValidationError({ name: ['--name is required.'] });
+    if (command === 'keys create') {
+      if (option('name') === undefined) throw new UsageError('--name is required.');
       const { key, secret } = await dossier.keys.create({
-        name: values.name,
-        owner: values.owner,
-        scopes: scopesOf(values.scopes),
-        dailyLimit: limitOf(values['daily-limit']) ?? null,
-        expiresAt: values.expires ?? null,
+        name: option('name')!,
+        owner: option('owner'),
+        scopes: scopesOf(option('scopes')),
+        dailyLimit: limitOf(option('daily-limit')) ?? null,
+        expiresAt: option('expires') ?? null,
       });
       if (values.json) {
         const { id: keyId, owner, scopes } = key;
@@ -143,9 +244,9 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
         );
         io.out(`Key: ${secret}\nThis is the only time the key is shown: store it now.\n`);
       }
-      return 0;
+      return EXIT.done;
     }
-    if (subcommand === 'list') {
+    if (command === 'keys list') {
       const all = await Promise.all((await dossier.keys.list()).map((key) => keyJson(dossier, key)));
       if (values.json) {
         io.out(`${JSON.stringify(all)}\n`);
@@ -160,25 +261,25 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
           );
         }
       }
-      return 0;
+      return EXIT.done;
     }
-    if (subcommand === 'update') {
+    if (command === 'keys update') {
       const changes: KeyChanges = {};
-      if (values.name !== undefined) changes.name = values.name;
-      if (values.scopes !== undefined) changes.scopes = scopesOf(values.scopes);
-      if (values['daily-limit'] !== undefined) changes.dailyLimit = limitOf(values['daily-limit']);
-      if (values.expires !== undefined) changes.expiresAt = values.expires === 'never' ? null : values.expires;
+      if (option('name') !== undefined) changes.name = option('name');
+      if (option('scopes') !== undefined) changes.scopes = scopesOf(option('scopes'));
+      if (option('daily-limit') !== undefined) changes.dailyLimit = limitOf(option('daily-limit'));
+      if (option('expires') !== undefined) changes.expiresAt = option('expires') === 'never' ? null : option('expires');
       if (Object.keys(changes).length === 0) {
-        throw new DossierValidationError({ arguments: ['Give at least one of --name, --scopes, --daily-limit, --expires.'] });
+        throw new UsageError('Give at least one of --name, --scopes, --daily-limit, --expires.');
       }
       const key = await keyJson(dossier, await dossier.keys.update(id!, changes));
       io.out(values.json ? `${JSON.stringify(key)}\n` : `Updated key ${key.id}: ${summary(key)}.\n`);
-      return 0;
+      return EXIT.done;
     }
-    if (subcommand === 'roll') {
-      const grace = values.grace;
+    if (command === 'keys roll') {
+      const grace = option('grace');
       if (grace !== undefined && !/^\d{1,10}$/.test(grace)) {
-        throw new DossierValidationError({ grace_seconds: ['--grace must be a whole number of seconds.'] });
+        throw new UsageError('--grace must be a whole number of seconds.');
       }
       const seconds = grace === undefined ? 0 : Number(grace);
       const { key, secret } = await dossier.keys.roll(id!, seconds);
@@ -188,11 +289,11 @@ async function keys(subcommand: string, args: string[], env: NodeJS.ProcessEnv, 
         const old = seconds === 0 ? 'The old secret no longer works.' : `The old secret keeps working for ${seconds} seconds.`;
         io.out(`Rolled key ${key.id}. ${old}\nKey: ${secret}\nThis is the only time the key is shown: store it now.\n`);
       }
-      return 0;
+      return EXIT.done;
     }
     const key = await dossier.keys.revoke(id!);
     io.out(values.json ? `${JSON.stringify(await keyJson(dossier, key))}\n` : `Revoked key ${key.id} at ${key.revokedAt}.\n`);
-    return 0;
+    return EXIT.done;
   } finally {
     await dossier.close();
   }
@@ -205,12 +306,12 @@ function scopesOf(text: string | undefined): Scope[] | undefined {
 
 /**
  * `--daily-limit N` as a number, `default` as `null` (the configured default), absent as `undefined`.
- * @throws DossierValidationError for anything else
+ * @throws UsageError for anything else
  */
 function limitOf(text: string | undefined): number | null | undefined {
   if (text === undefined) return undefined;
   if (text === 'default') return null;
-  if (!/^\d{1,10}$/.test(text)) throw new DossierValidationError({ daily_limit: ['--daily-limit must be a whole number.'] });
+  if (!/^\d{1,10}$/.test(text)) throw new UsageError('--daily-limit must be a whole number, or default.');
   return Number(text);
 }
 
@@ -220,11 +321,15 @@ function summary(key: KeyJson): string {
 
 async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   const koa = await loadKoaAdapter();
-  const { createKoaApp, answerClientErrorsWithJson, serverOptionsFromEnv } = koa;
-  const server = serverOptionsFromEnv(env);
+  const { createKoaApp, answerClientErrorsWithJson, applyKeepAlive, serverOptionsFromEnv } = koa;
+  // Every bad variable is named at once, the server's and the core's alike.
+  const [server, options] = readEveryOption(
+    () => serverOptionsFromEnv(env),
+    () => optionsFromEnv(env),
+  );
   // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
   // with the line to run, instead of failing each watch request.
-  const { dossier, logger } = await start(env, io, koa, (dossier) =>
+  const { dossier, logger } = await start(options, io, koa, (dossier) =>
     dossier.options.workers ? dossier.startWorkers() : void dossier.watches,
   );
   const app = createKoaApp(dossier);
@@ -234,13 +339,14 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   app.maxIpsCount = 1;
   const http = app.listen({ port: server.port, host: server.host, backlog: LISTEN_BACKLOG });
   answerClientErrorsWithJson(http);
+  applyKeepAlive(http, server);
   try {
     await once(http, 'listening');
   } catch (error) {
     await dossier.close();
     const code = (error as { code?: string }).code ?? 'error';
     io.err(`dossier: cannot listen on HOST=${server.host} PORT=${server.port} (${code})\n`);
-    return 1;
+    return EXIT.cannotListen;
   }
   const { address, port } = http.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
@@ -262,7 +368,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
     sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
   ]);
   logger.info('stopped', { drained, stores_closed: closed });
-  return 0;
+  return EXIT.done;
 }
 
 /**
@@ -271,7 +377,7 @@ async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
  */
 async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   // The server's log, without the request fields: the worker's lines read as the server's.
-  const { dossier, logger } = await start(env, io, await loadProcessLog(), (dossier) => dossier.startWorkers());
+  const { dossier, logger } = await start(optionsFromEnv(env), io, await loadProcessLog(), (dossier) => dossier.startWorkers());
   const stopping = stopSignal(); // before the line, as serve does
   io.out(`Dossier worker running (store ${redact(dossier.options.store)})\n`);
   // The engines' timers do not hold the process (a server's socket does); here this one does, until a signal.
@@ -281,7 +387,7 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   logger.info('stopping', { signal });
   await dossier.close();
   logger.info('stopped', {});
-  return 0;
+  return EXIT.done;
 }
 
 /**
@@ -289,12 +395,11 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
  * send a request), and `work` done. On failure the error goes on to runCli, which prints it.
  */
 async function start(
-  env: NodeJS.ProcessEnv,
+  options: DossierOptions,
   io: CliOutput,
   { createJsonLogger }: ProcessLog,
   work: (dossier: Dossier) => Promise<void> | void,
 ) {
-  const options = optionsFromEnv(env);
   const logger = createJsonLogger({ level: options.logLevel, destination: { write: (line: string) => io.err(line) } });
   const dossier = createDossier({ ...options, logger });
   try {
@@ -307,6 +412,26 @@ async function start(
     throw error;
   }
   return { dossier, logger };
+}
+
+/**
+ * What each reading of the environment gives.
+ * @throws DossierError `ERR_CONFIG_INVALID` naming every bad variable that any of them found
+ */
+function readEveryOption<A, B>(first: () => A, second: () => B): [A, B] {
+  const problems: string[] = [];
+  const attempt = <T>(read: () => T): T => {
+    try {
+      return read();
+    } catch (error) {
+      if (!isDossierError(error, 'ERR_CONFIG_INVALID')) throw error;
+      problems.push(error.message);
+      return undefined as T; // never returned: the problems are thrown below
+    }
+  };
+  const read: [A, B] = [attempt(first), attempt(second)];
+  if (problems.length > 0) throw new DossierError('ERR_CONFIG_INVALID', problems.join('; '));
+  return read;
 }
 
 /** The next SIGINT or SIGTERM, by name. */

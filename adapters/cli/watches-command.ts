@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { type Dossier, wireWatch } from '../../lib/index.js';
 
 /**
@@ -6,12 +5,10 @@ import { type Dossier, wireWatch } from '../../lib/index.js';
  * (id, type, domain, interval, last check, last error), or as a JSON array of CONTRACT.md §11 watches.
  * @throws DossierError `ERR_KEY_NOT_FOUND` for an unknown key; `ERR_STORE_UNAVAILABLE`
  */
-export async function listWatches(args: string[], dossier: Dossier, out: (text: string) => void): Promise<void> {
-  const { values } = parseArgs({ args, options: { key: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
-  if (values.key === undefined) throw Object.assign(new Error('--key KEY_ID is required.'), { code: 'ERR_PARSE_ARGS_MISSING' });
-  const key = await dossier.keys.get(values.key);
+export async function listWatches(keyId: string, json: boolean, dossier: Dossier, out: (text: string) => void): Promise<void> {
+  const key = await dossier.keys.get(keyId);
   const watches = (await dossier.watches.list({ owner: key.owner })).filter((watch) => watch.keyId === key.id);
-  if (values.json === true) {
+  if (json) {
     out(`${JSON.stringify(watches.map(wireWatch))}\n`);
     return;
   }

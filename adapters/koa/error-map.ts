@@ -27,6 +27,8 @@ export const HTTP_ERRORS: Record<ErrorCode, HttpError> = {
   ERR_STORE_UNAVAILABLE: { status: 503, code: 'service_unavailable' },
   ERR_NOT_IMPLEMENTED: { status: 501, code: 'not_implemented' },
   ERR_KEY_NOT_FOUND: { status: 404, code: 'not_found' },
+  ERR_KEY_INVALID: { status: 422, code: 'invalid_request' },
+  ERR_KEY_INACTIVE: { status: 422, code: 'invalid_request' },
   ERR_DOCUMENT_NOT_FOUND: { status: 404, code: 'not_found' },
   ERR_DOCUMENT_INVALID: { status: 422, code: 'invalid_request' },
   ERR_GENERATOR_FAILED: { status: 502, code: 'generator_error' },

@@ -9,5 +9,5 @@ export { createMetrics, type DossierMetrics } from './metrics.js';
 export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './schemas/openapi.js';
 export { ROUTES } from './schemas/routes.js';
-export { serverOptionsFromEnv, type ServerOptions } from './server-options.js';
+export { applyKeepAlive, serverOptionsFromEnv, type ServerOptions } from './server-options.js';
 export { validateAgainst, type Validation } from './schemas/validate.js';

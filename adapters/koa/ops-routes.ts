@@ -7,7 +7,7 @@ import { answerApiError } from './error-middleware.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';
 import { openApiDocument } from './schemas/openapi.js';
-import { dossierVersion } from './version.js';
+import { dossierVersion } from '../version.js';
 
 /** `/readyz` answers within 1 s (CONTRACT.md §7): each probe gets this much of it. */
 export const READY_PROBE_MS = 600;

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import {
   checkOptions,
   nonEmptyText,
@@ -25,15 +26,39 @@ export const SERVER_SETTINGS = {
    * the one that proxy added. @default false
    */
   trustProxy: { variable: 'DOSSIER_TRUST_PROXY', read: readBoolean, check: yesNo, default: false },
+  /**
+   * How long an idle kept-alive connection stays open, in milliseconds. Longer than clients and load
+   * balancers keep theirs (AWS ALB: 60 s; Node's fetch: 4 s), so that the client, not the server, closes
+   * an idle connection: a server that closes first races the client reusing it, and that request is
+   * lost (`other side closed`). Node's own default is 5 s. @default 72000
+   */
+  keepAliveTimeoutMs: {
+    variable: 'DOSSIER_KEEP_ALIVE_TIMEOUT_MS',
+    read: readWholeNumber,
+    check: wholeNumber(1, 3_600_000),
+    default: 72_000,
+  },
 } satisfies Record<string, Setting>;
 
-/** Settings of the HTTP server (`npm start`), read from `HOST`, `PORT` and `DOSSIER_TRUST_PROXY`. */
+/** Settings of the HTTP server (`npm start`), read from `HOST`, `PORT`, `DOSSIER_TRUST_PROXY` and `DOSSIER_KEEP_ALIVE_TIMEOUT_MS`. */
 export type ServerOptions = SettingValues<typeof SERVER_SETTINGS>;
 
 /**
- * Reads `HOST`, `PORT` and `DOSSIER_TRUST_PROXY` for the HTTP server, with the core's checks and messages.
- * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, when `PORT` is not a port number.
+ * Reads `HOST`, `PORT`, `DOSSIER_TRUST_PROXY` and `DOSSIER_KEEP_ALIVE_TIMEOUT_MS` for the HTTP server,
+ * with the core's checks and messages.
+ * @throws DossierError `ERR_CONFIG_INVALID`, naming the variable, for a value out of its range.
  */
 export function serverOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): ServerOptions {
   return checkOptions(SERVER_SETTINGS, readEnvironment(SERVER_SETTINGS, env), 'variable');
+}
+
+/**
+ * Gives `server` the idle keep-alive timeout of `options`, with the headers timeout above it (Node
+ * before 18 counted a connection's idle time against it, and guides for load balancers still ask for
+ * it), and the request timeout at least as long as the headers timeout, which Node requires.
+ */
+export function applyKeepAlive(server: Server, { keepAliveTimeoutMs }: Pick<ServerOptions, 'keepAliveTimeoutMs'>): void {
+  server.keepAliveTimeout = keepAliveTimeoutMs;
+  server.headersTimeout = Math.max(server.headersTimeout, keepAliveTimeoutMs + 1000);
+  if (server.requestTimeout > 0) server.requestTimeout = Math.max(server.requestTimeout, server.headersTimeout);
 }

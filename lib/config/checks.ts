@@ -155,9 +155,9 @@ export function readText(text: string): Read<string> {
   return { value: text };
 }
 
-/** A whole number written in digits. */
+/** A whole number written in digits, with a sign or not (its check says which are allowed, and says so). */
 export function readWholeNumber(text: string): Read<number> {
-  return /^\d+$/.test(text) ? { value: Number(text) } : { problem: `must be a whole number, not "${text}"` };
+  return /^[-+]?\d+$/.test(text) ? { value: Number(text) } : { problem: `must be a whole number, not "${text}"` };
 }
 
 /** `true` or `false`. */

@@ -154,8 +154,23 @@ export function checkOptions<S extends Record<string, Setting>, O extends object
   settings: S,
   options: O,
   naming: Naming,
-  crossCheck: (options: Record<string, unknown>) => SettingProblem[] = () => [],
+  crossCheck: CrossCheck = () => [],
 ): Checked<S, O> {
+  const { filled, problems } = problemsOf(settings, options, crossCheck);
+  if (problems.length > 0) throw configError(problems, settings, naming);
+  // The schema has just said so.
+  return filled as Checked<S, O>;
+}
+
+/** The checks that involve more than one setting, on values that each passed their own check. */
+type CrossCheck = (options: Record<string, unknown>) => SettingProblem[];
+
+/** `options` with the defaults of `settings` filled in, and what is wrong with them. */
+function problemsOf(
+  settings: Record<string, Setting>,
+  options: object,
+  crossCheck: CrossCheck,
+): { filled: Record<string, unknown>; problems: SettingProblem[] } {
   // The settings first, in the table's order, then whatever else was given, as it was given.
   const given = options as Record<string, unknown>;
   const filled: Record<string, unknown> = {};
@@ -174,19 +189,19 @@ export function checkOptions<S extends Record<string, Setting>, O extends object
     ...fieldProblems(errors).map(({ field, phrase }) => ({ path: field, message: phrase ?? 'is invalid' })),
     ...(typed ? crossCheck(filled) : []),
   ];
-  if (problems.length > 0) throw configError(problems, settings, naming);
-  // The schema has just said so.
-  return filled as Checked<S, O>;
+  return { filled, problems };
 }
 
 /**
- * The options that the variables of `settings` in `env` set, nested, and nothing else; a blank or
- * absent variable is unset. The values are read, not yet checked (see {@link checkOptions}).
- * @throws DossierError `ERR_CONFIG_INVALID`, naming every variable whose text cannot be read.
+ * The options that the variables of `settings` in `env` set, nested, and nothing else (a blank or absent
+ * variable is unset, so that its default applies), each value read and checked.
+ * @throws DossierError `ERR_CONFIG_INVALID` naming every bad variable at once, in the table's order:
+ *   those whose text cannot be read and those whose value is out of range alike.
  */
 export function readEnvironment<S extends Record<string, Setting>>(
   settings: S,
   env: NodeJS.ProcessEnv,
+  crossCheck: CrossCheck = () => [],
 ): Partial<SettingValues<S>> {
   const options: Record<string, unknown> = {};
   const problems: SettingProblem[] = [];
@@ -202,9 +217,18 @@ export function readEnvironment<S extends Record<string, Setting>>(
     if (member === undefined) options[name] = read.value;
     else ((options[name] ??= {}) as Record<string, unknown>)[member] = read.value;
   }
-  if (problems.length > 0) throw configError(problems, settings, 'variable');
-  // Each value is what its reader gives: the type of its option (its schema checks the rest later).
+  // The values read are checked even when others could not be read: every bad variable is named.
+  problems.push(...problemsOf(settings, options, crossCheck).problems);
+  if (problems.length > 0) throw configError(inTableOrder(problems, settings), settings, 'variable');
+  // Each value is what its reader gives, and passed its check.
   return options as Partial<SettingValues<S>>;
+}
+
+/** `problems` in the order of the settings they are about. */
+function inTableOrder(problems: SettingProblem[], settings: Record<string, Setting>): SettingProblem[] {
+  const order = Object.entries(settings).flatMap(([option, setting]) => [setting.variable, option.split('.')[0]!]);
+  const rank = ({ path }: SettingProblem): number => (order.includes(path[0]!) ? order.indexOf(path[0]!) : order.length);
+  return problems.sort((a, b) => rank(a) - rank(b));
 }
 
 /** One `ERR_CONFIG_INVALID` whose sentences each start with the name of the setting at fault. */

@@ -30,26 +30,31 @@ function fits(schema: TSchema, value: unknown): boolean {
   return compiledSchema(schema)(value);
 }
 
-/** `value`, when it is what `schema` describes. @throws DossierValidationError on `field`, with `message` */
+/** A key's field refused: `ERR_KEY_INVALID`, with `errors` by field. */
+function invalidKey(errors: Record<string, string[]>): DossierValidationError {
+  return new DossierValidationError(errors, undefined, 'ERR_KEY_INVALID');
+}
+
+/** `value`, when it is what `schema` describes. @throws DossierValidationError `ERR_KEY_INVALID` on `field`, with `message` */
 function checked<T>(schema: TSchema, value: unknown, field: string, message: string): T {
-  if (!fits(schema, value)) throw new DossierValidationError({ [field]: [message] });
+  if (!fits(schema, value)) throw invalidKey({ [field]: [message] });
   return value as T;
 }
 
 /**
  * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever).
- * @throws DossierValidationError on `name`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `name`
  */
 export function checkName(name: unknown): string {
   if (!fits(KeyName, name) || (name as string).length > KEY_NAME_MAX) {
-    throw new DossierValidationError({ name: ['The name must be 1 to 128 printable characters.'] });
+    throw invalidKey({ name: ['The name must be 1 to 128 printable characters.'] });
   }
   return name as string;
 }
 
 /**
  * A key's owner: {@link KeyOwner}, 1 to 128 letters, digits or `. _ @ -`.
- * @throws DossierValidationError on `owner`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `owner`
  */
 export function checkOwner(owner: unknown): string {
   return checked(KeyOwner, owner, 'owner', 'The owner must be 1 to 128 letters, digits or . _ @ -.');
@@ -57,7 +62,7 @@ export function checkOwner(owner: unknown): string {
 
 /**
  * {@link KeyScopes}: one or more known scopes; one given twice counts once.
- * @throws DossierValidationError on `scopes`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `scopes`
  */
 export function checkScopes(scopes: unknown): Scope[] {
   const known = checked<Scope[]>(KeyScopes, scopes, 'scopes', `The scopes must be one or more of ${SCOPES.join(', ')}.`);
@@ -66,7 +71,7 @@ export function checkScopes(scopes: unknown): Scope[] {
 
 /**
  * {@link KeyDailyLimit}: a daily limit from 1 to 10⁹, or `null` for the configured default.
- * @throws DossierValidationError on `daily_limit`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `daily_limit`
  */
 export function checkLimit(limit: unknown): number | null {
   return checked(KeyDailyLimit, limit, 'daily_limit', `The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`);
@@ -75,23 +80,23 @@ export function checkLimit(limit: unknown): number | null {
 /**
  * {@link KeyExpiry}: `null` for never, else a `YYYY-MM-DD` date (midnight UTC) or an ISO 8601 instant
  * with its offset, that exists in the calendar and is after `now`; returned as an ISO 8601 UTC instant.
- * @throws DossierValidationError on `expires_at`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `expires_at`
  */
 export function checkExpiry(expiresAt: unknown, now: number): string | null {
   if (expiresAt === null) return null;
   const instant = fits(KeyExpiry, expiresAt) ? parseInstant(expiresAt as string) : undefined;
   if (instant === undefined) {
-    throw new DossierValidationError({
+    throw invalidKey({
       expires_at: ['The expiry must be a date (YYYY-MM-DD) or an ISO 8601 instant such as 2030-01-31T12:00:00Z.'],
     });
   }
-  if (instant <= now) throw new DossierValidationError({ expires_at: ['The expiry must be in the future.'] });
+  if (instant <= now) throw invalidKey({ expires_at: ['The expiry must be in the future.'] });
   return new Date(instant).toISOString();
 }
 
 /**
  * {@link GraceSeconds}: a roll's grace period, whole seconds from 0 to 30 days.
- * @throws DossierValidationError on `grace_seconds`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `grace_seconds`
  */
 export function checkGraceSeconds(seconds: unknown): number {
   const message = `The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`;
@@ -113,7 +118,7 @@ const FIELD_RULES: Readonly<Record<string, (value: unknown, now: number) => unkn
  * fields it takes are the schema's, a required one is always checked, an optional one when sent (and
  * not `null`, for those in `nullIsAbsent`), each with its rule above; a field the schema does not name
  * is refused. Every failure is reported at once, so that a client sees all its mistakes in one answer.
- * @throws DossierValidationError with every failing field, in the schema's order, then the unknown ones
+ * @throws DossierValidationError `ERR_KEY_INVALID` with every failing field, in the schema's order, then the unknown ones
  */
 export function checkKeyBody(
   schema: TObject,
@@ -139,7 +144,7 @@ export function checkKeyBody(
   }
   const takes = `Unknown field; this request takes ${fields.join(', ') || 'no field'}.`;
   for (const field of Object.keys(body)) if (!fields.includes(field)) errors[field] = [takes];
-  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors);
+  if (Object.keys(errors).length > 0) throw invalidKey(errors);
 }
 
 const USAGE_DAYS = AdminUsageQuery.properties.days;
@@ -147,7 +152,7 @@ const USAGE_DAYS = AdminUsageQuery.properties.days;
 /**
  * `?days=N` of a key's usage (every value the query string holds for it): {@link AdminUsageQuery}'s
  * bounds and default; the number written with one to three digits.
- * @throws DossierValidationError on `days`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `days`
  */
 export function checkUsageDays(values: readonly string[]): number {
   if (values.length === 0) return USAGE_DAYS.default as number;

@@ -103,7 +103,11 @@ export class KeyvKeyStore implements KeyStore {
       // A new secret for a key that no longer works would not work either.
       const status = keyStatusAt(key, now);
       if (status !== 'active') {
-        throw new DossierValidationError({ id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`] });
+        throw new DossierValidationError(
+          { id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`] },
+          undefined,
+          'ERR_KEY_INACTIVE',
+        );
       }
       const secret = newSecret();
       const digest = digestOf(secret);

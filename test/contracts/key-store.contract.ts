@@ -75,18 +75,19 @@ export function keyStoreContract(backend: BackendCase): void {
       }
     });
 
-    it('rejects bad names, owners, scopes and limits', async () => {
+    it('rejects bad names, owners, scopes and limits with ERR_KEY_INVALID', async () => {
       for (const input of [
         { name: '' },
         { name: 'x'.repeat(129) },
         { name: 'a', owner: 'bad owner' },
         { name: 'a', dailyLimit: 0 },
+        { name: 'a', dailyLimit: -1 },
       ]) {
         const error = await dossier.keys.create(input).catch((e: unknown) => e);
-        expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), JSON.stringify(input)).to.equal(true);
+        expect(isDossierError(error, 'ERR_KEY_INVALID'), JSON.stringify(input)).to.equal(true);
       }
       const error = await dossier.keys.create({ name: 'a', scopes: ['admin' as 'lookup'] }).catch((e: unknown) => e);
-      expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+      expect(isDossierError(error, 'ERR_KEY_INVALID')).to.equal(true);
     });
 
     describe('lifecycle', () => {
@@ -111,9 +112,9 @@ export function keyStoreContract(backend: BackendCase): void {
         const { key } = await timed.keys.create({ name: 'k' });
         for (const expiresAt of ['2026-11-23T11:59:59Z', '2026-02-30', 'tomorrow', '2026-11-24T25:00:00Z']) {
           const error = await timed.keys.create({ name: 'k', expiresAt }).catch((e: unknown) => e);
-          expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), expiresAt).to.equal(true);
+          expect(isDossierError(error, 'ERR_KEY_INVALID'), expiresAt).to.equal(true);
           const updateError = await timed.keys.update(key.id, { expiresAt }).catch((e: unknown) => e);
-          expect(isDossierError(updateError, 'ERR_DOCUMENT_INVALID'), expiresAt).to.equal(true);
+          expect(isDossierError(updateError, 'ERR_KEY_INVALID'), expiresAt).to.equal(true);
         }
         expect(await timed.keys.get(key.id)).to.deep.equal(key);
       });
@@ -156,7 +157,7 @@ export function keyStoreContract(backend: BackendCase): void {
         expect(await timed.keys.verify(second)).to.equal(null);
         expect(await timed.keys.verify(third)).to.equal(null);
         const error = await timed.keys.roll(key.id, -1).catch((e: unknown) => e);
-        expect(isDossierError(error, 'ERR_DOCUMENT_INVALID')).to.equal(true);
+        expect(isDossierError(error, 'ERR_KEY_INVALID')).to.equal(true);
       });
 
       it('refuses to roll a revoked or expired key, whose new secret could not work, and writes nothing', async () => {
@@ -170,7 +171,7 @@ export function keyStoreContract(backend: BackendCase): void {
         ] as const) {
           const before = await timed.keys.get(key.id);
           const error = await timed.keys.roll(key.id).catch((e: unknown) => e);
-          expect(isDossierError(error, 'ERR_DOCUMENT_INVALID'), status).to.equal(true);
+          expect(isDossierError(error, 'ERR_KEY_INACTIVE'), status).to.equal(true);
           expect((error as DossierValidationError).errors).to.deep.equal({
             id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`],
           });

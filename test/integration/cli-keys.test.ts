@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dossier, dossierJson, serve, stop } from '../support/cli.js';
+import { EXIT } from '../../adapters/cli/run.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 
@@ -97,11 +98,11 @@ describe('the dossier command: key lifecycle', function () {
         [['--owner', 'someone'], /--owner does not apply/],
       ] as [string[], RegExp][]) {
         const refused = await dossier(['keys', 'update', String(created.id), ...args], env);
-        expect(refused.code, args.join(' ')).to.equal(2);
+        expect(refused.code, args.join(' ')).to.equal(EXIT.usage);
         expect(refused.stderr, args.join(' ')).to.match(pattern);
       }
       const missing = await dossier(['keys', 'update', 'key_0000000000000000', '--name', 'ghost'], env);
-      expect(missing.code).to.equal(1);
+      expect(missing.code).to.equal(EXIT.notFound);
       expect(missing.stderr).to.include('key_0000000000000000');
       const listed = ((await json(['keys', 'list'])) as unknown as Json[])[0]!;
       expect(listed).to.include({ name: 'after', daily_limit: 1000, expires_at: null });
@@ -137,8 +138,8 @@ describe('the dossier command: key lifecycle', function () {
         expect(refused.code, grace).to.equal(2);
         expect(refused.stderr, grace).to.match(/grace/i);
       }
-      expect((await dossier(['keys', 'roll'], env)).code).to.equal(2);
-      expect((await dossier(['keys', 'roll', 'key_0000000000000000'], env)).code).to.equal(1);
+      expect((await dossier(['keys', 'roll'], env)).code).to.equal(EXIT.usage);
+      expect((await dossier(['keys', 'roll', 'key_0000000000000000'], env)).code).to.equal(EXIT.notFound);
       expect((await lookup(fresh)).status).to.equal(200);
       expect((await dossier(['keys', 'list'], env)).stdout).to.not.include(String(fresh));
     } finally {
@@ -154,7 +155,7 @@ describe('the dossier command: key lifecycle', function () {
       await stop(child);
     }
     const short = await dossier(['serve'], { ...env, PORT: '0', DOSSIER_ADMIN_TOKEN: 'too-short' });
-    expect(short.code).to.equal(1);
+    expect(short.code).to.equal(EXIT.config);
     expect(short.stderr).to.include('DOSSIER_ADMIN_TOKEN must be at least 32 characters');
     expect(short.stderr).to.not.include('too-short');
   });

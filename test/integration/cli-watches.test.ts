@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, dossier, dossierJson, serve, stop } from '../support/cli.js';
+import { EXIT } from '../../adapters/cli/run.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 
 type Json = Record<string, unknown>;
@@ -93,10 +94,10 @@ describe('the dossier command: watches, serve and worker', function () {
     expect(people.stdout).to.match(new RegExp(`^${String(listed[0]!.id)} dns example.test every=900s last_check=\\S+Z\\n`));
   });
 
-  it('refuses `watches list` without --key (2) or with an unknown key (1)', async () => {
-    expect((await dossier(['watches', 'list'], env)).code).to.equal(2);
+  it('refuses `watches list` without --key (usage) or with an unknown key (not found)', async () => {
+    expect((await dossier(['watches', 'list'], env)).code).to.equal(EXIT.usage);
     const unknown = await dossier(['watches', 'list', '--key', 'key_0000000000000000'], env);
-    expect(unknown.code).to.equal(1);
+    expect(unknown.code).to.equal(EXIT.notFound);
     const other = await dossierJson(['keys', 'create', '--name', 'none'], env);
     expect((await dossier(['watches', 'list', '--key', String(other.id)], env)).stdout).to.equal(
       `No watches for ${String(other.id)}.\n`,

@@ -9,6 +9,7 @@ import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { KEY_FIELDS } from '../support/key-fields.js';
 import { writeGeoipFixtures } from '../support/mmdb-writer.js';
 import { dossier, dossierJson, dossierProcess, MAIN, serve, stop, type Run } from '../support/cli.js';
+import { EXIT } from '../../adapters/cli/run.js';
 import { projectRoot } from '../support/paths.js';
 import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
 
@@ -86,20 +87,20 @@ describe('the dossier command', function () {
 
   it('stops with a message that names a bad variable', async () => {
     const run = await dossier(['keys', 'list'], { ...env, DOSSIER_DAILY_LIMIT: 'lots' });
-    expect(run.code).to.equal(1);
+    expect(run.code).to.equal(EXIT.config);
     expect(run.stderr).to.include('DOSSIER_DAILY_LIMIT');
     const served = await dossier(['serve'], { ...env, DOSSIER_STORE: 'ftp://nowhere' });
-    expect(served.code).to.equal(1);
+    expect(served.code).to.equal(EXIT.config);
     expect(served.stderr).to.include('DOSSIER_STORE');
     const unwritable = await dossier(['serve'], { ...env, DOSSIER_STORE: 'sqlite:///dev/null/dossier.sqlite' });
-    expect(unwritable.code).to.equal(1);
+    expect(unwritable.code).to.equal(EXIT.config);
     expect(unwritable.stderr).to.include('DOSSIER_STORE');
     const token = await dossier(['serve'], {
       ...env,
       DOSSIER_ADMIN_TOKEN: 'too-short-to-guard-an-admin-api',
       DOSSIER_LOG_LEVEL: 'loud',
     });
-    expect(token.code).to.equal(1);
+    expect(token.code).to.equal(EXIT.config);
     expect(token.stderr).to.include('DOSSIER_ADMIN_TOKEN').and.include('DOSSIER_LOG_LEVEL');
     expect(token.stderr).to.not.include('too-short-to-guard-an-admin-api');
   });
@@ -115,7 +116,7 @@ describe('the dossier command', function () {
         ['DOSSIER_GEOIP_ASN', fixtures.city],
       ] as const) {
         const run = await dossier(['serve'], { ...env, PORT: '0', [variable]: path });
-        expect(run.code, `${variable}=${path}`).to.equal(1);
+        expect(run.code, `${variable}=${path}`).to.equal(EXIT.config);
         expect(run.stderr).to.include(variable);
         expect(run.stderr).to.not.include('    at ');
       }
@@ -134,7 +135,7 @@ describe('the dossier command', function () {
     try {
       const { port } = silent.address() as AddressInfo;
       const run = await dossierProcess(['serve'], { ...env, PORT: '0', DOSSIER_STORE: `redis://127.0.0.1:${port}` });
-      expect(run.code).to.equal(1);
+      expect(run.code).to.equal(EXIT.unavailable);
       expect(run.stderr).to.include('did not answer');
       expect(run.stdout).to.not.include('listening');
     } finally {
@@ -199,7 +200,7 @@ describe('the dossier command', function () {
       await stop(untrusted.child);
     }
     const bad = await dossier(['serve'], { ...env, DOSSIER_TRUST_PROXY: 'yes' });
-    expect(bad.code).to.equal(1);
+    expect(bad.code).to.equal(EXIT.config);
     expect(bad.stderr).to.include('DOSSIER_TRUST_PROXY');
   });
 
@@ -221,7 +222,7 @@ describe('the dossier command', function () {
     try {
       const port = new URL(url).port;
       const second = await dossier(['serve'], { ...env, PORT: port });
-      expect(second.code).to.equal(1);
+      expect(second.code).to.equal(EXIT.cannotListen);
       expect(second.stderr).to.include(`PORT=${port}`);
       expect(second.stderr).to.include('EADDRINUSE');
       expect(second.stderr).to.not.include('    at ');
@@ -231,16 +232,76 @@ describe('the dossier command', function () {
   });
 
   it('refuses bad usage with exit code 2', async () => {
-    expect((await dossier([], env)).code).to.equal(2);
+    expect((await dossier([], env)).code).to.equal(EXIT.usage);
     expect((await dossier(['keys', 'create'], env)).stderr).to.include('--name is required');
     const scopes = await dossier(['keys', 'create', '--name', 'x', '--scopes', 'admin'], env);
-    expect(scopes.code).to.equal(2);
+    expect(scopes.code).to.equal(EXIT.usage);
     expect(scopes.stderr).to.include('scopes');
-    expect((await dossier(['keys', 'revoke', 'key_nope'], env)).code).to.equal(1);
+    expect((await dossier(['keys', 'revoke', 'key_nope'], env)).code).to.equal(EXIT.notFound);
     const stray = await dossier(['keys', 'create', '--name', 'x', 'stray'], env);
-    expect(stray.code).to.equal(2);
+    expect(stray.code).to.equal(EXIT.usage);
     expect(stray.stderr).to.include('"stray"');
-    expect((await dossier(['keys', 'revoke', 'key_a', 'key_b'], env)).code).to.equal(2);
+    expect((await dossier(['keys', 'revoke', 'key_a', 'key_b'], env)).code).to.equal(EXIT.usage);
+  });
+
+  it('names an unknown command or option, with the one meant when it is close, without the whole usage', async () => {
+    const cases: [string[], string][] = [
+      [['keys', 'lst'], 'Unknown command "keys lst"; did you mean "keys list"? Run dossier --help for usage.'],
+      [['frobnicate'], 'Unknown command "frobnicate". Run dossier --help for usage.'],
+      [['sevre'], 'Unknown command "sevre"; did you mean "serve"? Run dossier --help for usage.'],
+      [
+        ['keys'],
+        '"keys" needs a command: keys create, keys list, keys update, keys roll, keys revoke. Run dossier --help for usage.',
+      ],
+      [['keys', 'create', '--nmae', 'x'], 'Unknown option --nmae for "dossier keys create"; did you mean --name?'],
+      [['keys', 'list', '--frobnicate'], 'Unknown option --frobnicate for "dossier keys list".'],
+      [['keys', 'create', '--name', 'x', '--grace', '3'], '--grace does not apply to "dossier keys create".'],
+      [['keys', 'create', '--name'], '--name needs a value (--name VALUE).'],
+      [['keys', 'list', '--json=yes'], '--json takes no value.'],
+      [['keys', 'roll'], 'Give the id of the key to roll.'],
+    ];
+    for (const [args, message] of cases) {
+      const run = await dossier(args, env);
+      expect(run.code, args.join(' ')).to.equal(EXIT.usage);
+      expect(run.stderr, args.join(' ')).to.equal(`dossier: ${message}\n`);
+    }
+  });
+
+  it('says its version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string };
+    const run = await dossier(['--version'], env);
+    expect(run).to.deep.equal({ code: EXIT.done, stdout: `dossier ${version}\n`, stderr: '' });
+  });
+
+  it('gives each kind of failure its own exit code, as docs/cli.md lists them', async () => {
+    const revoked = await dossierJson<{ id: string }>(['keys', 'create', '--name', 'gone'], env);
+    expect((await dossier(['keys', 'revoke', revoked.id], env)).code).to.equal(EXIT.done);
+    const roll = await dossier(['keys', 'roll', revoked.id], env);
+    expect(roll.code).to.equal(EXIT.refused);
+    expect(roll.stderr).to.equal('dossier: The key is revoked, so it cannot be rolled; create a new key instead.\n');
+    expect((await dossier(['keys', 'roll', 'key_0000000000000000'], env)).code).to.equal(EXIT.notFound);
+    expect((await dossier(['keys', 'list'], { ...env, DOSSIER_STORE: 'redis://127.0.0.1:1' })).code).to.equal(EXIT.unavailable);
+
+    const page = readFileSync(join(projectRoot(), 'docs', 'cli.md'), 'utf8');
+    const table = [...page.matchAll(/^\| (\d+) \| `(\w+)` \|/gm)].map(([, code, name]) => [name, Number(code)]);
+    expect(Object.fromEntries(table)).to.deep.equal(EXIT);
+  });
+
+  it("names every bad variable at once at start-up, the server's and the core's alike", async () => {
+    const run = await dossier(['serve'], {
+      ...env,
+      PORT: 'eighty',
+      DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '0',
+      DOSSIER_LOOKUP_TIMEOUT_MS: '-5',
+      DOSSIER_DAILY_LIMIT: 'lots',
+    });
+    expect(run.code).to.equal(EXIT.config);
+    expect(run.stderr).to.equal(
+      'dossier: PORT must be a whole number, not "eighty"; ' +
+        'DOSSIER_KEEP_ALIVE_TIMEOUT_MS must be a whole number from 1 to 3600000, not 0; ' +
+        'DOSSIER_DAILY_LIMIT must be a whole number, not "lots"; ' +
+        'DOSSIER_LOOKUP_TIMEOUT_MS must be a whole number from 1 to 600000, not -5\n',
+    );
   });
 
   it('prints its usage on stdout for --help, and succeeds', async () => {

@@ -386,7 +386,7 @@ describe('interface B documents over HTTP', () => {
     });
   });
 
-  it('runs the README curl session: create, list, update, delete', async () => {
+  it('runs the curl session of docs/documents.md: create, list, update, delete', async () => {
     // curl -d sends form-encoded bodies and Accept: */*.
     const curl = (fields: Record<string, string>, method: string): RequestInit => ({
       ...form(method, fields),

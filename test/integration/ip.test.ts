@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SHARED_MAXMIND, skipUnlessSharedMaxmind } from '../support/paths.js';
+import { MAXMIND_TEST_DATA } from '../support/paths.js';
 import { reverseName, startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { IP_CACHE_SECONDS, IpLookup } from '../../lib/lookup/ip/ip-lookup.js';
 import { parseHostPort } from '../../lib/lookup/net/host-port.js';
@@ -328,7 +328,7 @@ describe('GET /api/ip without databases', () => {
 });
 
 describe('GET /api/ip with a database file that is missing or damaged', () => {
-  const sharedBroken = join(SHARED_MAXMIND, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
+  const broken = join(MAXMIND_TEST_DATA, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
 
   const expectUpstreamError = async (server: TestServer): Promise<void> => {
     const key = await server.key();
@@ -354,9 +354,8 @@ describe('GET /api/ip with a database file that is missing or damaged', () => {
     }
   });
 
-  it("answers 502 upstream_error for MaxMind's broken test database (doubles of the wrong size)", async function () {
-    skipUnlessSharedMaxmind(this, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
-    const server = await startTestServer({ geoipCity: sharedBroken });
+  it("answers 502 upstream_error for MaxMind's broken test database (doubles of the wrong size)", async () => {
+    const server = await startTestServer({ geoipCity: broken });
     try {
       await expectUpstreamError(server);
     } finally {
@@ -365,24 +364,16 @@ describe('GET /api/ip with a database file that is missing or damaged', () => {
   });
 });
 
-/** MaxMind's own test databases and the JSON they were built from, when the shared folder is there. */
+/** MaxMind's own test databases and the JSON they were built from. */
 describe("GET /api/ip against MaxMind's test databases", () => {
-  const dir = SHARED_MAXMIND;
+  const dir = MAXMIND_TEST_DATA;
   let dns: TestDnsServer | undefined;
   let server: TestServer;
   let key: string;
   let cityJson: Record<string, Record<string, unknown>>[];
   let asnJson: Record<string, Record<string, unknown>>[];
 
-  before(async function () {
-    skipUnlessSharedMaxmind(
-      this,
-      'GeoIP2-City-Test.json',
-      'GeoLite2-ASN-Test.json',
-      'GeoIP2-City-Test.mmdb',
-      'GeoLite2-ASN-Test.mmdb',
-      'GeoIP2-ISP-Test.mmdb',
-    );
+  before(async () => {
     cityJson = JSON.parse(await readFile(join(dir, 'GeoIP2-City-Test.json'), 'utf8')) as typeof cityJson;
     asnJson = JSON.parse(await readFile(join(dir, 'GeoLite2-ASN-Test.json'), 'utf8')) as typeof asnJson;
     // No address of these databases has a PTR name: a DNS server that answers NXDOMAIN to everything.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Run } from '../support/cli.js';
 import { projectRoot } from '../support/paths.js';
+import { EXIT } from '../../adapters/cli/run.js';
 
 // What an application that installed the library alone, or the library and only some of its optional
 // peers, gets: the compiled package beside a node_modules that has every installed package but those.
@@ -70,9 +71,9 @@ async function expectLibraryWorks(dir: string): Promise<void> {
   expect(library.code).to.equal(0);
 }
 
-/** A one-line failure of the command, with no stack trace. */
+/** A one-line failure of the command (a package to install is a configuration to mend), with no stack trace. */
 function expectStopsWith(run: Run, text: string): void {
-  expect(run.code, run.stdout).to.equal(1);
+  expect(run.code, run.stdout).to.equal(EXIT.config);
   expect(run.stderr).to.include(text);
   expect(run.stderr).to.not.include('    at ');
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DossierError } from '../../lib/errors.js';
-import type { LookupContext } from '../../lib/lookup/net/lookup-context.js';
 import type { DnsResolver } from '../../lib/ports/dns-resolver.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
 import { RangeTargetGuard } from '../../lib/lookup/net/target-guard.js';
@@ -8,10 +9,12 @@ import { WhoisLookup } from '../../lib/lookup/whois/whois-lookup.js';
 import { parseHostPort, type HostPort } from '../../lib/lookup/net/host-port.js';
 import { TLD_SERVER_CACHE, TldWhoisServers } from '../../lib/lookup/whois/tld-servers.js';
 import type { Reach } from '../../lib/lookup/net/reach.js';
-import { resolveOptions, type DossierOptions } from '../../lib/options.js';
+import type { DossierOptions } from '../../lib/options.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startTestServer, type TestServer } from '../support/harness.js';
 import { until } from '../support/until.js';
+import { whoisLookupOnLoopback } from '../support/whois-lookup.js';
+import { WHOIS_CORPUS } from '../support/whois-corpus.js';
 import { RDAP_NOT_FOUND, rdapDomain, startRdapServer, type RdapReply, type TestRdapServer } from '../support/rdap-server.js';
 import {
   closedPort,
@@ -522,6 +525,7 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
       'data.iana.test': { A: [{ address: '127.0.0.1' }] },
       'rdap.registry.test': { A: [{ address: '127.0.0.1' }] },
       'whois.registry.test': { A: [{ address: '127.0.0.1' }] },
+      'whois.centralnic.test': { A: [{ address: '127.0.0.1' }] },
       'rdap.port25.test': { A: [{ address: '127.0.0.1' }] },
     });
     registryRdap = await startRdapServer((path) =>
@@ -529,6 +533,7 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
     );
     directory = await startRdapServer(() => BOOTSTRAP());
     registry = await startWhoisServer((query) => (query === 'example.org' ? verisignWhois({ domain: query }) : 'NOT FOUND\n'));
+    centralnic = await startWhoisServer((query) => (query === 'bestb.uy.com' ? BESTB : 'DOMAIN NOT FOUND\n'));
     iana = await startWhoisServer((query) =>
       query === 'org'
         ? `% IANA WHOIS server\n\ndomain:       ORG\n\norganisation: Public Interest Registry (PIR)\n\nwhois:        whois.registry.test:${registry.port}\n\nstatus:       ACTIVE\n`
@@ -537,37 +542,25 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
   });
 
   afterEach(async () => {
-    await Promise.all([dns.close(), directory.close(), registryRdap.close(), iana.close(), registry.close()]);
+    await Promise.all([dns.close(), directory.close(), registryRdap.close(), iana.close(), registry.close(), centralnic.close()]);
   });
 
   /** Every name the lookups built by {@link lookup} resolved (A queries), in order. */
   let resolved: string[];
 
+  /** The loopback stand-in for CentralNic's whois server, which `registryZones` names for `uy.com` in {@link lookup}. */
+  let centralnic: TestWhoisServer;
+  const BESTB = readFileSync(join(WHOIS_CORPUS, 'whois.centralnic.com', 'uy.com', 'status_registered.txt'));
+
   function lookup(options: DossierOptions = {}): WhoisLookup {
     resolved = [];
-    const settled = resolveOptions({
-      store: 'memory://',
-      dnsServers: [dns.address],
-      allowPrivateTargets: true,
-      lookupTimeoutMs: 2000,
-      ...options,
-    });
-    const createResolver = systemDnsResolverFactory(
-      settled.dnsServers.map((server) => parseHostPort(server, 53)!),
-      settled.lookupTimeoutMs,
-    );
-    const context: LookupContext = {
-      createResolver: () => recording(createResolver(), resolved),
-      guard: new RangeTargetGuard(settled.allowPrivateTargets),
-      clock: settled.clock,
-      logger: settled.logger,
-    };
-    return new WhoisLookup(context, {
-      timeoutMs: settled.lookupTimeoutMs,
-      whoisServer: settled.whoisServer === undefined ? undefined : parseHostPort(settled.whoisServer, 43)!,
-      rdapUrl: settled.rdapUrl,
+    return whoisLookupOnLoopback({
+      dnsServer: dns.address,
+      options,
+      resolver: (resolver) => recording(resolver, resolved),
       bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
       ianaWhoisServer: parseHostPort(iana.address, 43)!,
+      registryZones: [{ server: `whois.centralnic.test:${centralnic.port}`, zones: ['uy.com', 'us.com'] }],
     });
   }
 
@@ -637,6 +630,49 @@ describe('WhoisLookup with the IANA directories on loopback', () => {
     const error = await running.catch((e: unknown) => e);
     expect(error).to.equal(reason);
     await registry.idle();
+  });
+
+  describe('names under a registry-run second-level zone (bestb.uy.com)', () => {
+    it("asks that zone's whois server about the name itself: not IANA, not the TLD's RDAP server", async () => {
+      const whois = lookup();
+      const domain = whois.parse('www.BestB.uy.com');
+      expect(domain).to.equal('bestb.uy.com');
+      const { data } = await whois.run(domain, new AbortController().signal);
+      expect(data).to.include({
+        domain: 'bestb.uy.com',
+        registered: true,
+        source: 'whois',
+        whois_server: 'whois.centralnic.test',
+        created_at: '2007-07-12T13:49:25.000Z',
+      });
+      expect(centralnic.queries).to.deep.equal(['bestb.uy.com']);
+      // .com is in the bootstrap registry: its RDAP server knows uy.com, not the names under it.
+      expect(directory.requests).to.deep.equal([]);
+      expect(iana.queries).to.deep.equal([]);
+      expect(registry.queries).to.deep.equal([]);
+    });
+
+    it("reads the zone's own \"not found\" as a free name, and leaves the zone's own name to its TLD's registry", async () => {
+      const whois = lookup();
+      const free = await whois.run(whois.parse('nobody.us.com'), new AbortController().signal);
+      expect(free.data).to.include({ domain: 'nobody.us.com', registered: false, whois_server: 'whois.centralnic.test' });
+      expect(whois.parse('uy.com')).to.equal('uy.com');
+      expect(whois.parse('www.example.co.uk')).to.equal('example.co.uk');
+      expect(whois.parse('someone.github.io')).to.equal('github.io');
+      expect(centralnic.queries).to.deep.equal(['nobody.us.com']);
+    });
+
+    it('sends the full name to whoisServer, and to rdapUrl, when they are set', async () => {
+      registry.reply = (query) => (query === 'bestb.uy.com' ? BESTB : 'NOT FOUND\n');
+      registryRdap.reply = () => RDAP_NOT_FOUND;
+      const configured = await lookup({ whoisServer: registry.address }).run('bestb.uy.com', new AbortController().signal);
+      expect(configured.data).to.include({ domain: 'bestb.uy.com', registered: true });
+      expect(registry.queries).to.deep.equal(['bestb.uy.com']);
+      const rdap = await lookup({ rdapUrl: `${registryRdap.url}/v1` }).run('bestb.uy.com', new AbortController().signal);
+      expect(rdap.data).to.include({ domain: 'bestb.uy.com', registered: false, source: 'rdap' });
+      expect(registryRdap.requests.map((r) => r.path)).to.deep.equal(['/v1/domain/bestb.uy.com']);
+      expect(centralnic.queries).to.deep.equal([]);
+    });
   });
 
   describe('which servers the configuration asks', () => {

@@ -13,19 +13,5 @@ export function projectRoot(): string {
   return dir;
 }
 
-/** MaxMind's own test databases in the workplace's shared folder beside the project (may be absent). */
-export const SHARED_MAXMIND = join(projectRoot(), '..', 'shared', 'data', 'maxmind');
-
-/**
- * Skips the running test (or, in a `before`, its suite) with a note saying why when a file of
- * {@link SHARED_MAXMIND} is absent: those databases come from the workplace's shared folder, not from
- * this repository.
- */
-export function skipUnlessSharedMaxmind(context: Mocha.Context, ...names: string[]): void {
-  const missing = names.filter((name) => !existsSync(join(SHARED_MAXMIND, name)));
-  if (missing.length === 0) return;
-  console.log(
-    `      (skipped: MaxMind's test data ${missing.join(', ')} is not in ${SHARED_MAXMIND}, the shared folder beside the project)`,
-  );
-  context.skip();
-}
+/** MaxMind's own test databases (MIT), copied into the fixtures with their licence. */
+export const MAXMIND_TEST_DATA = join(projectRoot(), 'test', 'fixtures', 'maxmind');

@@ -11,16 +11,25 @@ export function scoredCases(cases: CorpusCase[]): CorpusCase[] {
   );
 }
 
-/** The domain a fixture answers about: its expectation's, else the one its text names, else one under its TLD. */
-export function corpusDomain(item: CorpusCase): string {
+/**
+ * The domain a fixture answers about: its expectation's, else the one its text names, else a name
+ * nobody holds in the zone of the registered answer beside it in `corpus` (`uy.com` for CentralNic's
+ * `uy.com` folder, `chirurgiens-dentistes.fr` for smallregistry's), else under its TLD.
+ */
+export function corpusDomain(item: CorpusCase, corpus: readonly CorpusCase[] = []): string {
   if (item.expected?.domain) return item.expected.domain.toLowerCase();
   const text = item.bytes.toString('latin1');
+  // `Domain Name: x`, `domain.....: x`, `a. [Domain Name]   x` (JPRS), `1a. Domain Name : x`, `Nom de domaine#. . . .x`.
   const named =
-    /(?:^|\n)\s*(?:domain(?: name)?|nom de domaine|dominio)\s*(?:\.{2,}|:|\])\s*([a-z0-9.-]+\.[a-z0-9-]+)\s*(?:\r?\n)/i.exec(
+    /(?:^|\n)[ \t]*(?:[a-z0-9]{1,2}\.?[ \t]+)?\[?(?:complete )?(?:domain(?: name)?|nom de domaine|dominio)\]?#?[ \t]*(?:\.{2,}[ \t]*:?|(?:\. ?){2,}|:|[ \t])[ \t]*([a-z0-9.-]+\.[a-z0-9-]+)\.?[ \t]*\r?\n/i.exec(
       text,
-    ) ?? /(?:no match for|not found:?|no entries found for)\s*"?([a-z0-9.-]+\.[a-z0-9-]+)"?/i.exec(text);
+    ) ??
+    /(?:no match for(?: domain)?|not found:?|no entries found for|no such domain:?)\s*"?([a-z0-9.-]+\.[a-z0-9-]+)"?/i.exec(text);
   if (named) return named[1]!.toLowerCase().replace(/\.$/, '');
-  return `no-such-name-here.${item.tld ?? 'com'}`;
+  const folder = item.id.slice(0, item.id.lastIndexOf('/'));
+  const registered = corpus.find((other) => other.id === `${folder}/status_registered` && other.expected?.domain);
+  const zone = registered?.expected?.domain?.toLowerCase().replace(/^[^.]+\./, '') ?? item.tld ?? 'com';
+  return `no-such-name-here.${zone}`;
 }
 
 /** Right answers per field, for a table that compares parsers. */

@@ -132,13 +132,14 @@ const LIBRARY = {
   ],
 };
 
-// HOST, PORT and DOSSIER_TRUST_PROXY are the server's settings: serverOptionsFromEnv and ServerOptions moved
+// HOST, PORT, DOSSIER_TRUST_PROXY and DOSSIER_KEEP_ALIVE_TIMEOUT_MS are the server's settings: serverOptionsFromEnv and ServerOptions moved
 // here from the library's entry (issue 20), on purpose.
 const KOA_ADAPTER = {
   values: [
     'HTTP_ERRORS',
     'ROUTES',
     'answerClientErrorsWithJson',
+    'applyKeepAlive',
     'authenticate',
     'bearerSecret',
     'buildOpenApiDocument',

@@ -45,7 +45,12 @@ describe('options', () => {
     expect(options.dnsServers).to.deep.equal([]);
     expect(options.dnsServerAddresses).to.deep.equal([]);
     expect(options.whoisServerAddress).to.equal(null);
-    expect(serverOptionsFromEnv({})).to.deep.equal({ host: '127.0.0.1', port: 3000, trustProxy: false });
+    expect(serverOptionsFromEnv({})).to.deep.equal({
+      host: '127.0.0.1',
+      port: 3000,
+      trustProxy: false,
+      keepAliveTimeoutMs: 72000,
+    });
   });
 
   it('reads every DOSSIER_* variable', () => {
@@ -102,10 +107,18 @@ describe('options', () => {
       watchesPerKey: 7,
       workers: false,
     });
-    expect(serverOptionsFromEnv({ HOST: '0.0.0.0', PORT: '8080', DOSSIER_TRUST_PROXY: 'true' })).to.deep.equal({
+    expect(
+      serverOptionsFromEnv({
+        HOST: '0.0.0.0',
+        PORT: '8080',
+        DOSSIER_TRUST_PROXY: 'true',
+        DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '90000',
+      }),
+    ).to.deep.equal({
       host: '0.0.0.0',
       port: 8080,
       trustProxy: true,
+      keepAliveTimeoutMs: 90000,
     });
   });
 
@@ -177,6 +190,12 @@ describe('options', () => {
     }
     expect(configError(() => serverOptionsFromEnv({ PORT: 'http' }))).to.include('PORT');
     expect(configError(() => serverOptionsFromEnv({ PORT: '65536' }))).to.include('PORT');
+    expect(configError(() => serverOptionsFromEnv({ DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '0' }))).to.include(
+      'DOSSIER_KEEP_ALIVE_TIMEOUT_MS',
+    );
+    expect(configError(() => serverOptionsFromEnv({ DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '5s' }))).to.include(
+      'DOSSIER_KEEP_ALIVE_TIMEOUT_MS',
+    );
   });
 
   it('names every bad variable at once, and never repeats a secret', () => {
@@ -188,12 +207,33 @@ describe('options', () => {
     expect(message).to.not.include('secret-but-short');
   });
 
+  it('names a value it cannot read beside those out of range, in the order of the table, with the range', () => {
+    const message = configError(() =>
+      optionsFromEnv({
+        DOSSIER_LOOKUP_TIMEOUT_MS: '-5',
+        DOSSIER_DAILY_LIMIT: 'lots',
+        DOSSIER_GENERATOR: 'openai',
+        DOSSIER_SSL_PORT: '65536',
+      }),
+    );
+    expect(message).to.equal(
+      'DOSSIER_DAILY_LIMIT must be a whole number, not "lots"; ' +
+        'DOSSIER_SSL_PORT must be a whole number from 1 to 65535, not 65536; ' +
+        'DOSSIER_OPENAI_BASE_URL is required when generator is "openai"; ' +
+        'DOSSIER_OPENAI_MODEL is required when generator is "openai"; ' +
+        'DOSSIER_LOOKUP_TIMEOUT_MS must be a whole number from 1 to 600000, not -5',
+    );
+  });
+
   it('treats a blank variable as unset, so that its default applies', () => {
     expect(optionsFromEnv({ DOSSIER_STORE: '  ', DOSSIER_LOG_LEVEL: '', DOSSIER_ADMIN_TOKEN: ' ' })).to.deep.equal({});
-    expect(serverOptionsFromEnv({ HOST: ' ', PORT: '', DOSSIER_TRUST_PROXY: '' })).to.deep.equal({
+    expect(
+      serverOptionsFromEnv({ HOST: ' ', PORT: '', DOSSIER_TRUST_PROXY: '', DOSSIER_KEEP_ALIVE_TIMEOUT_MS: '' }),
+    ).to.deep.equal({
       host: '127.0.0.1',
       port: 3000,
       trustProxy: false,
+      keepAliveTimeoutMs: 72000,
     });
   });
 
@@ -228,10 +268,9 @@ describe('options', () => {
     }
   });
 
-  it("is what the README's configuration table says: every variable, its option and its default", () => {
-    const readme = readFileSync(join(projectRoot(), 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration')));
-    const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  it('is what the configuration table of docs/configuration.md says: every variable, its option and its default', () => {
+    const page = readFileSync(join(projectRoot(), 'docs', 'configuration.md'), 'utf8');
+    const rows = page.split('\n').filter((line) => line.startsWith('| `'));
     for (const [option, setting] of Object.entries({ ...SETTINGS, ...SERVER_SETTINGS })) {
       const row = rows.find((line) => line.split('|')[1]!.includes(`\`${setting.variable}\``));
       expect(row, setting.variable).to.be.a('string');

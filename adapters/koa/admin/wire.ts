@@ -21,7 +21,7 @@ export class BodyTooLarge extends Error {}
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
   const text = await readLimited(ctx, MAX_BODY_BYTES);
   if (text === null) throw new BodyTooLarge(`The body is larger than ${MAX_BODY_BYTES} bytes.`);
-  return text.trim() === '' ? {} : jsonObject(text);
+  return text.trim() === '' ? {} : jsonObject(text, 'ERR_KEY_INVALID');
 }
 
 /**
@@ -36,6 +36,8 @@ export function onlyFields(body: Record<string, unknown>, allowed: readonly stri
       Object.fromEntries(
         unknown.map((field) => [field, [`Unknown field; this request takes ${allowed.join(', ') || 'no field'}.`]]),
       ),
+      undefined,
+      'ERR_KEY_INVALID',
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { dossierVersion } from '../version.js';
+import { dossierVersion } from '../../version.js';
 import { HEADERS, JSON_TYPE, type HeaderName, type RouteSpec } from './define.js';
 import { ROUTES } from './routes.js';
 

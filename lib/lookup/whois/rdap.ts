@@ -94,20 +94,40 @@ function entityWith(entities: unknown, role: string): Json | undefined {
 }
 
 /**
- * What RFC 9537's `redacted` array withholds of the registrant: `org` and/or `country`, read from
- * each member's name (`Registrant Organization`) or JSONPath (`…[?(@[0]=='org')]…`).
+ * What RFC 9537's `redacted` array withholds of the registrant: `org` and/or `country`, read from each
+ * member's name (`Registrant Organization`, `Registrant Country`) or JSONPath (`…[?(@[0]=='org')]`).
+ * Redacting other parts of the address (`Registrant Street`, `…[?(@[0]=='adr')][3][:3]`) leaves the
+ * country as the vCard gives it.
  */
 function redactedPaths(value: unknown): Set<'org' | 'country'> {
   const withheld = new Set<'org' | 'country'>();
   for (const member of arrayOf(value)) {
     if (!isObject(member)) continue;
-    const name = isObject(member.name) ? `${text(member.name.type) ?? ''} ${text(member.name.description) ?? ''}` : '';
-    const where = `${name} ${text(member.prePath) ?? ''} ${text(member.postPath) ?? ''}`.toLowerCase();
-    if (!where.includes('registrant')) continue;
-    if (/organi[sz]ation|'org'/.test(where)) withheld.add('org');
-    if (/country|'adr'/.test(where)) withheld.add('country');
+    const name = (
+      isObject(member.name) ? `${text(member.name.type) ?? ''} ${text(member.name.description) ?? ''}` : ''
+    ).toLowerCase();
+    const paths = [text(member.prePath), text(member.postPath)].flatMap((path) =>
+      path === null ? [] : [path.replace(/"/g, "'")],
+    );
+    if (![name, ...paths].some((where) => where.toLowerCase().includes('registrant'))) continue;
+    if (/organi[sz]ation/.test(name) || paths.some((path) => path.includes("'org'"))) withheld.add('org');
+    if (/country/.test(name) || paths.some(selectsCountry)) withheld.add('country');
   }
   return withheld;
+}
+
+/**
+ * Whether a JSONPath into a jCard selects the country of its `adr`: the whole property, its whole value,
+ * its country-name part (index 6, or a slice that holds it) or its `cc` parameter.
+ */
+function selectsCountry(path: string): boolean {
+  const property = "'adr')]";
+  const at = path.indexOf(property);
+  if (at === -1) return false;
+  const rest = path.slice(at + property.length).replace(/\s+/g, '');
+  if (/^(?:|\[3\]|\[3\]\[\*\]|\[3\]\[6\]|\[3\]\[-1\]|\[1\](?:\.cc|\['cc'\]))$/.test(rest)) return true;
+  const slice = /^\[3\]\[(\d*):(\d*)\]$/.exec(rest);
+  return slice !== null && Number(slice[1] || 0) <= 6 && (slice[2] === '' || Number(slice[2]) > 6);
 }
 
 /** The organization and country of a jCard: `org`, and `adr`'s `cc` parameter or its country name. */

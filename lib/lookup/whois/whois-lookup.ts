@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { getDomain } from 'tldts';
 import { DossierError, isDossierError } from '../../errors.js';
 import type { Lookup, WhoisData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
@@ -16,6 +15,8 @@ import type { ConnectTarget } from '../net/guarded-connect.js';
 import type { HostPort } from '../net/host-port.js';
 import { withOwnResolver, type Reach } from '../net/reach.js';
 import { readWhoisBytes, whoisQuestion, type WhoisReading } from './whois-text.js';
+import { WhoisNames } from './whois-name.js';
+import type { ZoneRegistry } from './registries/zones.js';
 
 /** Settings of {@link WhoisLookup}. */
 export interface WhoisLookupOptions {
@@ -29,6 +30,8 @@ export interface WhoisLookupOptions {
   bootstrapUrl?: string;
   /** IANA's whois server, asked for a TLD's whois server; tests point it at a loopback server. @default whois.iana.org, port 43 */
   ianaWhoisServer?: HostPort;
+  /** The registry-run second-level zones and their whois servers; tests point them at loopback servers. @default REGISTRY_ZONES */
+  registryZones?: readonly ZoneRegistry[];
 }
 
 /** How long answers are cached: a registration changes rarely, a free name may be taken any minute. */
@@ -58,7 +61,10 @@ const RDAP_ACCEPT = 'application/rdap+json, application/json;q=0.9';
  *
  * whois over port 43 is asked when RDAP has no server for the TLD or fails. A registrar referral (RDAP
  * `related` link, whois `Registrar WHOIS Server:`) completes the registry's data; when it fails the
- * registry's data is answered alone. Subdomains are looked up at their registrable domain. Every
+ * registry's data is answered alone. Subdomains are looked up at their registrable domain
+ * ({@link WhoisNames}). A name under a registry-run second-level zone (`bestb.uy.com`) is asked of that
+ * zone's whois server (or `whoisServer`), never of IANA's, and of RDAP only at `rdapUrl`: the TLD's RDAP
+ * server knows the zone's own registration, not the names under it. Every
  * connection goes to an address resolved by Dossier's resolver and checked (the operator's own servers
  * are trusted), on a port allowed for what the network named (whois: 43 or unprivileged; HTTP: 80, 443
  * or unprivileged), honours the deadline and reads a bounded number of bytes.
@@ -67,6 +73,7 @@ export class WhoisLookup implements Lookup<'whois'> {
   readonly kind = 'whois' as const;
   private readonly bootstrap: RdapBootstrap;
   private readonly tldServers: TldWhoisServers;
+  private readonly names: WhoisNames;
 
   constructor(
     private readonly context: LookupContext,
@@ -74,15 +81,16 @@ export class WhoisLookup implements Lookup<'whois'> {
   ) {
     this.bootstrap = new RdapBootstrap(options.bootstrapUrl ?? IANA_RDAP_BOOTSTRAP_URL, context, options.timeoutMs);
     this.tldServers = new TldWhoisServers(options.ianaWhoisServer ?? { host: IANA_WHOIS_SERVER, port: 43 }, context.clock);
+    this.names = new WhoisNames(options.registryZones);
   }
 
   /**
-   * The registrable domain of the query, in punycode (`www.Example.co.uk` gives `example.co.uk`).
+   * The registrable domain of the query, in punycode (`www.Example.co.uk` gives `example.co.uk`,
+   * `www.bestb.uy.com` gives `bestb.uy.com`: see {@link WhoisNames}).
    * @throws DossierError `ERR_LOOKUP_INVALID_DOMAIN`
    */
   parse(input: unknown): string {
-    const name = parseDomainName(input);
-    return getDomain(name, { extractHostname: false }) ?? name;
+    return this.names.of(parseDomainName(input)).domain;
   }
 
   /**
@@ -102,10 +110,12 @@ export class WhoisLookup implements Lookup<'whois'> {
         const budget = Math.min(BUDGET.referral * total, total * (1 - BUDGET.reserve) - (performance.now() - started));
         return budget >= 1 ? reach(withTimeout(signal, budget)) : null;
       };
-      const askRdap = this.options.rdapUrl !== undefined || this.options.whoisServer === undefined;
+      const { zone } = this.names.of(domain);
+      const { rdapUrl, whoisServer } = this.options;
+      const askRdap = rdapUrl !== undefined || (whoisServer === undefined && zone === null);
       const data =
         (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralReach) : null) ??
-        (await this.viaWhois(domain, reach(signal), reach(step(BUDGET.tldServer)), referralReach));
+        (await this.viaWhois(domain, zone?.server ?? null, reach(signal), reach(step(BUDGET.tldServer)), referralReach));
       const ttlSeconds = data.registered ? WHOIS_CACHE_SECONDS.registered : WHOIS_CACHE_SECONDS.unregistered;
       return { data, ttlSeconds };
     });
@@ -155,8 +165,10 @@ export class WhoisLookup implements Lookup<'whois'> {
     }
   }
 
+  /** The whois answer: from `whoisServer`, else the zone's server (`zoneServer`), else the TLD's. */
   private async viaWhois(
     domain: string,
+    zoneServer: string | null,
     registryReach: Reach,
     tldReach: Reach,
     referralReach: () => Reach | null,
@@ -165,6 +177,8 @@ export class WhoisLookup implements Lookup<'whois'> {
     let server: HostPort;
     if (configured !== undefined) {
       server = configured;
+    } else if (zoneServer !== null) {
+      server = whoisPeer(zoneServer);
     } else {
       const tld = domain.slice(domain.lastIndexOf('.') + 1);
       const named = await this.tldServers.serverFor(tld, tldReach);

@@ -255,7 +255,7 @@ export const NAME_SERVER_SECTION =
 
 /** Labels, under a name-server header, of an entry that holds a host name. */
 export const NAME_SERVER_HOST =
-  /^(?:(?:primary|secondary|tertiary) )?(?:server )?(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;
+  /^(?:(?:primary|secondary|tertiary|third|fourth|fifth|sixth) )?(?:server )?(?:host ?name|name|server|ns|nserver|dns|fqdn)(?: \d+)?$/;
 
 /** Headers whose entries describe a contact or another object (`nsset`, `keyset`), not the domain: their dates and names are not the domain's. */
 export const CONTACT_SECTION =

@@ -89,6 +89,7 @@ export const RESERVED = new RegExp(
     String.raw`\bis not available or is reserved\b`,
     String.raw`^[ \t]*(?:domain )?status:[ \t]*reserved\b`,
     String.raw`^[ \t]*domain not available[ \t]*$`,
+    String.raw`\bnot available for second level registration\b`, // .name: a shared name, for third-level names
   ].join('|'),
   'im',
 );

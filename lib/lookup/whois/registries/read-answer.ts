@@ -1,3 +1,4 @@
+import { parse as parseHost } from 'tldts';
 import { parseWhoisDate } from '../dates.js';
 import { emptyFacts, normalizeNameServer, normalizeStatus, unique, type WhoisFacts } from '../record.js';
 import { countryCode } from './countries.js';
@@ -34,7 +35,8 @@ export type WhoisReading =
  */
 export function readWhoisAnswer(domain: string, text: string, profile: RegistryProfile | null): WhoisReading {
   const unkeyed = [...(profile?.unkeyedLabels ?? []), ...UNKEYED_DATE_LABELS];
-  const entries = [...readEntries(text, unkeyed), ...(profile?.layout?.(text) ?? [])];
+  const record = firstRecord(text);
+  const entries = [...readEntries(record, unkeyed), ...(profile?.layout?.(record) ?? [])];
   const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
   const fields = new Fields(entries, domain);
   const date = (field: 'created' | 'updated' | 'expires'): string | null =>
@@ -85,6 +87,17 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     if (facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
   }
   return { outcome: 'registered', facts, referral };
+}
+
+/**
+ * The answer up to a second record of the same domain: a registrar that quotes the registry's answer
+ * above its own (Safenames) gives two, and the registry's words, first, are the authority.
+ */
+function firstRecord(text: string): string {
+  const records = [...text.matchAll(/^[ \t]*domain name:[ \t]*(\S+)/gim)];
+  const first = records[0]?.[1]?.toLowerCase();
+  const second = records.find((record, index) => index > 0 && record[1]!.toLowerCase() === first);
+  return second === undefined ? text : text.slice(0, second.index);
 }
 
 /** The entries of one answer, asked by label. */
@@ -207,10 +220,22 @@ function hostNames(value: string): string[] {
   const names = tokens.flatMap((token) => {
     if (/^[\d.]+$/.test(token) || token.includes(':')) return [];
     const name = normalizeNameServer(token);
-    return name === null ? [] : [name];
+    return name === null || !inRealTld(name) ? [] : [name];
   });
   // One value names one server and, maybe, its addresses; a list on one line is rare but read too.
   return tokens.length > 0 && names.length > 0 && names[0] === normalizeNameServer(tokens[0]!) ? names : names.slice(0, 1);
+}
+
+/** The special-use TLDs of RFC 6761, which tests and examples use. */
+const SPECIAL_USE_TLDS = new Set(['test', 'example', 'invalid', 'localhost']);
+
+/**
+ * Whether a host name ends in a TLD that exists (the Public Suffix List's ICANN section) or a special-use
+ * one: a registry's handle for a host (`NS1GOOG0.SER`, MYNIC) or a placeholder (`not.defined.`, .uz) is
+ * not a name server.
+ */
+function inRealTld(name: string): boolean {
+  return SPECIAL_USE_TLDS.has(name.slice(name.lastIndexOf('.') + 1)) || parseHost(name).isIcann === true;
 }
 
 function statusesOf(value: string): string[] {

@@ -4,7 +4,7 @@
  * registries use, not their words; which label means what is {@link ./labels.ts}'s business.
  *
  * Shapes read:
- * - `Label: value`, `Label.......: value`, `Label....... value`, `[Label]  value` (JPRS), `Label    value`
+ * - `Label: value`, `Label.......: value`, `Label....... value`, `Label#. . . . value` (.dz), `[Label]  value` (JPRS), `Label    value`
  *   (one word, a wide gap: `.sk`), with an item's number before the label (`1a.`, `c [Label]`) dropped;
  * - a header line (`Registrar`, `Name servers:`) followed by indented lines, or, flush left, by lines
  *   up to a blank line (`.ch`, `.pl`), or by a blank line and then those: `key: value` lines under it
@@ -50,7 +50,7 @@ export function normalizeLabel(label: string): string {
     .toLowerCase()
     .replace(/\([^)]*\)/g, ' ')
     .replace(/[_\-/*]+/g, ' ')
-    .replace(/[.:\]\[]+/g, ' ')
+    .replace(/[.:#\]\[]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^(?:\d{1,2}[a-z]?|[a-z]) (?=\S{2})/, ''); // `1a. Domain Name`, `a. [Domain Name]`: an item's number
@@ -59,7 +59,7 @@ export function normalizeLabel(label: string): string {
 const COMMENT = /^\s*(?:%|#|>>>|;|\*(?!\*)|--)/;
 const KEYED = /^([^:]{1,60}?)\s*(?:\.{2,}\s*)?:(?!\/\/)\s*(.*)$/;
 const BRACKETED = /^(?:[a-z0-9]{1,2}\.?\s*)?\[([^\]]{1,60})\]\s*(.*)$/;
-const DOTTED = /^([^.:]{1,60}?)\s*\.{3,}\s*(.+)$/;
+const DOTTED = /^([^.:]{1,60}?)\s*(?:\.{3,}|(?:\. ){2,}\.)\s*(.+)$/;
 /** `Domain-name         google.sk`: one word (or hyphenated words) and a value after a wide gap. */
 const SPACED = /^([A-Za-z]+(?:[-_.]+[A-Za-z]+)*)\s{3,}(\S.*)$/;
 
@@ -174,7 +174,7 @@ function keyValue(content: string): [string, string] | null {
   const match =
     (content.includes('[') ? BRACKETED.exec(content) : null) ??
     (content.includes(':') ? KEYED.exec(content) : null) ??
-    (content.includes('...') ? DOTTED.exec(content) : null) ??
+    (content.includes('...') || content.includes('. . .') ? DOTTED.exec(content) : null) ??
     // A host name followed by its address (`ns1.example.com     192.0.2.1`) is a value, not a label.
     (spaced && /[a-z]\.[a-z]/i.test(spaced[1]!) ? null : spaced);
   if (match === null) return null;

@@ -11,7 +11,7 @@ import { resolveOptions } from '../../../../lib/options.js';
 import { verifyMmdb } from '../../../../lib/lookup/ip/mmdb-verifier.js';
 import type { Logger } from '../../../../lib/ports/logger.js';
 import { GEOIP_FIXTURES, MmdbTyped, writeMmdb, type MmdbNetwork } from '../../../support/mmdb-writer.js';
-import { SHARED_MAXMIND, skipUnlessSharedMaxmind } from '../../../support/paths.js';
+import { MAXMIND_TEST_DATA } from '../../../support/paths.js';
 
 const layoutOf = (db: Buffer): { nodeCount: number; recordSize: number } => {
   const { nodeCount, recordSize } = new Reader(db).metadata;
@@ -183,9 +183,8 @@ describe('GeoipDatabase', () => {
     expect((await db.reader()).databaseType).to.equal('GeoLite2-ASN');
   });
 
-  it("refuses MaxMind's own broken test database when /work/shared is there", async function () {
-    const path = join(SHARED_MAXMIND, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
-    skipUnlessSharedMaxmind(this, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
+  it("refuses MaxMind's own broken test database", async () => {
+    const path = join(MAXMIND_TEST_DATA, 'GeoIP2-City-Test-Broken-Double-Format.mmdb');
     const bytes = await readFile(path);
     const copy = join(dir, 'broken.mmdb');
     await writeFile(copy, bytes);

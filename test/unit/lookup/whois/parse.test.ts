@@ -160,6 +160,22 @@ describe('RDAP parsing', () => {
     expect(registrant).to.deep.equal({ organization: null, country_code: null });
   });
 
+  it('reads the country that a partly redacted address still gives (RFC 9537 emptyValue on street, city, postal code)', () => {
+    const adr = "$.entities[?(@.roles[0]=='registrant')].vcardArray[1][?(@[0]=='adr')]";
+    const emptied = (type: string, path: string) => ({ name: { type }, postPath: path, method: 'emptyValue' });
+    const canada = ['adr', {}, 'text', ['', '', '', '', 'QC', '', 'Canada']];
+    const partly = [
+      emptied('Registrant Street', `${adr}[3][:3]`),
+      emptied('Registrant City', `${adr}[3][3]`),
+      emptied('Registrant Postal Code', `${adr}[3][5]`),
+    ];
+    expect(withRegistrant(canada, partly)).to.deep.equal({ organization: 'Example Holdings LLC', country_code: 'CA' });
+    // The country withheld, by its own part, a slice that holds it, or the whole address: null.
+    for (const path of [`${adr}[3][6]`, `${adr}[3][4:7]`, `${adr}[3]`, adr]) {
+      expect(withRegistrant(canada, [emptied('Registrant Address', path)]).country_code, path).to.equal(null);
+    }
+  });
+
   it("takes the registrar's expiration when the registry gives no expiration event", () => {
     const object = rdapDomain({ domain: 'example.com' });
     object.events = [{ eventAction: 'registrar expiration', eventDate: '2030-01-02T03:04:05Z' }];

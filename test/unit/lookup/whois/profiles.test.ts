@@ -38,6 +38,7 @@ describe('whois registry profiles', () => {
     expect(whoisQuestion('whois.denic.de', 'müller.de')).to.equal('-T dn,ace müller.de');
     expect(whoisQuestion('whois.jprs.jp', 'example.jp')).to.equal('example.jp/e');
     expect(whoisQuestion('whois.verisign-grs.com', 'example.com')).to.equal('domain example.com');
+    expect(whoisQuestion('whois.nic.name', 'carletti.name')).to.equal('domain=carletti.name');
     // The operator's own server (DOSSIER_WHOIS_SERVER) and registrars get the name alone.
     expect(whoisQuestion('127.0.0.1', 'example.de')).to.equal('example.de');
     expect(whoisQuestion('whois.markmonitor.com', 'example.com')).to.equal('example.com');
