@@ -115,10 +115,11 @@ export class MysqlConnection {
    * The statements `work` runs are sent one by one (the first with the start of the transaction); each
    * answers what mysql2 answers for its SQL (an array of answers for several statements). A transaction
    * that InnoDB chose as a deadlock's victim (and rolled back) is run again while time remains.
+   * @param since when the call was asked (`performance.now()`), which its deadline counts from. @default now
    * @throws the driver's error, or a late one; nothing is committed then.
    */
-  async transaction<T>(work: (run: MysqlStatement) => Promise<T>): Promise<T> {
-    const deadline = performance.now() + this.options.timeoutMs;
+  async transaction<T>(work: (run: MysqlStatement) => Promise<T>, since = performance.now()): Promise<T> {
+    const deadline = since + this.options.timeoutMs;
     for (;;) {
       try {
         return await this.call(async (run, remaining) => {
