@@ -11,7 +11,7 @@ import { KeyvDocumentStore } from '../lib/documents/keyv-document-store.js';
 import type { NewDocument } from '../lib/ports/document-store.js';
 import { nameTrigramRows } from '../lib/stores/mysql/documents.js';
 import { openBackend } from '../lib/stores/open-backend.js';
-import { searchText } from '../lib/records/stored-document.js';
+import { nameSortKey, searchText } from '../lib/records/stored-document.js';
 import { documentRecord, documentValues, FIELD_COLUMNS, fieldValues, INSERTED_COLUMNS } from '../lib/stores/sql/documents.js';
 import { startDossier, startRedis, type ServerProcess } from './processes.js';
 
@@ -160,8 +160,18 @@ async function insertRows(url: string, from: number, batches: NewDocument[][]): 
       for (const batch of batches) {
         const rows = batch.map((document, n) => [id + n, ...fieldValues(document)]);
         await connection.query(`INSERT INTO dossier_documents (id, ${FIELD_COLUMNS}) VALUES ?`, [rows]);
-        const results = batch.map((document, n) => [document.owner, document.template_id, id + n, searchText(document.result)]);
-        await connection.query('INSERT INTO dossier_document_results (owner, template_id, id, result_lower) VALUES ?', [results]);
+        const results = batch.map((document, n) => [
+          document.owner,
+          document.template_id,
+          id + n,
+          document.favorite ? 1 : 0,
+          nameSortKey(document.name),
+          searchText(document.result),
+        ]);
+        await connection.query(
+          'INSERT INTO dossier_document_results (owner, template_id, id, favorite, name_key, result_lower) VALUES ?',
+          [results],
+        );
         const trigrams = batch.flatMap((document, n) => nameTrigramRows(document.owner, document.name, id + n));
         await connection.query('INSERT INTO dossier_document_name_trigrams (owner, trigram, id) VALUES ?', [trigrams]);
         id += batch.length;

@@ -305,7 +305,7 @@ describe(`a MariaDB store that goes down, stops answering, and comes back${hasMa
       });
       expect(created.status).to.equal(201);
 
-      mariadb.freeze();
+      await mariadb.freeze();
       try {
         await expectStoreUnavailable(server, key);
         const again = await server.get('/api/v1/documents', key);
@@ -329,7 +329,7 @@ describe(`a MariaDB store that goes down, stops answering, and comes back${hasMa
     try {
       const kept = await backend.documents!.create({ owner: 'thawed', name: 'Kept', ...fields, ...dates });
       expect(await backend.counters.increment('thawed')).to.equal(1);
-      mariadb.freeze();
+      await mariadb.freeze();
       try {
         // Each is sent on a connection the pool holds open, and reaches the server's socket.
         const failures = await Promise.all([

@@ -1,10 +1,11 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
+import { until } from './until.js';
 
 /** True when `mariadbd` and `mariadb-install-db` are installed. */
 export const hasMariadbServer = spawnSync('mariadbd', ['--version']).status === 0 && onPath('mariadb-install-db');
@@ -26,8 +27,12 @@ export interface TestMariadb {
   stop(): Promise<void>;
   /** Starts mariadbd again on the same files. */
   start(): Promise<void>;
-  /** SIGSTOP: mariadbd keeps its connections and answers nothing. */
-  freeze(): void;
+  /**
+   * SIGSTOP: mariadbd keeps its connections and answers nothing. Resolves once every thread of it has
+   * stopped (the signal stops each thread as it is next scheduled: one woken by a statement can answer
+   * it first).
+   */
+  freeze(): Promise<void>;
   /** SIGCONT. */
   thaw(): void;
   /** Stops mariadbd and the port, and removes its files. */
@@ -119,7 +124,12 @@ export async function startTestMariadb(): Promise<TestMariadb> {
       running.kill('SIGKILL');
       await once(running, 'exit');
     },
-    freeze: () => void child?.kill('SIGSTOP'),
+    async freeze() {
+      const pid = child?.pid;
+      if (pid === undefined) return;
+      child!.kill('SIGSTOP');
+      await until(() => threadStates(pid).every((state) => state === 'T'), 'every thread of mariadbd stopped');
+    },
     thaw: () => void child?.kill('SIGCONT'),
     async close() {
       await server.stop();
@@ -130,4 +140,16 @@ export async function startTestMariadb(): Promise<TestMariadb> {
   };
   await server.start();
   return server;
+}
+
+/** The state letter of each thread of process `pid` (`T` when stopped), from /proc. */
+function threadStates(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((task) => {
+    try {
+      // The state follows the command's name, which may hold spaces, in parentheses.
+      return readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8').split(') ')[1]!.charAt(0);
+    } catch {
+      return 'T'; // a thread that ended meanwhile
+    }
+  });
 }

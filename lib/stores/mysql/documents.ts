@@ -1,5 +1,5 @@
-import type { DocumentChanges, NewDocument, StoredDocument } from '../../ports/document-store.js';
-import { searchText } from '../../records/stored-document.js';
+import type { DocumentChanges, DocumentQuery, DocumentRows, NewDocument, StoredDocument } from '../../ports/document-store.js';
+import { nameSortKey, searchText } from '../../records/stored-document.js';
 import { createTable, MYSQL_DIALECT, Setup } from '../sql/counters.js';
 import {
   changesSql,
@@ -8,8 +8,10 @@ import {
   documentOf,
   FIELD_COLUMNS,
   fieldValues,
+  orderOf,
   SqlDocumentStore,
   trigramsOf,
+  whereOf,
   type DocumentRow,
 } from '../sql/documents.js';
 import type { MysqlConnection, MysqlStatement, MysqlWritten } from './connection.js';
@@ -21,7 +23,8 @@ import type { MysqlConnection, MysqlStatement, MysqlWritten } from './connection
  * server has a substring index (MySQL's n-gram parser is MySQL's alone, MariaDB has none): the name's
  * trigrams are kept in a table of their own, as pg_trgm or FTS5 would, and a search by result reads the
  * owner's searched results of the template, which a table of their own keeps together and apart from
- * the rest (a tenth of a row's size to read, and rows a cache of the usual size holds).
+ * the rest (a fraction of a row's size to read, and rows a cache of the usual size holds), beside what
+ * such a search filters and orders by.
  */
 const DOCUMENTS = `dossier_documents (
   id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, owner VARBINARY(512) NOT NULL, name TEXT NOT NULL,
@@ -31,9 +34,10 @@ const DOCUMENTS = `dossier_documents (
   ${DOCUMENT_INDEXES.map(([name, columns]) => `KEY ${name} (${columns})`).join(', ')}
 )${MYSQL_DIALECT.tableOptions}`;
 
-/** Each document's searched result, stored in the order of owner and template. */
+/** Each document's searched result, with its favorite flag and name key, stored in the order of owner and template. */
 const RESULTS = `dossier_document_results (
-  owner VARBINARY(512) NOT NULL, template_id INT NOT NULL, id BIGINT NOT NULL, result_lower MEDIUMBLOB NOT NULL,
+  owner VARBINARY(512) NOT NULL, template_id INT NOT NULL, id BIGINT NOT NULL, favorite TINYINT NOT NULL,
+  name_key VARBINARY(1200) NOT NULL, result_lower MEDIUMBLOB NOT NULL,
   PRIMARY KEY (owner, template_id, id), UNIQUE KEY dossier_document_results_of (id)
 )${MYSQL_DIALECT.tableOptions}`;
 
@@ -71,38 +75,33 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   private readonly ready: Setup;
 
   constructor(private readonly connection: MysqlConnection) {
-    super(
-      async (sql, values) => {
-        if (!this.ready.done) await this.ready.run();
-        return connection.query(sql, values);
-      },
-      {
-        contains(column, needle, { owner, templateId }) {
-          if (column === 'result_lower') {
-            // From the results, which every search reads whole, to the rows of those that match: not along
-            // the listing's index, probing a result for each row, which MySQL would rather do.
-            return {
-              from: 'dossier_document_results r STRAIGHT_JOIN dossier_documents d ON d.id = r.id',
-              sql: 'r.owner = ? AND r.template_id = ? AND LOCATE(?, r.result_lower) > 0',
-              values: [owner, templateId, needle],
-            };
-          }
-          const check = { sql: 'LOCATE(?, d.name_lower) > 0', values: [needle] };
-          const trigrams = trigramsOf(needle);
-          if (trigrams.length === 0) return check;
-          return {
-            sql: `d.id IN (SELECT id FROM dossier_document_name_trigrams WHERE owner = ? AND trigram IN (?)
-              GROUP BY id HAVING COUNT(*) = ?) AND ${check.sql}`,
-            values: [owner, trigrams, trigrams.length, ...check.values],
-          };
-        },
-        countWhileReading: true,
-      },
-    );
+    super(async (sql, values) => {
+      if (!this.ready.done) await this.ready.run();
+      return connection.query(sql, values);
+    });
     const query = (sql: string, values: unknown[]): Promise<unknown[]> => connection.query(sql, values);
     this.ready = new Setup(async () => {
       for (const table of [DOCUMENTS, RESULTS, COUNTS, NAME_TRIGRAMS]) await createTable(query, table);
     });
+  }
+
+  /**
+   * A search in two steps: the ids of every match, in order, from one table (no join, and no wide row or
+   * window function in a temporary table), which give the page and the total; then the page's rows.
+   */
+  protected override async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
+    const matching = query.searchBy === 'result' ? resultsMatching(owner, query) : namesMatching(owner, query);
+    const ids = ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
+    const start = (query.page - 1) * query.perPage;
+    const page = ids.slice(start, start + query.perPage);
+    if (page.length === 0) return { documents: [], total: ids.length };
+    const rows = (await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM dossier_documents WHERE owner = ? AND id IN (?)`, [
+      owner,
+      page,
+    ])) as DocumentRow[];
+    const byId = new Map(rows.map((row) => [Number(row.id), row]));
+    // A document deleted between the two steps is left out.
+    return { documents: page.flatMap((id) => (byId.has(id) ? [documentOf(byId.get(id)!)] : [])), total: ids.length };
   }
 
   async create(document: NewDocument): Promise<StoredDocument> {
@@ -110,7 +109,8 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     const [inserted] = (await this.transaction((run) =>
       run(
         `INSERT INTO dossier_documents (${FIELD_COLUMNS}) VALUES (?);
-         INSERT INTO dossier_document_results (owner, template_id, id, result_lower) VALUES (?, ?, LAST_INSERT_ID(), ?);
+         INSERT INTO dossier_document_results (owner, template_id, id, favorite, name_key, result_lower)
+           VALUES (?, ?, LAST_INSERT_ID(), ?, ?, ?);
          INSERT INTO dossier_document_counts (owner, template_id, total, favorites) VALUES (?, ?, 1, ?)
            ON DUPLICATE KEY UPDATE total = total + 1, favorites = favorites + VALUES(favorites)${
              trigrams.length === 0 ? '' : ';\nINSERT INTO dossier_document_name_trigrams (owner, trigram, id) VALUES ?'
@@ -119,6 +119,8 @@ export class MysqlDocumentStore extends SqlDocumentStore {
           fieldValues(document),
           document.owner,
           document.template_id,
+          document.favorite ? 1 : 0,
+          nameSortKey(document.name),
           searchText(document.result),
           document.owner,
           document.template_id,
@@ -147,7 +149,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       )) as unknown[];
       const [row] = results[results.length - 1] as DocumentRow[];
       if (row === undefined) return undefined;
-      if (changes.name !== undefined || changes.result !== undefined) await this.searchedAnew(run, owner, id, changes);
+      await this.searchedAnew(run, owner, id, changes);
       return documentOf(row);
     });
   }
@@ -165,14 +167,27 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     return deleted!.affectedRows > 0;
   }
 
-  /** Writes the searched forms of a renamed or rewritten document anew (inside the transaction that changed it). */
-  private async searchedAnew(run: MysqlStatement, owner: string, id: number, { name, result }: DocumentChanges): Promise<void> {
-    const statements: string[] = [];
-    const values: unknown[] = [];
-    if (result !== undefined) {
-      statements.push('UPDATE dossier_document_results SET result_lower = ? WHERE id = ?');
-      values.push(searchText(result), id);
-    }
+  /**
+   * Writes what the search tables hold of a changed document anew (inside the transaction that changed
+   * it): its searched result, favorite flag and name key, and its name's trigrams.
+   */
+  private async searchedAnew(
+    run: MysqlStatement,
+    owner: string,
+    id: number,
+    { name, result, favorite }: DocumentChanges,
+  ): Promise<void> {
+    if (name === undefined && result === undefined && favorite === undefined) return;
+    const statements = [
+      `UPDATE dossier_document_results SET favorite = COALESCE(?, favorite), name_key = COALESCE(?, name_key),
+         result_lower = COALESCE(?, result_lower) WHERE id = ?`,
+    ];
+    const values: unknown[] = [
+      favorite === undefined ? null : favorite ? 1 : 0,
+      name === undefined ? null : nameSortKey(name),
+      result === undefined ? null : searchText(result),
+      id,
+    ];
     if (name !== undefined) {
       const trigrams = nameTrigramRows(owner, name, id);
       statements.push('DELETE FROM dossier_document_name_trigrams WHERE id = ?');
@@ -189,4 +204,33 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     if (!this.ready.done) await this.ready.run();
     return this.connection.transaction(work);
   }
+}
+
+/** The ids of the documents whose result holds the search, in the listing's order, from the results table alone. */
+function resultsMatching(owner: string, query: DocumentQuery & { search: string }): { sql: string; values: unknown[] } {
+  const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+  const order = query.sortBy === 'name' ? `name_key ${direction}, id ${direction}` : `id ${direction}`;
+  return {
+    sql: `SELECT id FROM dossier_document_results WHERE owner = ? AND template_id = ?${query.favorite === undefined ? '' : ' AND favorite = ?'}
+      AND LOCATE(?, result_lower) > 0 ORDER BY ${order}`,
+    values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0]), query.search],
+  };
+}
+
+/**
+ * The ids of the documents whose name holds the search, in the listing's order: those with every
+ * trigram of it (three characters or more), checked.
+ */
+function namesMatching(owner: string, query: DocumentQuery & { search: string }): { sql: string; values: unknown[] } {
+  const where = whereOf(owner, query);
+  const trigrams = trigramsOf(query.search);
+  if (trigrams.length > 0) {
+    where.sql += ` AND d.id IN (SELECT id FROM dossier_document_name_trigrams WHERE owner = ? AND trigram IN (?)
+      GROUP BY id HAVING COUNT(*) = ?)`;
+    where.values.push(owner, trigrams, trigrams.length);
+  }
+  return {
+    sql: `SELECT d.id FROM dossier_documents d WHERE ${where.sql} AND LOCATE(?, d.name_lower) > 0 ORDER BY ${orderOf(query)}`,
+    values: [...where.values, query.search],
+  };
 }

@@ -136,41 +136,30 @@ const LISTED_COLUMNS = DOCUMENT_COLUMNS.split(', ')
   .map((column) => `d.${column}`)
   .join(', ');
 
-/** What differs between databases in reading documents. */
+/** How a database searches documents. */
 export interface DocumentDialect {
   /**
    * The condition that the searched form of `field` (`name_lower` or `result_lower`) of the documents
    * `d` holds `needle` (in its searched form already) as a substring, as exactly as
    * `String.prototype.includes` says: with the substring index the database has, and the check itself
-   * on the column. `from`, when given, is what the listing reads instead of `dossier_documents d` (the
-   * table to start from, joined to `d`).
+   * on the column.
    */
-  contains(
-    column: 'name_lower' | 'result_lower',
-    needle: string,
-    scope: { owner: string; templateId: number },
-  ): SqlCondition & { from?: string };
-  /**
-   * True where a search reads every row it may match (no substring index): the page and the count are
-   * then taken from one reading (`COUNT(*) OVER ()`). Elsewhere the count is a query of its own, which
-   * the planner answers from the index (PostgreSQL does not see that the window needs every row, and
-   * would read the rows in the page's order). @default false
-   */
-  countWhileReading?: boolean;
+  contains(column: 'name_lower' | 'result_lower', needle: string): SqlCondition;
 }
 
 /**
- * The documents of a SQL database: reads are the same on each (only the substring search differs:
- * {@link DocumentDialect}); each backend writes in its own way, keeping the counts table with every write.
+ * The documents of a SQL database: reads are the same on each but searches (see {@link searched}); each
+ * backend writes in its own way, keeping the counts table with every write.
  */
 export abstract class SqlDocumentStore implements DocumentStore {
   /**
    * @param read runs one reading statement (written with `?`) after the tables are made, under the
-   *   backend's deadline; @param dialect says how the database searches.
+   *   backend's deadline; @param dialect says how the database searches, unless the backend has a
+   *   {@link searched} of its own.
    */
   constructor(
     protected readonly read: SqlQuery,
-    private readonly dialect: DocumentDialect,
+    private readonly dialect?: DocumentDialect,
   ) {}
 
   abstract create(document: NewDocument): Promise<StoredDocument>;
@@ -186,53 +175,66 @@ export abstract class SqlDocumentStore implements DocumentStore {
   }
 
   /**
-   * One statement: the page in index order, each row carrying the total. Without a search, the total
-   * comes from the counts table; with one, from counting the matches (see
-   * {@link DocumentDialect.countWhileReading}). A page past the end has no row to carry it: then a second
-   * statement reads the total alone.
+   * Without a search, one statement: the page in index order, each row carrying the total, which comes
+   * from the counts table (a page past the end has no row to carry it: then a second statement reads it).
    */
   async list(owner: string, query: DocumentQuery): Promise<DocumentRows> {
-    const where: SqlCondition = {
-      sql: `d.owner = ? AND d.template_id = ?${query.favorite === undefined ? '' : ' AND d.favorite = ?'}`,
-      values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0])],
+    if (query.search !== undefined) return this.searched(owner, { ...query, search: query.search });
+    const total: SqlCondition = {
+      sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
+      values: [owner, query.templateId],
     };
-    const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
-    const order = query.sortBy === 'name' ? `d.name_key ${direction}, d.id ${direction}` : `d.id ${direction}`;
-    const page = [query.perPage, (query.page - 1) * query.perPage];
-    let from = 'dossier_documents d';
-    if (query.search !== undefined) {
-      const contains = this.dialect.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search, {
-        owner,
-        templateId: query.templateId,
-      });
-      from = contains.from ?? from;
-      where.sql += ` AND ${contains.sql}`;
-      where.values.push(...contains.values);
-    }
-    const total: SqlCondition =
-      query.search === undefined
-        ? {
-            sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
-            values: [owner, query.templateId],
-          }
-        : { sql: `(SELECT count(*) FROM ${from} WHERE ${where.sql})`, values: where.values };
-    const [sql, values] =
-      query.search !== undefined && this.dialect.countWhileReading
-        ? [
-            `SELECT ${LISTED_COLUMNS}, p.total FROM (
-               SELECT d.id, COUNT(*) OVER () AS total FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?
-             ) p JOIN dossier_documents d ON d.id = p.id ORDER BY ${order}`,
-            [...where.values, ...page],
-          ]
-        : [
-            `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM ${from} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
-            [...total.values, ...where.values, ...page],
-          ];
+    const where = whereOf(owner, query);
+    return this.page(
+      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
+      [...total.values, ...where.values, ...pageOf(query)],
+      total,
+    );
+  }
+
+  /**
+   * A search, in one statement: the page of the matches and, with each row, their number, a query of its
+   * own that the database answers from its substring index.
+   */
+  protected searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
+    const contains = this.dialect!.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search);
+    const where = whereOf(owner, query);
+    where.sql += ` AND ${contains.sql}`;
+    where.values.push(...contains.values);
+    const total = { sql: `(SELECT count(*) FROM dossier_documents d WHERE ${where.sql})`, values: where.values };
+    return this.page(
+      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
+      [...total.values, ...where.values, ...pageOf(query)],
+      total,
+    );
+  }
+
+  /** The rows of a page, each carrying the total; with none, the total read alone. */
+  private async page(sql: string, values: unknown[], total: SqlCondition): Promise<DocumentRows> {
     const rows = (await this.read(sql, values)) as (DocumentRow & { total: number | string })[];
     if (rows[0] !== undefined) return { documents: rows.map(documentOf), total: Number(rows[0].total) };
     const alone = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
     return { documents: [], total: Number(alone[0]?.total ?? 0) };
   }
+}
+
+/** The owner, template and favorite filter of a listing, on the documents `d`. */
+export function whereOf(owner: string, query: DocumentQuery): SqlCondition {
+  return {
+    sql: `d.owner = ? AND d.template_id = ?${query.favorite === undefined ? '' : ' AND d.favorite = ?'}`,
+    values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0])],
+  };
+}
+
+/** The order of a listing, on the documents `d`: ties of names broken by id, in the same direction. */
+export function orderOf(query: DocumentQuery): string {
+  const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+  return query.sortBy === 'name' ? `d.name_key ${direction}, d.id ${direction}` : `d.id ${direction}`;
+}
+
+/** `LIMIT ? OFFSET ?` of a listing's page. */
+function pageOf(query: DocumentQuery): [number, number] {
+  return [query.perPage, (query.page - 1) * query.perPage];
 }
 
 /** The column (or difference) of the counts table that a favorite filter reads. */
