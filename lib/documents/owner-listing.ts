@@ -20,56 +20,59 @@ export interface ListingPage {
   total: number;
 }
 
+/** Entries kept sorted, and which entries it keeps. */
+interface SortedList {
+  entries: Entry[];
+  compare(a: Entry, b: Entry): number;
+  /** True for the entries this list holds (every one for the lists of all documents). */
+  holds(entry: Entry): boolean;
+}
+
 /**
  * The parsed documents of one owner, kept in id order (and in name order once a listing asks for it),
- * so that filtering, sorting and paging need no store reads.
+ * with the matches of the last filters asked for, so that filtering, sorting and paging need no store
+ * reads. A change is applied to each list where it belongs (found by binary search), so that a listing
+ * after a change costs what it did before: filtering all the documents again happens only for a filter
+ * not asked for lately.
  */
 export class OwnerListing {
-  private byId: Entry[];
-  private byName: Entry[] | undefined;
-  /** Filtered lists by filter (not page), so that paging through one search filters once. */
-  private readonly memo = new Map<string, Entry[]>();
+  private readonly byId: SortedList;
+  private byName: SortedList | undefined;
+  /** The matches of recent filters (not pages), least recently used first. */
+  private readonly memo = new Map<string, SortedList>();
   /** Approximate size in characters, for the cache budget. */
   weight: number;
 
   constructor(docs: StoredDocument[]) {
-    this.byId = docs.map(entryOf).sort((a, b) => a.doc.id - b.doc.id);
-    this.weight = this.byId.reduce((sum, entry) => sum + weightOf(entry.doc), 0);
+    this.byId = { entries: docs.map(entryOf).sort(compareById), compare: compareById, holds: () => true };
+    this.weight = this.byId.entries.reduce((sum, entry) => sum + weightOf(entry.doc), 0);
   }
 
   /** Number of documents held. */
   get size(): number {
-    return this.byId.length;
+    return this.byId.entries.length;
   }
 
   /** Adds or replaces a document. */
   put(doc: StoredDocument): void {
     this.remove(doc.id);
-    this.memo.clear();
     const entry = entryOf(doc);
-    this.byId.splice(upperBound(this.byId, entry, compareById), 0, entry);
-    if (this.byName) this.byName.splice(upperBound(this.byName, entry, compareByName), 0, entry);
+    for (const list of this.lists()) {
+      if (list.holds(entry)) list.entries.splice(upperBound(list.entries, entry, list.compare), 0, entry);
+    }
     this.weight += weightOf(doc);
   }
 
   /** Removes a document if held. */
   remove(id: number): void {
-    let low = 0;
-    let high = this.byId.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((this.byId[middle] as Entry).doc.id < id) low = middle + 1;
-      else high = middle;
-    }
-    const entry = this.byId[low];
+    const entry = this.byId.entries[firstIdAtLeast(this.byId.entries, id)];
     if (entry?.doc.id !== id) return;
-    this.memo.clear();
-    this.byId.splice(low, 1);
-    this.weight -= weightOf(entry.doc);
-    if (this.byName) {
-      const nameIndex = this.byName.indexOf(entry);
-      if (nameIndex !== -1) this.byName.splice(nameIndex, 1);
+    for (const list of this.lists()) {
+      if (!list.holds(entry)) continue;
+      const index: number = upperBound(list.entries, entry, list.compare) - 1;
+      if (list.entries[index] === entry) list.entries.splice(index, 1);
     }
+    this.weight -= weightOf(entry.doc);
   }
 
   /** The page `query` asks for, and the number of matches in all. */
@@ -86,7 +89,11 @@ export class OwnerListing {
     return { docs, total };
   }
 
-  /** The entries that pass the filters of `query`, in ascending order; remembered until the next change. */
+  private lists(): SortedList[] {
+    return [this.byId, ...(this.byName ? [this.byName] : []), ...this.memo.values()];
+  }
+
+  /** The entries that pass the filters of `query`, in ascending order. */
   private matching(query: DocumentQuery): Entry[] {
     const key = `${query.sortBy}|${query.templateId}|${String(query.favorite)}|${query.searchBy}|${query.search ?? ''}`;
     const remembered = this.memo.get(key);
@@ -94,13 +101,17 @@ export class OwnerListing {
       // Refresh its place in the least-recently-used order.
       this.memo.delete(key);
       this.memo.set(key, remembered);
-      return remembered;
+      return remembered.entries;
     }
-    const order = query.sortBy === 'name' ? (this.byName ??= [...this.byId].sort(compareByName)) : this.byId;
-    const matched = order.filter((entry) => matches(entry, query));
+    const order =
+      query.sortBy === 'name'
+        ? (this.byName ??= { entries: [...this.byId.entries].sort(compareByName), compare: compareByName, holds: () => true })
+        : this.byId;
+    const holds = (entry: Entry): boolean => matches(entry, query);
+    const matched: SortedList = { entries: order.entries.filter(holds), compare: order.compare, holds };
     this.memo.set(key, matched);
     if (this.memo.size > MEMO_SIZE) this.memo.delete(this.memo.keys().next().value as string);
-    return matched;
+    return matched.entries;
   }
 }
 
@@ -130,7 +141,19 @@ function compareByName(a: Entry, b: Entry): number {
   return compareCodePoints(a.nameKey, b.nameKey) || a.doc.id - b.doc.id;
 }
 
-/** The first index whose entry sorts after `entry`. */
+/** The index of the first entry (in id order) whose id is `id` or more. */
+function firstIdAtLeast(entries: Entry[], id: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((entries[middle] as Entry).doc.id < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The first index whose entry sorts after `entry` (after it, when the list holds it). */
 function upperBound(entries: Entry[], entry: Entry, compare: (a: Entry, b: Entry) => number): number {
   let low = 0;
   let high = entries.length;

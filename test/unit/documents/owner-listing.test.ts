@@ -65,3 +65,42 @@ describe('OwnerListing', () => {
     expect(names(listing, { search: 'RESULT OF B', search_by: 'result' })).to.deep.equal(['b4']);
   });
 });
+
+describe('OwnerListing, changed after its filters were asked for', () => {
+  it('answers every remembered filter as a listing built afresh does, through puts and removes', () => {
+    let state = 7;
+    const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
+    const names = ['apple', 'Apple pie', 'éclair', 'Eclair', 'banana', 'ß', 'ss', 'zebra', 'a'];
+    const current = new Map<number, StoredDocument>();
+    const make = (id: number) =>
+      doc(id, pick(names), {
+        template_id: pick([1, 1, 6]),
+        favorite: random() < 0.3,
+        result: pick(['sweet loaf', 'tart', 'Apple']),
+      });
+    for (let id = 1; id <= 40; id += 1) current.set(id, make(id));
+    const listing = new OwnerListing([...current.values()]);
+    const queries = [
+      {},
+      { sort_by: 'name', sort: 'asc' },
+      { favorite: '1' },
+      { search: 'a', sort_by: 'name' },
+      { search: 'APPLE', search_by: 'result' },
+      { template_id: '6', sort: 'asc' },
+    ].map((query) => parseListQuery({ ...query, per_page: '100' }));
+    for (let step = 0; step < 300; step += 1) {
+      for (const query of queries)
+        expect(listing.page(query), `step ${step}`).to.deep.equal(new OwnerListing([...current.values()]).page(query));
+      const id = 1 + Math.floor(random() * 50);
+      if (random() < 0.3) {
+        current.delete(id);
+        listing.remove(id);
+      } else {
+        const changed = make(id);
+        current.set(id, changed);
+        listing.put(changed);
+      }
+    }
+  });
+});
