@@ -180,88 +180,6 @@ describe(`a Redis store that stops answering (SIGSTOP) and answers again (SIGCON
   });
 });
 
-const postgresUrl = process.env.DOSSIER_TEST_POSTGRES;
-
-describe(`a PostgreSQL store whose rows another session keeps locked${postgresUrl ? '' : ' (skipped: set DOSSIER_TEST_POSTGRES to run it)'}`, () => {
-  before(function () {
-    if (!postgresUrl) {
-      console.log('    (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run the PostgreSQL lock tests)');
-      this.skip();
-    }
-  });
-
-  it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
-    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
-    const server = await startTestServer({ store: postgresUrl, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
-    const locker = new pg.Client({ connectionString: postgresUrl });
-    await locker.connect();
-    try {
-      const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
-      const first = await server.get('/api/dns?domain=example.test', secret);
-      expect(first.status).to.equal(200);
-      expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
-
-      await locker.query('BEGIN');
-      const locked = await locker.query(`SELECT * FROM dossier_counters WHERE name LIKE $1 FOR UPDATE`, [`quota:${key.id}:%`]);
-      expect(locked.rowCount).to.equal(1);
-      // Without a deadline, these would wait for the lock for as long as the other session holds it; and
-      // they are more than the pool's 10 connections, so a pool that kept the stuck ones would drain.
-      const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
-      for (const answer of waiting) {
-        expect(answer.status).to.equal(503);
-        expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
-      }
-      await locker.query('COMMIT');
-
-      const after = await server.get('/api/dns?domain=example.test', secret);
-      expect(after.status).to.equal(200);
-      expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
-    } finally {
-      await locker.end();
-      await server.close();
-      await dns.close();
-    }
-  });
-
-  it('never counts a call it answered 503, even when its statement reached the server late and so would the cancel', async () => {
-    // Once the link is slowed, every message to the server arrives 300 ms late: the server's own statement_timeout (counted from
-    // when the statement arrives) then fires 300 ms after the caller's deadline, and the cancel sent at
-    // the deadline, on a new connection, arrives later still. Before, the caller was answered 100 ms
-    // after its deadline, and the statement, still queued behind the row lock, committed once it went.
-    const target = new URL(postgresUrl!);
-    const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 5432) });
-    const slowUrl = new URL(postgresUrl!);
-    slowUrl.host = `127.0.0.1:${link.port}`;
-    const clock = { now: () => Date.now() };
-    const direct = createPostgresBackend({ url: postgresUrl!, clock });
-    const slow = createPostgresBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
-    const locker = new pg.Client({ connectionString: postgresUrl });
-    await locker.connect();
-    const name = `late-${Math.random().toString(36).slice(2)}`;
-    try {
-      expect(await direct.counters.increment(name)).to.equal(1);
-      expect(await slow.counters.get(name), 'the link works').to.equal(1);
-      link.delayMs = 300;
-      await locker.query('BEGIN');
-      await locker.query('SELECT * FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
-      let failure: unknown;
-      await slow.counters.increment(name).catch((error: unknown) => (failure = error));
-      expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
-      await locker.query('COMMIT');
-      // A statement still queued behind the lock would take it now, before this read (the queue's order).
-      await locker.query('BEGIN');
-      const { rows } = await locker.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
-      await locker.query('COMMIT');
-      expect(Number(rows[0].value), 'the call answered 503 did not count').to.equal(1);
-    } finally {
-      await locker.end();
-      await slow.close();
-      await direct.close();
-      await link.close();
-    }
-  });
-});
-
 describe(`a MariaDB store that goes down, stops answering, and comes back${hasMariadbServer ? '' : ' (skipped: no mariadbd installed)'}`, () => {
   let mariadb: TestMariadb;
 
@@ -370,90 +288,166 @@ describe(`a MariaDB store that goes down, stops answering, and comes back${hasMa
   });
 });
 
-const mysqlUrl = process.env.DOSSIER_TEST_MYSQL;
+/** A session of its own on a SQL store, holding rows locked as another application would. */
+interface Locker {
+  /** Starts a transaction and locks the counters whose names are like `pattern`; answers how many. */
+  lock(pattern: string): Promise<number>;
+  commit(): Promise<void>;
+  /** Counter `name`'s value, read under a lock: after any statement still queued for the row. */
+  valueOf(name: string): Promise<number>;
+  /** How many sessions of the server are running a statement that names `text`, this session's aside. */
+  running(text: string): Promise<number>;
+  end(): Promise<void>;
+}
 
-describe(`a MySQL store whose rows another session keeps locked${mysqlUrl ? '' : ' (skipped: set DOSSIER_TEST_MYSQL to run it)'}`, () => {
-  before(function () {
-    if (!mysqlUrl) {
-      console.log('    (set DOSSIER_TEST_MYSQL=mysql://root@127.0.0.1:3306/test to run the MySQL lock tests)');
-      this.skip();
-    }
-  });
+async function postgresLocker(url: string): Promise<Locker> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    async lock(pattern) {
+      await client.query('BEGIN');
+      return (await client.query('SELECT * FROM dossier_counters WHERE name LIKE $1 FOR UPDATE', [pattern])).rowCount ?? 0;
+    },
+    commit: async () => void (await client.query('COMMIT')),
+    async valueOf(name) {
+      await client.query('BEGIN');
+      const { rows } = await client.query('SELECT value FROM dossier_counters WHERE name = $1 FOR UPDATE', [name]);
+      await client.query('COMMIT');
+      return Number(rows[0].value);
+    },
+    async running(text) {
+      const { rows } = await client.query(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND strpos(query, $1) > 0",
+        [text],
+      );
+      return Number(rows[0].n);
+    },
+    end: () => client.end(),
+  };
+}
 
-  it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
-    const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
-    const server = await startTestServer({ store: mysqlUrl, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
-    const locker = await mysql.createConnection({ uri: mysqlUrl });
-    try {
-      const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
-      const first = await server.get('/api/dns?domain=example.test', secret);
-      expect(first.status).to.equal(200);
-      expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
+async function mysqlLocker(url: string): Promise<Locker> {
+  const connection = await mysql.createConnection({ uri: url });
+  const rows = async (sql: string, values: unknown[] = []) =>
+    (await connection.query(sql, values))[0] as Record<string, unknown>[];
+  return {
+    async lock(pattern) {
+      await connection.query('START TRANSACTION');
+      return (await rows('SELECT * FROM dossier_counters WHERE name LIKE ? FOR UPDATE', [pattern])).length;
+    },
+    commit: async () => void (await connection.query('COMMIT')),
+    async valueOf(name) {
+      await connection.query('START TRANSACTION');
+      const [row] = await rows('SELECT value FROM dossier_counters WHERE name = ? FOR UPDATE', [name]);
+      await connection.query('COMMIT');
+      return Number(row!.value);
+    },
+    async running(text) {
+      const [row] = await rows(
+        "SELECT COUNT(*) AS n FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND command <> 'Sleep' AND LOCATE(?, info) > 0",
+        [text],
+      );
+      return Number(row!.n);
+    },
+    end: () => connection.end(),
+  };
+}
 
-      await locker.query('START TRANSACTION');
-      const [locked] = await locker.query('SELECT * FROM dossier_counters WHERE name LIKE ? FOR UPDATE', [`quota:${key.id}:%`]);
-      expect(locked).to.have.length(1);
-      // More than the pool's 10 connections: a pool that kept the stuck ones would drain.
-      const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
-      for (const answer of waiting) {
-        expect(answer.status).to.equal(503);
-        expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+const SQL_STORES = [
+  {
+    name: 'PostgreSQL',
+    url: process.env.DOSSIER_TEST_POSTGRES,
+    variable: 'DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test',
+    port: 5432,
+    locker: postgresLocker,
+    open: createPostgresBackend,
+    stopped: 'cancel',
+  },
+  {
+    name: 'MySQL',
+    url: process.env.DOSSIER_TEST_MYSQL,
+    variable: 'DOSSIER_TEST_MYSQL=mysql://root@127.0.0.1:3306/test',
+    port: 3306,
+    locker: mysqlLocker,
+    open: createMysqlBackend,
+    stopped: 'kill',
+  },
+];
+
+for (const store of SQL_STORES) {
+  describe(`a ${store.name} store whose rows another session keeps locked${store.url ? '' : ` (skipped: set ${store.variable.split('=')[0]} to run it)`}`, () => {
+    before(function () {
+      if (!store.url) {
+        console.log(`    (set ${store.variable} to run the ${store.name} lock tests)`);
+        this.skip();
       }
-      await locker.query('COMMIT');
+    });
 
-      const after = await server.get('/api/dns?domain=example.test', secret);
-      expect(after.status).to.equal(200);
-      expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
-    } finally {
-      await locker.end();
-      await server.close();
-      await dns.close();
-    }
-  });
+    it('answers 503 within the store deadline while the quota row is locked, then counts again once it is free', async () => {
+      const dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
+      const server = await startTestServer({ store: store.url, dnsServers: [dns.address], storeTimeoutMs: OUTAGE_DEADLINE_MS });
+      const locker = await store.locker(store.url!);
+      try {
+        const { key, secret } = await server.dossier.keys.create({ name: 'locked', dailyLimit: 10 });
+        const first = await server.get('/api/dns?domain=example.test', secret);
+        expect(first.status).to.equal(200);
+        expect(first.headers.get('X-RateLimit-Remaining')).to.equal('9');
 
-  it('never counts a call it answered 503, even when its statement reached the server late and so would the kill', async () => {
-    // Every message to the server arrives 300 ms late once the link is slowed: the statement reaches the
-    // row lock after the caller's deadline has nearly passed, and the kill sent at the deadline later still.
-    const target = new URL(mysqlUrl!);
-    const link = await startSlowLink({ host: target.hostname, port: Number(target.port || 3306) });
-    const slowUrl = new URL(mysqlUrl!);
-    slowUrl.host = `127.0.0.1:${link.port}`;
-    const clock = { now: () => Date.now() };
-    const direct = createMysqlBackend({ url: mysqlUrl!, clock });
-    const slow = createMysqlBackend({ url: slowUrl.href, clock, timeoutMs: 600 });
-    const locker = await mysql.createConnection({ uri: mysqlUrl });
-    const name = `late-${Math.random().toString(36).slice(2)}`;
-    try {
-      expect(await direct.counters.increment(name)).to.equal(1);
-      expect(await slow.counters.get(name), 'the link works').to.equal(1);
-      link.delayMs = 300;
-      await locker.query('START TRANSACTION');
-      await locker.query('SELECT * FROM dossier_counters WHERE name = ? FOR UPDATE', [name]);
-      let failure: unknown;
-      await slow.counters.increment(name).catch((error: unknown) => (failure = error));
-      expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
-      await locker.query('COMMIT');
-      // A statement still queued behind the lock would take it now, before this read.
-      await locker.query('START TRANSACTION');
-      const [rows] = (await locker.query('SELECT value FROM dossier_counters WHERE name = ? FOR UPDATE', [name])) as [
-        { value: number }[],
-        unknown,
-      ];
-      await locker.query('COMMIT');
-      expect(Number(rows[0]!.value), 'the call answered 503 did not count').to.equal(1);
-      // Nor later: once the server has ended what the dropped connection left, the count is still 1.
-      await until(async () => {
-        const [running] = (await locker.query('SELECT COUNT(*) AS n FROM information_schema.processlist WHERE info LIKE ?', [
-          `%${name}%`,
-        ])) as [{ n: number }[], unknown];
-        return Number(running[0]!.n) <= 1; // this very query names it too
-      }, 'the server ended the statement of the dropped connection');
-      expect(await direct.counters.get(name)).to.equal(1);
-    } finally {
-      await locker.end();
-      await slow.close();
-      await direct.close();
-      await link.close();
-    }
+        expect(await locker.lock(`quota:${key.id}:%`)).to.equal(1);
+        // Without a deadline, these would wait for the lock for as long as the other session holds it; and
+        // they are more than the pool's 10 connections, so a pool that kept the stuck ones would drain.
+        const waiting = await Promise.all(Array.from({ length: 12 }, () => server.get('/api/dns?domain=example.test', secret)));
+        for (const answer of waiting) {
+          expect(answer.status).to.equal(503);
+          expect(await answer.json()).to.deep.include({ code: 'service_unavailable' });
+        }
+        await locker.commit();
+
+        const after = await server.get('/api/dns?domain=example.test', secret);
+        expect(after.status).to.equal(200);
+        expect(after.headers.get('X-RateLimit-Remaining'), 'the refused requests did not count').to.equal('8');
+      } finally {
+        await locker.end();
+        await server.close();
+        await dns.close();
+      }
+    });
+
+    it(`never counts a call it answered 503, even when its statement reached the server late and so would the ${store.stopped}`, async () => {
+      // Once the link is slowed, every message to the server arrives 300 ms late: the statement reaches the
+      // row lock when the caller's deadline has nearly passed, the server's own deadline (counted from
+      // when the statement arrives) fires 300 ms after the caller's, and the cancel or kill sent at the
+      // deadline, on a new connection, arrives later still. Before, on PostgreSQL, the caller was answered
+      // 100 ms after its deadline, and the statement, still queued behind the row lock, committed once it went.
+      const target = new URL(store.url!);
+      const link = await startSlowLink({ host: target.hostname, port: Number(target.port || store.port) });
+      const slowUrl = new URL(store.url!);
+      slowUrl.host = `127.0.0.1:${link.port}`;
+      const clock = { now: () => Date.now() };
+      const direct = store.open({ url: store.url!, clock });
+      const slow = store.open({ url: slowUrl.href, clock, timeoutMs: 600 });
+      const locker = await store.locker(store.url!);
+      const name = `late-${Math.random().toString(36).slice(2)}`;
+      try {
+        expect(await direct.counters.increment(name)).to.equal(1);
+        expect(await slow.counters.get(name), 'the link works').to.equal(1);
+        link.delayMs = 300;
+        expect(await locker.lock(name)).to.equal(1);
+        let failure: unknown;
+        await slow.counters.increment(name).catch((error: unknown) => (failure = error));
+        expect(failure).to.have.property('code', 'ERR_STORE_UNAVAILABLE');
+        await locker.commit();
+        // A statement still queued behind the lock would take it now, before this read (the queue's order).
+        expect(await locker.valueOf(name), 'the call answered 503 did not count').to.equal(1);
+        // Nor later: once the server has ended every statement that names the counter, it is still 1.
+        await until(async () => (await locker.running(name)) === 0, 'the server ended the statement of the late call');
+        expect(await direct.counters.get(name)).to.equal(1);
+      } finally {
+        await locker.end();
+        await slow.close();
+        await direct.close();
+        await link.close();
+      }
+    });
   });
-});
+}

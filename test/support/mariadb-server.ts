@@ -1,7 +1,7 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { startSocketProxy } from './socket-proxy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -44,9 +44,9 @@ const SERVER_OPTIONS = ['--innodb-buffer-pool-size=16M', '--innodb-log-file-size
 
 /**
  * Makes a database folder of its own (`mariadb-install-db`, root without a password) and starts
- * mariadbd on a Unix socket in it, behind a TCP port on loopback (port 0, held until `close()`) that
- * forwards every connection to it, as test/support/redis-server.ts does: a restart needs no port freed
- * and taken again. The machine's own server is never touched.
+ * mariadbd on a Unix socket in it, behind a TCP port on loopback that forwards every connection to it
+ * ({@link startSocketProxy}), as test/support/redis-server.ts does: a restart needs no port freed and
+ * taken again. The machine's own server is never touched.
  */
 export async function startTestMariadb(): Promise<TestMariadb> {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-mariadb-'));
@@ -65,25 +65,11 @@ export async function startTestMariadb(): Promise<TestMariadb> {
     { encoding: 'utf8' },
   );
   if (installed.status !== 0) throw new Error(`mariadb-install-db failed: ${installed.stderr}`);
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket): void => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  };
-  const proxy = createServer((client) => {
-    const upstream = connect(socketPath);
-    track(client);
-    track(upstream);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
+  const proxy = await startSocketProxy(socketPath);
   let child: ChildProcess | undefined;
 
   const server: TestMariadb = {
-    url: `mysql://root@127.0.0.1:${(proxy.address() as AddressInfo).port}/test`,
+    url: `mysql://root@127.0.0.1:${proxy.port}/test`,
     async start() {
       const started = spawn(
         'mariadbd',
@@ -133,8 +119,7 @@ export async function startTestMariadb(): Promise<TestMariadb> {
     thaw: () => void child?.kill('SIGCONT'),
     async close() {
       await server.stop();
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
