@@ -6,6 +6,7 @@ import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, run, type BenchResult } from './harness.js';
 import { benchDocumentsScale } from './documents-scale.js';
 import { cliKey, startBareKoa, startDossier, startRedis, type ServerProcess } from './processes.js';
+import { watchBenchStores, watchesBench } from './watches.js';
 
 // `npm run bench`: the cached GET /api/dns through `dossier serve` in a process of its own, on each real
 // store, with keys made by `dossier keys create`, beside a bare Koa process answering the same body;
@@ -87,6 +88,7 @@ let baseline: ServerProcess | undefined;
 /** A bare Koa answering `/healthz`'s body, for the floor scenario. */
 let healthBaseline: ServerProcess | undefined;
 const memory: string[] = [];
+let watches = '';
 try {
   for (const { label, url, target } of stores) {
     console.error(`${label}:`);
@@ -179,6 +181,10 @@ try {
       await fresh.close();
     }
   }
+  watches = await watchesBench(
+    watchBenchStores(dir, redis?.url).filter((store) => chosen.includes(store.label.toLowerCase())),
+    dns.address,
+  );
 } finally {
   await baseline?.close();
   await healthBaseline?.close();
@@ -194,5 +200,6 @@ console.log(markdownReport(results));
 console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
 console.log('| store | after 10,000 requests | after 100,000 requests | change |\n|---|---:|---:|---:|');
 console.log(memory.join('\n'));
+console.log(`\n${watches}`);
 console.log(`\n${await benchDocumentsScale(notes)}`);
 for (const note of notes) console.log(`\n${note}`);

@@ -28,6 +28,8 @@ import {
 } from './telemetry/instrument.js';
 import { TOKENS } from './tokens.js';
 import { createWatchService } from './watches/create-watch-service.js';
+import { KeyStoreWithWatches } from './watches/key-store-with-watches.js';
+import type { WatchJobs } from './ports/watch-jobs.js';
 
 /** Lookup answers kept by a `memory://` cache at the most. */
 const MEMORY_CACHE_ENTRIES = 10_000;
@@ -152,7 +154,10 @@ export function createContainer(options: ResolvedOptions): Composition {
       generatorTimeoutMs: options.generatorTimeoutMs,
     }),
   );
-  once(TOKENS.watchService, (c) => createWatchService(c, options, hub));
+  const watchEngine: { built?: WatchJobs } = {};
+  once(TOKENS.watchService, (c) => createWatchService(c, options, hub, watchEngine));
+  container.register(TOKENS.watchServiceProvider, { useValue: () => container.resolve(TOKENS.watchService) });
+  once(TOKENS.keys, (c) => new KeyStoreWithWatches(c.resolve(TOKENS.keyStore), c.resolve(TOKENS.watchServiceProvider)));
   return {
     container,
     telemetry: hub,
@@ -162,7 +167,7 @@ export function createContainer(options: ResolvedOptions): Composition {
     },
     async close() {
       // The jobs first: a check or delivery in flight still needs the store.
-      if (container.isRegistered(TOKENS.watchJobs)) await container.resolve(TOKENS.watchJobs).close();
+      await watchEngine.built?.close();
       await Promise.all(opened.splice(0).map((backend) => backend.close()));
       await container.dispose();
     },

@@ -16,7 +16,7 @@ import type { WatchService } from './ports/watches.js';
 export interface Dossier {
   /** Interface A: the four lookups, with cache and deadline. */
   readonly lookups: LookupService;
-  /** Bearer keys. */
+  /** Bearer keys. Revoking one also removes its watches (CONTRACT.md §11). */
   readonly keys: KeyStore;
   /** Daily lookup quotas and usage history. */
   readonly quotas: QuotaStore;
@@ -112,7 +112,7 @@ export function createDossier(options: DossierOptions = {}): Dossier {
   };
   return {
     lookups: container.resolve(TOKENS.lookupService),
-    keys: container.resolve(TOKENS.keyStore),
+    keys: container.resolve(TOKENS.keys),
     quotas: container.resolve(TOKENS.quotaStore),
     metering: container.resolve(Metering),
     documents: container.resolve(TOKENS.documentService),
@@ -127,6 +127,8 @@ export function createDossier(options: DossierOptions = {}): Dossier {
     },
     get watches() {
       const watches = container.resolve(TOKENS.watchService);
+      // Its engine too, at once: one that needs a package not installed says so here, not at the first watch.
+      container.resolve(TOKENS.watchJobs);
       if (resolved.workers && closing === undefined) {
         startWorkers().catch((error: unknown) =>
           resolved.logger.error('the watch workers did not start', {

@@ -1,3 +1,5 @@
+import type { QuotaState } from './ports/quota-store.js';
+
 /**
  * Every failure the core reports is a {@link DossierError}. Callers switch on `code`; adapters map each
  * code to their own wire form through an exhaustive `Record<ErrorCode, …>`, so adding a code here fails
@@ -59,7 +61,7 @@ export class DossierValidationError extends DossierError {
 
 /** A failure that is worth retrying after `retryAfterSeconds` (quota spent, store down). */
 export class DossierRetryableError extends DossierError {
-  override readonly name = 'DossierRetryableError';
+  override readonly name: string = 'DossierRetryableError';
 
   constructor(
     code: ErrorCode,
@@ -68,6 +70,19 @@ export class DossierRetryableError extends DossierError {
     options?: { cause?: unknown },
   ) {
     super(code, message, options);
+  }
+}
+
+/** A lookup refused because its key has used its daily quota: `quota` says where the key stands. */
+export class DossierQuotaError extends DossierRetryableError {
+  override readonly name = 'DossierQuotaError';
+
+  constructor(
+    message: string,
+    retryAfterSeconds: number,
+    readonly quota: QuotaState,
+  ) {
+    super('ERR_QUOTA_EXCEEDED', message, retryAfterSeconds);
   }
 }
 

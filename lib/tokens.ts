@@ -27,6 +27,8 @@ export const TOKENS = {
   targetGuard: Symbol('targetGuard') as InjectionToken<TargetGuard>,
   lookupService: Symbol('lookupService') as InjectionToken<LookupService>,
   keyStore: Symbol('keyStore') as InjectionToken<KeyStore>,
+  /** The keys as Dossier hands them out: the key store, whose revoke also removes the key's watches. */
+  keys: Symbol('keys') as InjectionToken<KeyStore>,
   quotaStore: Symbol('quotaStore') as InjectionToken<QuotaStore>,
   /** Where documents live: the store backend's tables, or its values and counters. */
   documentStore: Symbol('documentStore') as InjectionToken<DocumentStore>,
@@ -38,4 +40,6 @@ export const TOKENS = {
   /** Where the checks and deliveries of watches run. */
   watchJobs: Symbol('watchJobs') as InjectionToken<WatchJobs>,
   watchService: Symbol('watchService') as InjectionToken<WatchService>,
+  /** The watch service, asked for on use: for what is built before it (Metering, which it uses). */
+  watchServiceProvider: Symbol('watchServiceProvider') as InjectionToken<() => WatchService>,
 } as const;

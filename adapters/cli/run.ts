@@ -17,7 +17,7 @@ import {
 import { redact } from '../../lib/internal.js';
 import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
 import { LISTEN_BACKLOG } from './listen-backlog.js';
-import { listWatches } from './watches-command.js';
+import { listWatches, removeWatch } from './watches-command.js';
 import { keyJson, type KeyJson } from '../keys/key-json.js';
 import { closest } from './closest.js';
 import { dossierVersion } from '../version.js';
@@ -34,6 +34,7 @@ const USAGE = `Usage:
   dossier worker                         run the checks and deliveries of watches, without HTTP
   dossier watches list --key KEY_ID [--json]
                                          the watches a key created, newest first
+  dossier watches remove WATCH_ID        removes a watch: no check and no delivery after it
   dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N]
                       [--expires YYYY-MM-DD|ISO-8601] [--json]
   dossier keys list [--json]             every key, newest last, with its status, expiry and use today
@@ -41,7 +42,7 @@ const USAGE = `Usage:
                       [--expires YYYY-MM-DD|ISO-8601|never] [--json]
   dossier keys roll KEY_ID [--grace SECONDS] [--json]
                                          a new secret; the old one keeps working for SECONDS (default 0)
-  dossier keys revoke KEY_ID [--json]
+  dossier keys revoke KEY_ID [--json]   revokes a key and removes its watches
   dossier --version                      the version of Dossier
 Configuration comes from the DOSSIER_* environment variables (see docs/configuration.md).
 Exit codes: 0 done, 1 unexpected failure, 2 bad usage, 3 bad configuration, 4 no such key or watch,
@@ -75,6 +76,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   serve: {},
   worker: {},
   'watches list': { key: false, json: true },
+  'watches remove': {},
   'keys create': { name: false, owner: false, scopes: false, 'daily-limit': false, expires: false, json: true },
   'keys list': { json: true },
   'keys update': { name: false, scopes: false, 'daily-limit': false, expires: false, json: true },
@@ -82,8 +84,8 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   'keys revoke': { json: true },
 };
 
-/** The commands that act on one key, named by its id. */
-const TAKES_ID = ['keys update', 'keys roll', 'keys revoke'];
+/** The commands that act on one key or watch, named by its id. */
+const TAKES_ID = ['keys update', 'keys roll', 'keys revoke', 'watches remove'];
 
 /**
  * Runs the `dossier` command and returns its exit code (see {@link EXIT}). `serve` returns only once
@@ -102,12 +104,13 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
     const { command, values, id } = parseCommand(argv);
     if (command === 'serve') return await serve(env, io);
     if (command === 'worker') return await worker(env, io);
-    if (command === 'watches list') {
-      if (typeof values.key !== 'string') throw new UsageError('--key KEY_ID is required.');
-      // A listing only reads: it runs no checks or deliveries of its own.
+    if (command.startsWith('watches ')) {
+      if (command === 'watches list' && typeof values.key !== 'string') throw new UsageError('--key KEY_ID is required.');
+      // It runs no checks or deliveries of its own.
       const dossier = createDossier({ ...optionsFromEnv(env), workers: false });
       try {
-        await listWatches(values.key, values.json === true, dossier, io.out);
+        if (command === 'watches remove') await removeWatch(id!, dossier, io.out);
+        else await listWatches(String(values.key), values.json === true, dossier, io.out);
         return EXIT.done;
       } finally {
         await dossier.close();
@@ -191,7 +194,8 @@ function parseCommand(argv: string[]): { command: string; values: Record<string,
   const expected = TAKES_ID.includes(command) ? 1 : 0;
   if (positionals.length > expected) throw new UsageError(`Unexpected argument "${positionals[expected]}".`);
   if (expected === 1 && positionals[0] === undefined) {
-    throw new UsageError(`Give the id of the key to ${command.split(' ')[1]}.`);
+    const [group, verb] = command.split(' ');
+    throw new UsageError(`Give the id of the ${group === 'watches' ? 'watch' : 'key'} to ${verb}.`);
   }
   // No option is declared `multiple`: each holds one value.
   return { command, values: values as Record<string, string | boolean | undefined>, id: positionals[0] };

@@ -7,7 +7,7 @@ import { type Dossier, wireWatch } from '../../lib/index.js';
  */
 export async function listWatches(keyId: string, json: boolean, dossier: Dossier, out: (text: string) => void): Promise<void> {
   const key = await dossier.keys.get(keyId);
-  const watches = (await dossier.watches.list({ owner: key.owner })).filter((watch) => watch.keyId === key.id);
+  const watches = await dossier.watches.ofKey(key.id);
   if (json) {
     out(`${JSON.stringify(watches.map(wireWatch))}\n`);
     return;
@@ -18,4 +18,14 @@ export async function listWatches(keyId: string, json: boolean, dossier: Dossier
     out(`${watch.id} ${watch.type} ${watch.domain} every=${watch.intervalSeconds}s last_check=${checked}${error}\n`);
   }
   if (watches.length === 0) out(`No watches for ${key.id}.\n`);
+}
+
+/**
+ * `dossier watches remove WATCH_ID`: removes one watch, whatever its owner, as its owner would (no check
+ * and no delivery after it).
+ * @throws DossierError `ERR_WATCH_NOT_FOUND`; `ERR_STORE_UNAVAILABLE`
+ */
+export async function removeWatch(id: string, dossier: Dossier, out: (text: string) => void): Promise<void> {
+  await dossier.watches.removeAny(id);
+  out(`Removed watch ${id}.\n`);
 }

@@ -1,9 +1,8 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { Dossier } from '../../lib/index.js';
+import { AdminAccess } from './admin/access.js';
+import { refuse } from './admin/api-routes.js';
 import { addDocsRoutes } from './docs.js';
-import { answerApiError } from './error-middleware.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Readiness, ServiceIndex } from './schemas/shapes.js';
 import { openApiDocument } from './schemas/openapi.js';
@@ -47,10 +46,12 @@ export function createOpsRouter(dossier: Dossier, metrics: DossierMetrics | unde
   addDocsRoutes(router);
   const token = dossier.options.adminToken;
   if (token !== undefined && metrics !== undefined) {
+    // The admin API's check of a bearer token: a wrong one here counts toward the same lock-out.
+    const access = new AdminAccess(token, dossier.adminSessions, dossier.options.clock);
     router.get('/metrics', async (ctx) => {
-      if (!isAdmin(ctx, token)) {
-        const code = /^Bearer\s+\S/i.test(ctx.get('Authorization')) ? 'invalid_key' : 'missing_key';
-        answerApiError(ctx, 401, code, 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>".');
+      const check = await access.checkBearer(ctx);
+      if (!check.ok) {
+        refuse(ctx, check);
         return;
       }
       ctx.set('Cache-Control', 'no-store');
@@ -59,12 +60,4 @@ export function createOpsRouter(dossier: Dossier, metrics: DossierMetrics | unde
     });
   }
   return router;
-}
-
-/** True when the request carries the admin token as its bearer (compared in constant time). */
-function isAdmin(ctx: Context, token: string): boolean {
-  const sent = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'))?.[1]?.trim();
-  if (sent === undefined) return false;
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(sent), digest(token));
 }

@@ -1,13 +1,15 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { type ApiKey, type Dossier, wireDelivery, wireWatch } from '../../lib/index.js';
-import { authenticate } from './auth.js';
+import { authenticate, bearerSecret } from './auth.js';
+import { settleMetered } from './lookup-routes.js';
 import { jsonObject, readText } from './request-body.js';
 
 /**
  * Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
- * watches, and reads their deliveries. Nothing here counts against the daily quota; the rules (fields,
- * limit per key, owner isolation) live in `dossier.watches`.
+ * watches, rotates their secrets, and reads their deliveries. Only an on-demand check counts against
+ * the daily quota, and answers with the quota headers; the rules (fields, limit per key, owner
+ * isolation, what a check costs) live in `dossier.watches` and `dossier.metering`.
  */
 export function addWatchRoutes(router: Router, dossier: Dossier): void {
   const withKey = (handler: (ctx: Context, key: ApiKey) => Promise<void>) => async (ctx: Context) =>
@@ -52,12 +54,16 @@ export function addWatchRoutes(router: Router, dossier: Dossier): void {
       ctx.status = 204;
     }),
   );
+  router.post('/api/watches/:id/check', async (ctx) => {
+    const watch = settleMetered(ctx, dossier, await dossier.metering.checkWatch(bearerSecret(ctx), id(ctx)));
+    ctx.status = 202;
+    ctx.body = { status: 'success', data: wireWatch(watch) };
+  });
   router.post(
-    '/api/watches/:id/check',
+    '/api/watches/:id/secret',
     withKey(async (ctx, key) => {
-      const watch = await dossier.watches.check(id(ctx), { owner: key.owner });
-      ctx.status = 202;
-      ctx.body = { status: 'success', data: wireWatch(watch) };
+      const { watch, secret } = await dossier.watches.rotateSecret(id(ctx), { owner: key.owner });
+      ctx.body = { status: 'success', data: { ...wireWatch(watch), secret } };
     }),
   );
   router.get(

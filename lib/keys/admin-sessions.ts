@@ -1,3 +1,4 @@
+import { isDossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from '../ports/kv-store.js';
@@ -21,10 +22,11 @@ interface FailureRecord {
 
 /**
  * What every process serving the administration panel on one store must agree on (CONTRACT.md §5): the
- * sessions signed out before their expiry, and the wrong sign-ins of each address, five of which within
- * a minute lock that address for a minute. Both live in the store, so that signing out on one process
- * ends the session on all of them, and an address gets five tries a minute in all, not five per
- * process. Time comes from the Clock port.
+ * sessions signed out before their expiry, and the wrong admin tokens of each address, five of which
+ * within a minute lock that address for a minute. A wrong token counts wherever it was tried: at
+ * sign-in, as the bearer of the admin API, or of `/metrics`; and a locked address is refused by all
+ * three. Both live in the store, so that signing out on one process ends the session on all of them,
+ * and an address gets five tries a minute in all, not five per process. Time comes from the Clock port.
  */
 export class AdminSessions {
   constructor(
@@ -51,8 +53,33 @@ export class AdminSessions {
   }
 
   /**
-   * One sign-in from `address`. A locked address is refused, and `isRight` is not asked, so that a
-   * refusal tells nothing of the token. Otherwise the try is first counted as a wrong one (the fifth
+   * A bearer token sent to the admin API or to `/metrics` from `address`: judged and counted as a
+   * sign-in is ({@link attempt}). While the store is down nothing can be counted or read, and the token
+   * is judged alone, so that `/metrics` still shows the outage (the admin API's own calls then answer
+   * 503 anyway); a sign-in, which only opens a session, is refused then instead.
+   */
+  async bearer(address: string, isRight: () => boolean): Promise<SignInVerdict> {
+    try {
+      return await this.attempt(address, isRight);
+    } catch (error) {
+      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
+      return isRight() ? { outcome: 'right' } : { outcome: 'wrong', nowLocked: false };
+    }
+  }
+
+  /**
+   * Until when `address` is locked out (ms since the epoch), or `null` when it is not.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async lockedUntil(address: string): Promise<number | null> {
+    const record = await this.kv.get<FailureRecord>(failureRecord(address));
+    return record !== undefined && record.lockedUntil > this.clock.now() ? record.lockedUntil : null;
+  }
+
+  /**
+   * One try of the admin token from `address`: a sign-in, or a bearer token sent to the admin API or to
+   * `/metrics`. A locked address is refused, and `isRight` is not asked, so that a refusal tells nothing
+   * of the token. Otherwise the try is first counted as a wrong one (the fifth
    * within a minute locking the address for a minute), and only then is `isRight` asked: a right try
    * takes the count back and forgets the address's wrong tries. So a store that fails answers before
    * anything about the token is learned, and no wrong try goes uncounted. The decision is made under the

@@ -55,6 +55,22 @@ export interface BatchOptions {
   onItem?: (index: number, outcome: BatchItemOutcome) => void;
 }
 
+/** The quota rules an on-demand watch check is held to ({@link Metering} implements them). */
+export interface QuotaCharges {
+  /**
+   * Counts one lookup of `kind` for `key`, if its quota allows: the state after it (`allowed: false`
+   * when it was spent, and nothing was counted).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  charge(key: ApiKey, kind: LookupKind): Promise<QuotaState>;
+  /** Gives back a lookup {@link charge} counted; the state after it (as it was when the refund failed). */
+  refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState>;
+  /** Where `key` stands, without counting. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  peek(key: ApiKey): Promise<QuotaState>;
+  /** The refusal of a lookup past the limit. */
+  quotaExceeded(quota: QuotaState): DossierError;
+}
+
 /** What a batch needs from {@link Metering}: its ports and its quota rules. */
 export interface BatchRules {
   quotas: QuotaStore;

@@ -1,3 +1,6 @@
+import type { ApiKey } from './key-store.js';
+import type { QuotaState } from './quota-store.js';
+
 /** What a watch looks at (CONTRACT.md §11). */
 export const WATCH_TYPES = ['ssl', 'whois', 'dns'] as const;
 
@@ -89,13 +92,37 @@ export interface WatchOwner {
   owner?: string;
 }
 
+/** Who asks for an on-demand check: the owner, and the key whose daily quota pays for it. */
+export interface CheckRequester extends WatchOwner {
+  /**
+   * The key that asks: one lookup of the watch's type is counted against its daily quota.
+   * @default the key that created the watch, when it is a key of the store (a watch an embedding app
+   *   made without a key costs nothing)
+   */
+  key?: ApiKey;
+}
+
+/** What asking for an on-demand check came to. */
+export interface CheckRequest {
+  watch: Watch;
+  /**
+   * True when a check was started (and counted); false when one of the watch was pending or running
+   * already, or the watch is paused (its key expired): then nothing started and nothing was counted.
+   */
+  started: boolean;
+  /** Where the paying key stands against its quota now; `null` when no key pays. */
+  quota: QuotaState | null;
+}
+
 /** A listener of in-process events. */
 export type WatchListener = (event: WatchEvent) => void;
 
 /**
  * Watches (CONTRACT.md §11): a key's owner watches a certificate, a registration or a zone, and hears
- * of what changes, by signed webhook and in-process. Neither the watch requests nor their checks count
- * against a daily quota.
+ * of what changes, by signed webhook and in-process. A watch lives with the key that created it: it is
+ * removed when that key is revoked, and paused (no check, no delivery) while the key is expired.
+ * Neither the watch requests nor the scheduled checks count against a daily quota; an on-demand check
+ * does.
  */
 export interface WatchService {
   /**
@@ -115,10 +142,32 @@ export interface WatchService {
    */
   remove(id: string, who?: WatchOwner): Promise<void>;
   /**
-   * Runs a check of one of the owner's watches now, beside its schedule.
+   * Removes a watch whatever its owner (for administrators), as its owner would.
    * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`
    */
-  check(id: string, who?: WatchOwner): Promise<Watch>;
+  removeAny(id: string): Promise<void>;
+  /**
+   * Removes every watch the key `keyId` created, as their owner would (done when the key is revoked).
+   * @returns how many were removed.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  removeOfKey(keyId: string): Promise<number>;
+  /** The watches the key `keyId` created, newest first, whatever their owner. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  ofKey(keyId: string): Promise<Watch[]>;
+  /**
+   * Runs a check of one of the owner's watches now, beside its schedule. It counts as one lookup of the
+   * watch's type against the paying key's daily quota (CONTRACT.md §2's rules). While an on-demand check
+   * of the watch is pending or running, on any process, another one starts nothing and counts nothing.
+   * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`; DossierQuotaError
+   *   `ERR_QUOTA_EXCEEDED` when the key's quota is spent (nothing runs)
+   */
+  check(id: string, who?: CheckRequester): Promise<CheckRequest>;
+  /**
+   * Gives one of the owner's watches a new signing secret, returned this once. For the next 24 hours each
+   * delivery is signed with both the new and the old secret, then with the new one only.
+   * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`
+   */
+  rotateSecret(id: string, who?: WatchOwner): Promise<CreatedWatch>;
   /**
    * The last 50 deliveries of one of the owner's watches, newest first.
    * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`

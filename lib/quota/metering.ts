@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { DossierError, DossierRetryableError, isDossierError } from '../errors.js';
+import { DossierError, DossierQuotaError, isDossierError } from '../errors.js';
 import { requireScope } from '../keys/key-rules.js';
 import { keyStatusAt } from '../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../ports/admission-store.js';
@@ -8,7 +8,16 @@ import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
 import type { LookupKind, LookupOptions, LookupResult, LookupService } from '../ports/lookup-service.js';
 import type { QuotaState, QuotaStore, UsageDay } from '../ports/quota-store.js';
 import { TOKENS } from '../tokens.js';
-import type { BatchItemRequest, BatchOptions, BatchRules, BatchRun, Metered, MeteringOptions } from '../ports/metering.js';
+import type {
+  BatchItemRequest,
+  BatchOptions,
+  BatchRules,
+  BatchRun,
+  Metered,
+  MeteringOptions,
+  QuotaCharges,
+} from '../ports/metering.js';
+import type { Watch, WatchService } from '../ports/watches.js';
 import { parseBatchRequest } from './batch-request.js';
 import { failure, runBatch } from './batch.js';
 
@@ -40,7 +49,7 @@ export const USAGE_HISTORY_DAYS = 30;
  * seconds to the next UTC midnight.
  */
 @injectable()
-export class Metering {
+export class Metering implements QuotaCharges {
   constructor(
     @inject(TOKENS.keyStore) private readonly keys: KeyStore,
     @inject(TOKENS.quotaStore) private readonly quotas: QuotaStore,
@@ -48,6 +57,8 @@ export class Metering {
     @inject(TOKENS.clock) private readonly clock: Clock,
     @inject(TOKENS.meteringOptions) private readonly options: MeteringOptions,
     @inject(TOKENS.admissions) private readonly admissions: AdmissionStore | null,
+    /** The watch service, asked for when a watch check comes (it is built with this Metering). */
+    @inject(TOKENS.watchServiceProvider) private readonly watches: () => WatchService,
   ) {}
 
   /**
@@ -192,6 +203,28 @@ export class Metering {
   }
 
   /**
+   * An on-demand check of a watch (`POST /api/watches/{id}/check`, CONTRACT.md §11): the key, its
+   * `lookup` scope, then the watch service's rules (one lookup of the watch's type counted against the
+   * key's quota, at most one check pending or running). Core errors come back in the outcome with the
+   * quota state, the refusal of a spent quota included.
+   */
+  async checkWatch(secret: string | null, id: string): Promise<Metered<Watch>> {
+    let key: ApiKey;
+    try {
+      key = await this.authenticate(secret);
+    } catch (error) {
+      return failure(error, null, null);
+    }
+    try {
+      requireScope(key, 'lookup');
+      const { watch, quota } = await this.watches().check(id, { owner: key.owner, key });
+      return { ok: true, value: watch, key, quota: quota ?? (await this.peek(key)) };
+    } catch (error) {
+      return failure(error, key, error instanceof DossierQuotaError ? error.quota : await this.peekOrNothing(key, error));
+    }
+  }
+
+  /**
    * What the key behind `secret` has used: today against its limit, and the last 30 days by kind. Needs
    * the `lookup` scope; does not count.
    * @throws DossierError as {@link authenticate}, and `ERR_STORE_UNAVAILABLE`.
@@ -223,13 +256,27 @@ export class Metering {
   }
 
   /** The refusal of a lookup past the limit, with the seconds to the next UTC midnight. */
-  quotaExceeded(quota: QuotaState): DossierRetryableError {
+  quotaExceeded(quota: QuotaState): DossierQuotaError {
     const retryAfter = Math.max(1, quota.resetAt - Math.floor(this.clock.now() / 1000));
-    return new DossierRetryableError('ERR_QUOTA_EXCEEDED', `This key has used its ${quota.limit} lookups for today.`, retryAfter);
+    return new DossierQuotaError(`This key has used its ${quota.limit} lookups for today.`, retryAfter, quota);
+  }
+
+  /**
+   * Counts one lookup of `kind` for `key` if its quota allows: the state after it (`allowed: false`
+   * when it was spent, and nothing was counted).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  charge(key: ApiKey, kind: LookupKind): Promise<QuotaState> {
+    return this.quotas.consume(key.id, this.limitOf(key), kind);
+  }
+
+  /** Where `key` stands against its quota, without counting. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  peek(key: ApiKey): Promise<QuotaState> {
+    return this.quotas.peek(key.id, this.limitOf(key));
   }
 
   /** Gives a counted lookup back; the state after it, or as it was when the refund failed. */
-  private async refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState> {
+  async refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState> {
     try {
       await this.quotas.refund(key.id, quota, kind);
       return { ...quota, remaining: Math.min(quota.limit, quota.remaining + 1) };
@@ -244,7 +291,7 @@ export class Metering {
   private async peekOrNothing(key: ApiKey, error: unknown): Promise<QuotaState | null> {
     if (isDossierError(error, 'ERR_STORE_UNAVAILABLE')) return null;
     try {
-      return await this.quotas.peek(key.id, this.limitOf(key));
+      return await this.peek(key);
     } catch (peekError) {
       if (peekError instanceof DossierError) return null;
       throw peekError;

@@ -1,9 +1,10 @@
-import type { DependencyContainer } from 'tsyringe';
+import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { ResolvedOptions } from '../options.js';
 import type { WatchJobs } from '../ports/watch-jobs.js';
 import type { TelemetryHub } from '../telemetry/instrument.js';
 import { TOKENS } from '../tokens.js';
 import { createTrustContext } from '../lookup/ssl/ssl-lookup.js';
+import { Metering } from '../quota/metering.js';
 import { STORE_SCHEMES, storeScheme } from '../stores/schemes.js';
 import { BullWatchJobs } from './jobs/bullmq-jobs.js';
 import { TimerWatchJobs } from './jobs/timer-jobs.js';
@@ -23,14 +24,24 @@ export function createWatchJobs(options: ResolvedOptions): WatchJobs {
   return new TimerWatchJobs(options.clock, options.logger);
 }
 
-/** The watch service of a Dossier, its engine registered beside it (so that closing reaches it). */
-export function createWatchService(c: DependencyContainer, options: ResolvedOptions, hub: TelemetryHub): WatchService {
-  c.register(TOKENS.watchJobs, { useValue: createWatchJobs(options) });
-  return new KeyvWatchService({
+/**
+ * The watch service of a Dossier. Its engine is registered beside it, built on first use (removing the
+ * watches of a revoked key that had none needs no engine, nor its optional package) and attached to the
+ * service's work; `engine.built` holds it once built, so that closing reaches it.
+ */
+export function createWatchService(
+  c: DependencyContainer,
+  options: ResolvedOptions,
+  hub: TelemetryHub,
+  engine: { built?: WatchJobs },
+): WatchService {
+  const service = new KeyvWatchService({
     store: new KeyvWatchStore(c.resolve(TOKENS.storeKv), c.resolve(TOKENS.storeCounters)),
     counters: c.resolve(TOKENS.storeCounters),
     lookups: c.resolve(TOKENS.lookupService),
-    jobs: c.resolve(TOKENS.watchJobs),
+    jobs: () => c.resolve(TOKENS.watchJobs),
+    keys: c.resolve(TOKENS.keyStore),
+    quota: c.resolve(Metering),
     clock: options.clock,
     createResolver: c.resolve(TOKENS.dnsResolverFactory),
     guard: c.resolve(TOKENS.targetGuard),
@@ -39,4 +50,13 @@ export function createWatchService(c: DependencyContainer, options: ResolvedOpti
     logger: options.logger,
     secureContext: createTrustContext(options.sslCaCertificates ?? []),
   });
+  c.register(TOKENS.watchJobs, {
+    useFactory: instanceCachingFactory(() => {
+      const jobs = createWatchJobs(options);
+      jobs.attach(service.handlers);
+      engine.built = jobs;
+      return jobs;
+    }),
+  });
+  return service;
 }

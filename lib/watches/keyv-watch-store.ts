@@ -1,12 +1,17 @@
 import type { CounterStore } from '../ports/counter-store.js';
-import { AppendOnlyIndex } from '../stores/shared/append-only-index.js';
 import type { KvStore } from '../ports/kv-store.js';
+import { BucketedSet, LeasedSet } from '../stores/shared/leased-set.js';
 import type { WatchMemory } from './detect/detection.js';
 import type { Delivery, Watch } from '../ports/watches.js';
 
-/** A watch as it is kept: what its owner sees, its secret, and what its checks remember. */
+/** A watch as it is kept: what its owner sees, its secrets, and what its checks remember. */
 export interface StoredWatch extends Watch {
   secret: string;
+  /**
+   * The secret a rotation replaced, which deliveries are also signed with until `until` (ms since the
+   * epoch), so that a receiver can switch to the new one meanwhile.
+   */
+  previousSecret?: { secret: string; until: number };
   memory: WatchMemory;
 }
 
@@ -15,8 +20,6 @@ export interface StoredDelivery extends Delivery {
   watchId: string;
   /** The JSON text POSTed, the same on every attempt. */
   body: string;
-  /** Its place in its watch's list of deliveries (none in a record written before deliveries were forgotten). */
-  slot?: number;
 }
 
 /**
@@ -25,153 +28,345 @@ export interface StoredDelivery extends Delivery {
  */
 export const DELIVERIES_LISTED = 50;
 
+/** How many times the store's watches and pending deliveries have changed, as an engine that polls reads it. */
+export interface WatchStoreChanges {
+  watches: number;
+  deliveries: number;
+}
+
+const WATCH_CHANGES = 'watch-list:changes';
+/** Set once the lists of an older Dossier are adopted: later starts read this, not the old counters. */
+const OLD_LISTS_ADOPTED = 'watch-list:old-lists-adopted';
+const DELIVERY_CHANGES = 'delivery-list:changes';
+
 /**
- * Watches and their deliveries in the Keyv store every process shares: `watch:<id>` and
- * `delivery:<id>` hold the records; append-only indexes list the watches of an owner, every watch, and
- * the last {@link DELIVERIES_LISTED} deliveries of a watch; an atomic counter per key holds the limit of watches per key, so that two
- * processes creating at once cannot both take the last place.
+ * Watches and their deliveries in the Keyv store every process shares. `watch:<id>` and `delivery:<id>`
+ * hold the records; {@link LeasedSet}s list the watches of each key (whose length is the key's count
+ * against `DOSSIER_WATCHES_PER_KEY`), the keys of each owner that have watches, every watch (spread over
+ * buckets), the watches whose schedule is not confirmed, the deliveries of each watch and every pending
+ * delivery. A removed watch, a forgotten delivery and an emptied list leave nothing in the store; two
+ * counters say when the lists of watches and of pending deliveries changed, so that an engine which
+ * keeps its own schedule (the timer engine) reads them again only then.
  */
 export class KeyvWatchStore {
-  /** Every watch, and each owner's: kept, to read only what is new and still there (see {@link listed}). */
-  private readonly allIndex: AppendOnlyIndex;
-  private readonly owners = new Map<string, AppendOnlyIndex>();
+  private readonly every: BucketedSet;
+  private readonly unscheduledList: BucketedSet;
+  private readonly pendingList: BucketedSet;
 
   constructor(
     private readonly kv: KvStore,
     private readonly counters: CounterStore,
   ) {
-    this.allIndex = new AppendOnlyIndex(kv, counters, 'watches:all');
+    this.every = new BucketedSet(kv, counters, 'watch-list:all');
+    // Every creation and every delivery passes through these two: spread, so that none waits on one lease.
+    this.unscheduledList = new BucketedSet(kv, counters, 'watch-list:unscheduled');
+    this.pendingList = new BucketedSet(kv, counters, 'delivery-list:pending');
   }
 
   /**
-   * Takes one of the `limit` places of `keyId`.
-   * @returns false when the key holds `limit` watches already.
+   * Stores a new watch and lists it, if its key holds fewer than `limit` watches (checked and taken in
+   * one step, so that two processes creating at once cannot both take the last place).
+   * @returns false when the key holds `limit` watches already (nothing is stored).
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
-  async takePlace(keyId: string, limit: number): Promise<boolean> {
-    return (await this.counters.increment(placesOf(keyId), { ceiling: limit })) !== null;
+  async insert(watch: StoredWatch, limit: number): Promise<boolean> {
+    return this.place(watch, limit, () => this.save(watch));
   }
 
-  /** Gives back a place taken with {@link takePlace}. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async givePlace(keyId: string): Promise<void> {
-    await this.counters.decrement(placesOf(keyId));
+  /**
+   * Lists a watch whose record is stored already, whatever its key holds (one adopted from the lists of
+   * an older Dossier: {@link adoptOldLists}).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  private async list(watch: StoredWatch): Promise<void> {
+    await this.place(watch, Infinity, async () => {});
   }
 
-  /** Stores a new watch and lists it. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async insert(watch: StoredWatch): Promise<void> {
-    await this.save(watch);
-    await Promise.all([this.ownerIndex(watch.owner).append(watch.id), this.allIndex.append(watch.id)]);
+  /** Places a watch in its key's list, below `limit`, `store` it meanwhile, and lists it. */
+  private async place(watch: StoredWatch, limit: number, store: () => Promise<void>): Promise<boolean> {
+    let placed = false;
+    await this.keyList(watch.keyId).update(async (members) => {
+      if (members.includes(watch.id) || members.length >= limit) return undefined;
+      await store();
+      if (members.length === 0) await this.ownerKeys(watch.owner).add(watch.keyId);
+      placed = true;
+      return [...members, watch.id];
+    });
+    if (!placed) return false;
+    await this.every.add(watch.id);
+    await this.counters.increment(WATCH_CHANGES);
+    return true;
+  }
+
+  /**
+   * Lists deliveries whose records are stored already under their watch, after those it lists (oldest
+   * first), and the pending ones among the pending: ones adopted from the lists of an older Dossier.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  private async listDeliveries(watchId: string, deliveries: StoredDelivery[]): Promise<void> {
+    for (const delivery of deliveries) if (delivery.status === 'pending') await this.pendingList.add(delivery.id);
+    await this.counters.increment(DELIVERY_CHANGES);
+    await this.deliveryList(watchId).update((ids) => [
+      ...ids,
+      ...deliveries.map(({ id }) => id).filter((id) => !ids.includes(id)),
+    ]);
+  }
+
+  /**
+   * Adopts the lists of watches as Dossier kept them before each became one value of the store:
+   * append-only indexes, a value per slot (`watches:all:<n>`, `watches:owner:<owner>:<n>`,
+   * `deliveries:<watch>:<n>`) and a `:length` counter each. The watches and deliveries they list that
+   * still exist are listed anew, and the slots deleted (their counters stay: the store cannot delete a
+   * counter). Done once, at the first start of a worker on such a store; one cut off is taken up again
+   * at the next.
+   * @returns how many watches were adopted
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async adoptOldLists(): Promise<number> {
+    const length = await this.counters.get('watches:all:length');
+    if (length === 0 || (await this.kv.get(OLD_LISTS_ADOPTED)) !== undefined) return 0;
+    const watches = await this.records(await this.oldSlots('watches:all', length));
+    for (const watch of watches) {
+      await this.list(watch);
+      const index = `deliveries:${watch.id}`;
+      const deliveries = await this.deliveryRecords(await this.oldSlots(index, await this.counters.get(`${index}:length`)));
+      await this.listDeliveries(
+        watch.id,
+        deliveries.map(({ slot: _slot, ...delivery }: StoredDelivery & { slot?: number }) => delivery),
+      );
+      await this.forgetOldSlots(index);
+    }
+    for (const owner of new Set(watches.map((watch) => watch.owner))) await this.forgetOldSlots(`watches:owner:${owner}`);
+    await this.forgetOldSlots('watches:all');
+    await this.kv.set(OLD_LISTS_ADOPTED, true);
+    return watches.length;
+  }
+
+  /** The values of the slots 1 to `length` of an old index, those still there, in order. */
+  private async oldSlots(index: string, length: number): Promise<string[]> {
+    const values: (string | undefined)[] = [];
+    for (let start = 1; start <= length; start += 500) {
+      values.push(...(await this.kv.getMany<string>(slotNames(index, start, Math.min(length, start + 499)))));
+    }
+    return values.filter((value): value is string => value !== undefined);
+  }
+
+  /** Deletes the slots of an old index. */
+  private async forgetOldSlots(index: string): Promise<void> {
+    const length = await this.counters.get(`${index}:length`);
+    for (let start = 1; start <= length; start += 500) {
+      await Promise.all(slotNames(index, start, Math.min(length, start + 499)).map((name) => this.kv.delete(name)));
+    }
   }
 
   /** Writes a watch's record anew. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async save(watch: StoredWatch): Promise<void> {
-    await this.kv.set(`watch:${watch.id}`, watch);
+    await this.kv.set(watchRecord(watch.id), watch);
   }
 
   /** The watch `id`, or `undefined` (also once removed). @throws DossierError `ERR_STORE_UNAVAILABLE` */
   get(id: string): Promise<StoredWatch | undefined> {
-    return this.kv.get<StoredWatch>(`watch:${id}`);
+    return this.kv.get<StoredWatch>(watchRecord(id));
   }
 
-  /** Forgets a watch and its deliveries. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async remove(id: string): Promise<boolean> {
-    const removed = await this.kv.delete(`watch:${id}`);
-    const index = this.deliveryIndex(id);
-    const listed = await index.last(DELIVERIES_LISTED);
-    await Promise.all(listed.flatMap(({ slot, value }) => [index.drop(slot), this.forgetDelivery(value)]));
-    return removed;
+  /**
+   * Forgets a watch: its record and its places in the lists, the place of its key included (its
+   * deliveries are the caller's: see {@link deliveryIds} and {@link forgetDelivery}).
+   * @returns the watch as it was, or `undefined` when there was none.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async remove(id: string): Promise<StoredWatch | undefined> {
+    const watch = await this.get(id);
+    if (watch === undefined) return undefined;
+    await this.kv.delete(watchRecord(id));
+    await this.keyList(watch.keyId).update(async (members) => {
+      if (!members.includes(id)) return undefined;
+      const left = members.filter((member) => member !== id);
+      if (left.length === 0) await this.ownerKeys(watch.owner).remove(watch.keyId);
+      return left;
+    });
+    await this.every.remove(id);
+    await this.unscheduledList.remove(id);
+    await this.counters.increment(WATCH_CHANGES);
+    return watch;
   }
 
   /** The watches of `owner`, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  ofOwner(owner: string): Promise<StoredWatch[]> {
-    return this.listed(this.ownerIndex(owner));
+  async ofOwner(owner: string): Promise<StoredWatch[]> {
+    const keys = await this.ownerKeys(owner).values();
+    const lists = await this.kv.getMany<string[]>(keys.map((keyId) => this.keyList(keyId).name));
+    const watches = await this.records(lists.flatMap((members) => members ?? []));
+    return newestFirst(watches.filter((watch) => watch.owner === owner));
   }
 
-  /** Every watch of the store, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async all(): Promise<StoredWatch[]> {
-    return (await this.listed(this.allIndex)).reverse();
+  /** The watches the key `keyId` created, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async ofKey(keyId: string): Promise<StoredWatch[]> {
+    return newestFirst(await this.records(await this.keyList(keyId).values()));
+  }
+
+  /** The ids of every watch of the store, in no particular order, in one read. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  allIds(): Promise<string[]> {
+    return this.every.values();
+  }
+
+  /** The watches of `ids` that exist, in that order. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async records(ids: readonly string[]): Promise<StoredWatch[]> {
+    const records: (StoredWatch | undefined)[] = [];
+    // Batches: some Keyv adapters match getMany results in quadratic time.
+    for (let start = 0; start < ids.length; start += 500) {
+      records.push(...(await this.kv.getMany<StoredWatch>(ids.slice(start, start + 500).map(watchRecord))));
+    }
+    return records.filter((record): record is StoredWatch => record !== undefined);
+  }
+
+  /** How often the lists of watches and of pending deliveries changed, in one read. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async changes(): Promise<WatchStoreChanges> {
+    const [watches = 0, deliveries = 0] = await this.counters.getMany([WATCH_CHANGES, DELIVERY_CHANGES]);
+    return { watches, deliveries };
+  }
+
+  /** Notes that the watch `id` is not known to be scheduled yet. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async markUnscheduled(id: string): Promise<void> {
+    await this.unscheduledList.add(id);
+  }
+
+  /** Notes that the watch `id` is scheduled (or gone). @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async markScheduled(id: string): Promise<void> {
+    await this.unscheduledList.remove(id);
+  }
+
+  /** The watches whose schedule was never confirmed. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  unscheduled(): Promise<string[]> {
+    return this.unscheduledList.values();
   }
 
   /**
-   * Stores a new delivery, lists it under its watch, and forgets the one that falls out of the list.
+   * Stores a new delivery, lists it under its watch and among the pending ones, and forgets the ones
+   * over that fall out of its watch's list.
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async insertDelivery(delivery: StoredDelivery): Promise<void> {
-    const index = this.deliveryIndex(delivery.watchId);
-    const slot = await index.reserve();
-    await this.kv.set(`delivery:${delivery.id}`, { ...delivery, slot });
-    await index.fill(slot, delivery.id);
-    if (slot <= DELIVERIES_LISTED) return;
-    const dropped = await index.drop(slot - DELIVERIES_LISTED);
-    // One with attempts still to make goes when they are over (see saveDelivery).
-    if (dropped !== undefined && (await this.getDelivery(dropped))?.status !== 'pending') {
-      await this.forgetDelivery(dropped);
-    }
+    await this.kv.set(deliveryRecord(delivery.id), delivery);
+    await this.pendingList.add(delivery.id);
+    await this.counters.increment(DELIVERY_CHANGES);
+    await this.deliveryList(delivery.watchId).update((ids) =>
+      ids.includes(delivery.id) ? undefined : this.trimmed([...ids, delivery.id]),
+    );
   }
 
   /**
-   * Writes a delivery's record anew, or forgets it when it is over and out of its watch's list, or
-   * when its watch is gone.
+   * Writes a delivery's record anew; once it is over, it leaves the pending ones, and is forgotten when
+   * it is out of its watch's list (or its watch's list is gone).
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async saveDelivery(delivery: StoredDelivery): Promise<void> {
-    await this.kv.set(`delivery:${delivery.id}`, delivery);
-    // Written first and read after, while an insertion takes a slot first and reads the delivery it
-    // drops after, and a removal deletes the watch first and its deliveries after: of two at once, one
-    // at least sees the other and forgets the record.
-    const over = delivery.status !== 'pending' && delivery.slot !== undefined;
-    const [watch, length] = await Promise.all([
-      this.get(delivery.watchId),
-      over ? this.deliveryIndex(delivery.watchId).length() : 0,
-    ]);
-    if (watch === undefined || (over && delivery.slot! <= length - DELIVERIES_LISTED)) {
-      await this.forgetDelivery(delivery.id);
-    }
+    await this.kv.set(deliveryRecord(delivery.id), delivery);
+    if (delivery.status === 'pending') return;
+    await this.leavePending(delivery.id);
+    // Written first and read after, while an insertion lists first and reads the records it drops after:
+    // of the two, one at least sees the other's change, and the record is forgotten.
+    await this.deliveryList(delivery.watchId).update(async (ids) => {
+      if (ids.includes(delivery.id)) return this.trimmed(ids);
+      await this.kv.delete(deliveryRecord(delivery.id));
+      return undefined;
+    });
   }
 
-  /** Deletes the record of a delivery that no list shows any more. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async forgetDelivery(id: string): Promise<void> {
-    await this.kv.delete(`delivery:${id}`);
+  /** Forgets a delivery: its record and its places in the lists. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async forgetDelivery(delivery: { id: string; watchId: string }): Promise<void> {
+    await this.kv.delete(deliveryRecord(delivery.id));
+    await this.leavePending(delivery.id);
+    await this.deliveryList(delivery.watchId).remove(delivery.id);
+  }
+
+  /**
+   * Forgets the deliveries of a removed watch that are over (not pending: no attempt can be under way),
+   * and its list of deliveries once no pending one is left in it.
+   * @returns the ids of its deliveries still pending, each for the caller to forget once no attempt of
+   *   it is under way ({@link forgetDelivery}).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async forgetDeliveriesOver(watchId: string): Promise<string[]> {
+    const ids = await this.deliveryIds(watchId);
+    const records = await this.kv.getMany<StoredDelivery>(ids.map(deliveryRecord));
+    const pending = ids.filter((_, n) => records[n]?.status === 'pending');
+    await Promise.all(ids.filter((id) => !pending.includes(id)).map((id) => this.kv.delete(deliveryRecord(id))));
+    await this.deliveryList(watchId).update((listed) => listed.filter((id) => pending.includes(id)));
+    return pending;
   }
 
   /** The delivery `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   getDelivery(id: string): Promise<StoredDelivery | undefined> {
-    return this.kv.get<StoredDelivery>(`delivery:${id}`);
+    return this.kv.get<StoredDelivery>(deliveryRecord(id));
   }
 
   /** The last {@link DELIVERIES_LISTED} deliveries of a watch, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async deliveries(watchId: string): Promise<StoredDelivery[]> {
-    const listed = (await this.deliveryIndex(watchId).last(DELIVERIES_LISTED)).reverse();
-    const records = await this.kv.getMany<StoredDelivery>(listed.map(({ value }) => `delivery:${value}`));
+    const listed = (await this.deliveryList(watchId).values()).slice(-DELIVERIES_LISTED).reverse();
+    return this.deliveryRecords(listed);
+  }
+
+  /** Every delivery the store keeps of a watch, listed or still pending, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  deliveryIds(watchId: string): Promise<readonly string[]> {
+    return this.deliveryList(watchId).values();
+  }
+
+  /** Every delivery with attempts still to make. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  async pendingDeliveries(): Promise<StoredDelivery[]> {
+    const pending = await this.deliveryRecords(await this.pendingList.values());
+    return pending.filter((delivery) => delivery.status === 'pending');
+  }
+
+  private async deliveryRecords(ids: readonly string[]): Promise<StoredDelivery[]> {
+    const records = await this.kv.getMany<StoredDelivery>(ids.map(deliveryRecord));
     return records.filter((record): record is StoredDelivery => record !== undefined);
   }
 
+  private async leavePending(id: string): Promise<void> {
+    if (await this.pendingList.remove(id)) await this.counters.increment(DELIVERY_CHANGES);
+  }
+
   /**
-   * The watches an index lists, newest first. A watch is stored before it is listed, so a listed id
-   * without a record was removed, for good: the index leaves it out of this process's later reads.
+   * A watch's list of deliveries, oldest first, without the ones over that are older than the newest
+   * {@link DELIVERIES_LISTED}, whose records it deletes. One still pending stays until it is over.
    */
-  private async listed(index: AppendOnlyIndex): Promise<StoredWatch[]> {
-    const ids = await index.values();
-    const records = await this.kv.getMany<StoredWatch>(ids.map((id) => `watch:${id}`));
-    const watches = records.filter((record): record is StoredWatch => record !== undefined);
-    if (watches.length < ids.length) {
-      const present = new Set(watches.map((watch) => watch.id));
-      index.forget(new Set(ids.filter((id) => !present.has(id))));
-    }
-    return watches.reverse();
+  private async trimmed(ids: readonly string[]): Promise<readonly string[]> {
+    const older = ids.slice(0, -DELIVERIES_LISTED);
+    if (older.length === 0) return ids;
+    const records = await this.kv.getMany<StoredDelivery>(older.map(deliveryRecord));
+    const over = new Set(older.filter((_, n) => records[n]?.status !== 'pending'));
+    if (over.size === 0) return ids;
+    await Promise.all([...over].map((id) => this.kv.delete(deliveryRecord(id))));
+    return ids.filter((id) => !over.has(id));
   }
 
-  private ownerIndex(owner: string): AppendOnlyIndex {
-    const index = this.owners.get(owner) ?? new AppendOnlyIndex(this.kv, this.counters, `watches:owner:${owner}`);
-    this.owners.set(owner, index);
-    return index;
+  private keyList(keyId: string): LeasedSet {
+    return new LeasedSet(this.kv, this.counters, `watch-list:key:${keyId}`);
   }
 
-  private deliveryIndex(watchId: string): AppendOnlyIndex {
-    return new AppendOnlyIndex(this.kv, this.counters, `deliveries:${watchId}`);
+  private ownerKeys(owner: string): LeasedSet {
+    return new LeasedSet(this.kv, this.counters, `watch-list:owner-keys:${owner}`);
+  }
+
+  private deliveryList(watchId: string): LeasedSet {
+    return new LeasedSet(this.kv, this.counters, `delivery-list:${watchId}`);
   }
 }
 
-function placesOf(keyId: string): string {
-  return `watches:places:${keyId}`;
+/** Newest first; of two made at the same instant, the one listed later. */
+function newestFirst(watches: StoredWatch[]): StoredWatch[] {
+  return watches.reverse().sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
+}
+
+/** The names of the slots `first` to `last` of an old index. */
+function slotNames(index: string, first: number, last: number): string[] {
+  return Array.from({ length: last - first + 1 }, (_, n) => `${index}:${first + n}`);
+}
+
+function watchRecord(id: string): string {
+  return `watch:${id}`;
+}
+
+function deliveryRecord(id: string): string {
+  return `delivery:${id}`;
 }

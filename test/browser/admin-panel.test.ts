@@ -293,6 +293,30 @@ describe('the admin panel in Chromium', function () {
       await screenshots(page, 'detail-watches');
       await page.setViewportSize(PHONE);
       expect(await overflow(page)).to.be.at.most(0);
+      await page.setViewportSize(LAPTOP);
+
+      // Remove asks first (Cancel keeps the watch), then removes it, for good.
+      const sslRow = rows.filter({ hasText: 'ssl hooks.test' });
+      await sslRow.getByRole('button', { name: 'Remove' }).click();
+      expect(await page.getByRole('dialog').innerText()).to.include('Remove the watch "ssl hooks.test"?');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      expect(await rows.count()).to.equal(3);
+      await sslRow.getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await sslRow.waitFor({ state: 'detached' });
+      expect(await rows.count()).to.equal(2);
+      expect(await page.getByRole('heading', { name: /^Watches/ }).innerText()).to.match(/Watches\s+1$/);
+      const removed = await watches.get(certificate.watch.id, who).catch((error: unknown) => error);
+      expect(removed).to.have.property('code', 'ERR_WATCH_NOT_FOUND');
+
+      // The revoke says what goes with the key.
+      await page.getByRole('button', { name: 'Revoke' }).click();
+      expect(await page.getByRole('dialog').innerText()).to.include('its watch is removed with it.');
+      await screenshots(page, 'revoke-watches');
+      await page.getByRole('button', { name: 'Confirm' }).click();
+      await page.getByTestId('status').getByText('revoked').waitFor();
+      expect(await watches.ofKey(key.id)).to.deep.equal([]);
+      expect(problems).to.deep.equal([]);
     } finally {
       await context.close();
       dns.zone['example.test']!.A = [{ address: '93.184.216.34', ttl: 600 }];

@@ -1,24 +1,58 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { createContainer } from '../../lib/container.js';
 import { resolveOptions } from '../../lib/options.js';
 import type { CounterStore } from '../../lib/ports/counter-store.js';
+import type { KeyStore } from '../../lib/ports/key-store.js';
 import type { KvStore } from '../../lib/ports/kv-store.js';
+import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
-import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
+import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
+import {
+  DELIVERIES_LISTED,
+  type KeyvWatchStore,
+  type StoredDelivery,
+  type StoredWatch,
+} from '../../lib/watches/keyv-watch-store.js';
+import type { KeyvWatchService } from '../../lib/watches/watch-service.js';
+import { watchServiceOn } from '../support/watch-service.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
+import { census, ledger, type Ledger } from './census.js';
 
-/** The watch store of a store URL, on the backend a Dossier on that URL would use. */
-function openWatchStore(url: string): { store: KeyvWatchStore; kv: KvStore; counters: CounterStore; close(): Promise<void> } {
-  const { container, close } = createContainer(resolveOptions({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS }));
-  const [kv, counters] = [container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters)];
-  return { store: new KeyvWatchStore(kv, counters), kv, counters, close };
+/** What the tests of one store URL use. */
+interface OpenedWatches {
+  store: KeyvWatchStore;
+  /** The watch service on that store, its work handed to a timer engine that runs none of it. */
+  service: KeyvWatchService;
+  /** The keys as a Dossier hands them out: revoking one removes its watches. */
+  keys: KeyStore;
+  kv: KvStore;
+  counters: CounterStore;
+  /** What was written through the ports (the census of a memory:// store). */
+  ledger: Ledger;
+  close(): Promise<void>;
 }
 
-function aWatch(owner: string, keyId: string, n: number): StoredWatch {
+/** The watch store and service of a store URL, on the backend a Dossier on that URL would use. */
+function openWatches(url: string): OpenedWatches {
+  const options = resolveOptions({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+  const { container, close } = createContainer(options);
+  const written = ledger(container.resolve(TOKENS.storeKv), container.resolve(TOKENS.storeCounters));
+  const { kv, counters } = written;
+  // The keys too write through the ledger: a memory:// key store is the same backend.
+  container.register(TOKENS.storeKv, { useValue: kv });
+  container.register(TOKENS.storeCounters, { useValue: counters });
+  const { store, service } = watchServiceOn(container, options, { kv, counters });
+  const keys = new KeyStoreWithWatches(container.resolve(TOKENS.keyStore), () => service);
+  return { store, service, keys, kv, counters, ledger: written, close };
+}
+
+/** A watch of `owner`, made by `keyId` (a key of its own by default), at second `n` of 2030. */
+function aWatch(owner: string, keyId: string | undefined, n: number): StoredWatch {
   const at = new Date(Date.UTC(2030, 0, 1, 0, 0, n)).toISOString();
   return {
-    id: uniqueName('wat'),
+    id: `wat_${randomBytes(8).toString('hex')}`,
     type: 'dns',
     domain: `d${n}.example.test`,
     webhookUrl: 'https://hooks.example.test/in',
@@ -27,7 +61,7 @@ function aWatch(owner: string, keyId: string, n: number): StoredWatch {
     lastCheckedAt: null,
     nextCheckAt: at,
     lastError: null,
-    keyId,
+    keyId: keyId ?? uniqueName('key'),
     owner,
     secret: 'whsec_c2VjcmV0',
     memory: FRESH_MEMORY,
@@ -48,71 +82,65 @@ function aDelivery(watchId: string, n: number): StoredDelivery {
   };
 }
 
-/** The watch store contract: records, listings by owner, places per key, deliveries per watch. */
+/** The watch store contract: records, listings by owner and by key, places per key, deliveries per watch, and nothing left behind. */
 export function watchStoreContract(backend: BackendCase): void {
   describe('KeyvWatchStore', () => {
     let url: string;
-    let opened: ReturnType<typeof openWatchStore>;
+    let opened: OpenedWatches;
     beforeEach(() => {
       url = backend.url();
-      opened = openWatchStore(url);
+      opened = openWatches(url);
     });
     afterEach(() => opened.close());
 
-    it("keeps watches, lists an owner's newest first, and forgets a removed one", async () => {
-      const [owner, other] = [uniqueName('acct'), uniqueName('acct')];
-      const watches = [aWatch(owner, 'k', 1), aWatch(owner, 'k', 2), aWatch(other, 'k2', 3)];
-      for (const watch of watches) await opened.store.insert(watch);
-      expect(await opened.store.get(watches[0]!.id)).to.deep.equal(watches[0]);
-      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watches[1]!.id, watches[0]!.id]);
-      await opened.store.save({ ...watches[0]!, lastError: 'boom' });
-      expect((await opened.store.get(watches[0]!.id))?.lastError).to.equal('boom');
-      expect(await opened.store.remove(watches[0]!.id)).to.equal(true);
-      expect(await opened.store.get(watches[0]!.id)).to.equal(undefined);
-      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watches[1]!.id]);
-      const all = (await opened.store.all()).map((w) => w.id);
-      expect(all).to.include.members([watches[1]!.id, watches[2]!.id]);
-    });
-
-    it('reads a removed watch no more once it has seen it gone, in the listings of every watch and of its owner', async () => {
-      const read: string[] = [];
-      const kv = new Proxy(opened.kv, {
-        get(target, name) {
-          if (name === 'getMany') return (keys: string[]) => (read.push(...keys), target.getMany(keys));
-          const value: unknown = Reflect.get(target, name);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-      const store = new KeyvWatchStore(kv, opened.counters);
-      const owner = uniqueName('acct');
-      const [kept, removed] = [aWatch(owner, 'k', 1), aWatch(owner, 'k', 2)];
-      await store.insert(kept);
-      await store.insert(removed);
-      await store.remove(removed.id);
-      for (const list of [() => store.all(), () => store.ofOwner(owner)]) {
-        read.length = 0;
-        expect((await list()).map((w) => w.id))
-          .to.include(kept.id)
-          .and.not.include(removed.id);
-        expect(read).to.include(`watch:${removed.id}`);
-        read.length = 0;
-        expect((await list()).map((w) => w.id)).to.include(kept.id);
-        expect(read).to.include(`watch:${kept.id}`).and.not.include(`watch:${removed.id}`);
+    /** `count` deliveries of a watch, the first `over` of them delivered. */
+    async function deliveriesOf(watchId: string, count: number, over: number): Promise<void> {
+      for (let n = 1; n <= count; n += 1) {
+        await opened.store.insertDelivery(aDelivery(watchId, n));
+        if (n <= over) {
+          await opened.store.saveDelivery({ ...aDelivery(watchId, n), status: 'delivered', attempts: 1, responseStatus: 204 });
+        }
       }
+    }
+
+    it("keeps watches, lists an owner's newest first across its keys and a key's own, and forgets a removed one", async () => {
+      const [owner, other] = [uniqueName('acct'), uniqueName('acct')];
+      const [k1, k2] = [uniqueName('key'), uniqueName('key')];
+      const watches = [aWatch(owner, k1, 1), aWatch(owner, k2, 2), aWatch(owner, k1, 3), aWatch(other, uniqueName('key'), 4)];
+      for (const watch of watches) expect(await opened.store.insert(watch, 10)).to.equal(true);
+      const [w1, w2, w3, w4] = watches as [StoredWatch, StoredWatch, StoredWatch, StoredWatch];
+      expect(await opened.store.get(w1.id)).to.deep.equal(w1);
+      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([w3.id, w2.id, w1.id]);
+      expect((await opened.store.ofKey(k1)).map((w) => w.id)).to.deep.equal([w3.id, w1.id]);
+      await opened.store.save({ ...w1, lastError: 'boom' });
+      expect((await opened.store.get(w1.id))?.lastError).to.equal('boom');
+      expect((await opened.store.remove(w1.id))?.id).to.equal(w1.id);
+      expect(await opened.store.remove(w1.id)).to.equal(undefined);
+      expect(await opened.store.get(w1.id)).to.equal(undefined);
+      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([w3.id, w2.id]);
+      expect((await opened.store.ofKey(k1)).map((w) => w.id)).to.deep.equal([w3.id]);
+      expect(await opened.store.allIds())
+        .to.include.members([w2.id, w3.id, w4.id])
+        .and.not.include(w1.id);
     });
 
-    it('gives a key no more places than its limit, even to calls at once, and takes a place back', async () => {
+    it('gives a key no more watches than its limit, even to inserts at once, and a place back at a removal', async () => {
       const keyId = uniqueName('key');
-      const taken = await Promise.all(Array.from({ length: 12 }, () => opened.store.takePlace(keyId, 5)));
-      expect(taken.filter(Boolean)).to.have.length(5);
-      await opened.store.givePlace(keyId);
-      expect(await opened.store.takePlace(keyId, 5)).to.equal(true);
-      expect(await opened.store.takePlace(keyId, 5)).to.equal(false);
+      const watches = Array.from({ length: 12 }, (_, n) => aWatch('acct', keyId, n));
+      const placed = await Promise.all(watches.map((watch) => opened.store.insert(watch, 5)));
+      expect(placed.filter(Boolean)).to.have.length(5);
+      const kept = await opened.store.ofKey(keyId);
+      expect(kept).to.have.length(5);
+      // A refused watch left no record.
+      for (const [n, watch] of watches.entries()) if (!placed[n]) expect(await opened.store.get(watch.id)).to.equal(undefined);
+      await opened.store.remove(kept[0]!.id);
+      expect(await opened.store.insert(aWatch('acct', keyId, 20), 5)).to.equal(true);
+      expect(await opened.store.insert(aWatch('acct', keyId, 21), 5)).to.equal(false);
     });
 
     it(`lists the last ${DELIVERIES_LISTED} deliveries of a watch, newest first, with their updates`, async () => {
-      const watch = aWatch(uniqueName('acct'), 'k', 1);
-      await opened.store.insert(watch);
+      const watch = aWatch(uniqueName('acct'), undefined, 1);
+      await opened.store.insert(watch, 10);
       const watchId = watch.id;
       for (let n = 1; n <= DELIVERIES_LISTED + 3; n += 1) await opened.store.insertDelivery(aDelivery(watchId, n));
       const listed = await opened.store.deliveries(watchId);
@@ -124,8 +152,8 @@ export function watchStoreContract(backend: BackendCase): void {
     });
 
     it('forgets a delivery that leaves the list once it is over, and every delivery of a removed watch, for good', async () => {
-      const watch = aWatch(uniqueName('acct'), 'k', 1);
-      await opened.store.insert(watch);
+      const watch = aWatch(uniqueName('acct'), undefined, 1);
+      await opened.store.insert(watch, 10);
       const id = (n: number): string => `msg_${watch.id}_${n}`;
       const over = async (n: number): Promise<void> => {
         const delivery = (await opened.store.getDelivery(id(n)))!;
@@ -137,41 +165,122 @@ export function watchStoreContract(backend: BackendCase): void {
       expect(await opened.store.getDelivery(id(1)), 'over, but still listed').to.include({ status: 'failed' });
       for (let n = 3; n <= DELIVERIES_LISTED + 2; n += 1) await opened.store.insertDelivery(aDelivery(watch.id, n));
       expect(await opened.store.getDelivery(id(1)), 'over and out of the list').to.equal(undefined);
-      expect(await opened.kv.get(`deliveries:${watch.id}:1`)).to.equal(undefined);
       expect(await opened.store.getDelivery(id(2)), 'out of the list, attempts to make').to.include({ status: 'pending' });
+      expect((await opened.store.pendingDeliveries()).map((delivery) => delivery.id)).to.include(id(2));
       await over(2);
       expect(await opened.store.getDelivery(id(2)), 'out of the list and now over').to.equal(undefined);
+      expect((await opened.store.pendingDeliveries()).map((delivery) => delivery.id)).to.not.include(id(2));
       const listed = await opened.store.deliveries(watch.id);
       expect(listed.map((delivery) => delivery.id)).to.deep.equal(
         Array.from({ length: DELIVERIES_LISTED }, (_, n) => id(DELIVERIES_LISTED + 2 - n)),
       );
+      expect(await opened.store.deliveryIds(watch.id)).to.have.length(DELIVERIES_LISTED);
 
       const retried = (await opened.store.getDelivery(id(DELIVERIES_LISTED + 2)))!;
-      await opened.store.remove(watch.id);
+      await opened.service.removeAny(watch.id);
       expect(await opened.store.deliveries(watch.id)).to.deep.equal([]);
+      expect(await opened.store.deliveryIds(watch.id)).to.deep.equal([]);
       // An attempt that ends after the removal does not bring its record back.
       await opened.store.saveDelivery({ ...retried, status: 'delivered', attempts: 1 });
       expect(await opened.store.getDelivery(retried.id)).to.equal(undefined);
-      for (const n of [3, DELIVERIES_LISTED + 2]) {
-        expect(await opened.store.getDelivery(id(n))).to.equal(undefined);
-        expect(await opened.kv.get(`deliveries:${watch.id}:${n}`)).to.equal(undefined);
+      for (const n of [3, DELIVERIES_LISTED + 2]) expect(await opened.store.getDelivery(id(n))).to.equal(undefined);
+    });
+
+    it('counts the changes of its lists of watches and of pending deliveries, and nothing else', async () => {
+      const watch = aWatch(uniqueName('acct'), undefined, 1);
+      const before = await opened.store.changes();
+      await opened.store.insert(watch, 10);
+      const inserted = await opened.store.changes();
+      expect(inserted.watches).to.be.greaterThan(before.watches);
+      await opened.store.save({ ...watch, lastError: 'x' });
+      await opened.store.insertDelivery(aDelivery(watch.id, 1));
+      const delivering = await opened.store.changes();
+      expect(delivering).to.deep.include({ watches: inserted.watches });
+      expect(delivering.deliveries).to.be.greaterThan(inserted.deliveries);
+      await opened.store.saveDelivery({ ...aDelivery(watch.id, 1), attempts: 1 });
+      expect(await opened.store.changes()).to.deep.equal(delivering);
+      await opened.store.saveDelivery({ ...aDelivery(watch.id, 1), attempts: 2, status: 'delivered' });
+      expect((await opened.store.changes()).deliveries).to.be.greaterThan(delivering.deliveries);
+    });
+
+    it("leaves nothing behind: a removed watch and its deliveries, a revoked key's watches", async () => {
+      // The store's own bookkeeping (the counters of changes) exists once something has happened.
+      const kept = aWatch(uniqueName('acct'), undefined, 1);
+      await opened.store.insert(kept, 10);
+      await deliveriesOf(kept.id, 1, 1);
+      const before = await census(url, opened.ledger);
+
+      const owner = uniqueName('acct');
+      const { watch } = await opened.service.create({
+        type: 'dns',
+        domain: 'example.test',
+        webhookUrl: 'https://hooks.example.test/in',
+        keyId: uniqueName('key'),
+        owner,
+      });
+      await opened.service.rotateSecret(watch.id, { owner });
+      await deliveriesOf(watch.id, DELIVERIES_LISTED + 10, DELIVERIES_LISTED + 5);
+      expect(await census(url, opened.ledger)).to.be.greaterThan(before);
+      await opened.service.remove(watch.id, { owner });
+      expect(await census(url, opened.ledger), 'after a removal').to.equal(before);
+
+      const { key } = await opened.keys.create({ name: 'watcher', owner });
+      const withKey = await census(url, opened.ledger);
+      for (let n = 0; n < 3; n += 1) {
+        const created = await opened.service.create({ type: 'dns', domain: `d${n}.example.test`, keyId: key.id, owner });
+        await deliveriesOf(created.watch.id, 3, 1);
       }
+      await opened.keys.revoke(key.id);
+      expect(await opened.service.list({ owner })).to.deep.equal([]);
+      expect(await census(url, opened.ledger), 'after a revoke').to.equal(withKey);
+    });
+
+    it('adopts, once, the lists of an older Dossier: its watches and deliveries listed anew, its slots deleted', async () => {
+      const owner = uniqueName('acct');
+      const [watch, gone] = [aWatch(owner, undefined, 1), aWatch(owner, undefined, 2)];
+      const index = (name: string): AppendOnlyIndex => new AppendOnlyIndex(opened.kv, opened.counters, name);
+      // As the watch store wrote them before: a record per watch and delivery, a slot per entry of a list.
+      for (const listed of [watch, gone]) {
+        await index('watches:all').append(listed.id);
+        await index(`watches:owner:${owner}`).append(listed.id);
+      }
+      await opened.kv.set(`watch:${watch.id}`, watch);
+      const deliveries = [1, 2, 3].map((n) => ({ ...aDelivery(watch.id, n), slot: n }));
+      for (const delivery of deliveries) {
+        await opened.kv.set(`delivery:${delivery.id}`, delivery.slot === 3 ? delivery : { ...delivery, status: 'delivered' });
+        await index(`deliveries:${watch.id}`).append(delivery.id);
+      }
+
+      expect(await opened.store.adoptOldLists()).to.equal(1);
+      expect((await opened.store.ofOwner(owner)).map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect((await opened.store.ofKey(watch.keyId)).map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect(await opened.store.allIds())
+        .to.include(watch.id)
+        .and.not.include(gone.id);
+      expect((await opened.store.deliveries(watch.id)).map(({ id }) => id)).to.deep.equal(
+        deliveries.map(({ id }) => id).reverse(),
+      );
+      expect((await opened.store.pendingDeliveries()).map(({ id }) => id)).to.include(deliveries[2]!.id);
+      for (const slot of ['watches:all:1', `watches:owner:${owner}:2`, `deliveries:${watch.id}:3`]) {
+        expect(await opened.kv.get(slot), slot).to.equal(undefined);
+      }
+      expect(await opened.store.adoptOldLists()).to.equal(0);
     });
 
     if (backend.shared) {
       it('is the same store for every process on the URL', async () => {
-        const second = openWatchStore(url);
+        const second = openWatches(url);
         try {
           const owner = uniqueName('acct');
-          const watch = aWatch(owner, 'k', 1);
-          await opened.store.insert(watch);
+          const watch = aWatch(owner, undefined, 1);
+          await opened.store.insert(watch, 10);
           expect((await second.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watch.id]);
           const keyId = uniqueName('key');
-          const taken = await Promise.all([
-            ...Array.from({ length: 4 }, () => opened.store.takePlace(keyId, 3)),
-            ...Array.from({ length: 4 }, () => second.store.takePlace(keyId, 3)),
+          const placed = await Promise.all([
+            ...Array.from({ length: 4 }, (_, n) => opened.store.insert(aWatch(owner, keyId, n), 3)),
+            ...Array.from({ length: 4 }, (_, n) => second.store.insert(aWatch(owner, keyId, 10 + n), 3)),
           ]);
-          expect(taken.filter(Boolean)).to.have.length(3);
+          expect(placed.filter(Boolean)).to.have.length(3);
         } finally {
           await second.close();
         }

@@ -284,6 +284,8 @@ describe('the admin API (CONTRACT.md §5)', () => {
         const refused = await admin(method, path, body, { Authorization: `Bearer ${wrong}` });
         expect(refused.status, `${method} ${path} with ${wrong}`).to.equal(401);
         expect(refused.json).to.include({ code: 'invalid_key' });
+        // Each wrong token counts toward the address's lock-out: these are spread over minutes.
+        now += 61_000;
       }
       const basic = await admin(method, path, body, {
         Authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}`,
@@ -435,6 +437,34 @@ describe('the admin session (CONTRACT.md §5)', () => {
     expect((await signIn(TOKEN)).status).to.equal(429);
     now += 1000;
     expect((await signIn(TOKEN)).status).to.equal(303);
+  });
+
+  it('counts wrong bearer tokens on the admin API and /metrics toward the same lock-out: five in a minute shut the address out of all three for a minute', async () => {
+    const cookie = cookieOf(await signIn(TOKEN));
+    const bearer = (path: string, token: string): Promise<Response> =>
+      checked(`${server.url}${path}`, { headers: { Authorization: `Bearer ${token}` } });
+    // A right token forgets the wrong ones before it, as a right sign-in does.
+    for (let i = 0; i < 4; i++) expect((await bearer('/admin/api/keys', 'wrong')).status).to.equal(401);
+    expect((await bearer('/admin/api/keys', TOKEN)).status).to.equal(200);
+    expect((await bearer('/admin/api/keys', 'wrong')).status).to.equal(401);
+    expect((await bearer('/metrics', 'wrong')).status).to.equal(401);
+    expect((await bearer('/metrics', `${TOKEN}x`)).status).to.equal(401);
+    expect((await signIn('wrong')).status).to.equal(401);
+    const fifth = await bearer('/admin/api/keys/key_1/usage', 'wrong');
+    expect(fifth.status).to.equal(401);
+
+    for (const path of ['/admin/api/keys', '/metrics']) {
+      const locked = await bearer(path, TOKEN);
+      expect(locked.status, path).to.equal(429);
+      expect(locked.headers.get('Retry-After')).to.equal('60');
+      expect(await locked.json()).to.include({ status: 'error', code: 'locked_out' });
+    }
+    const withCookie = await checked(`${server.url}/admin/api/keys`, { headers: { Cookie: cookie } });
+    expect(withCookie.status).to.equal(429);
+    expect((await signIn(TOKEN)).status).to.equal(429);
+    now += 60_000;
+    expect((await bearer('/admin/api/keys', TOKEN)).status).to.equal(200);
+    expect((await bearer('/metrics', TOKEN)).status).to.equal(200);
   });
 
   it('refuses a sign-in posted from another site', async () => {

@@ -94,6 +94,58 @@ describe('the dossier command: watches, serve and worker', function () {
     expect(people.stdout).to.match(new RegExp(`^${String(listed[0]!.id)} dns example.test every=900s last_check=\\S+Z\\n`));
   });
 
+  it("removes a watch with `watches remove`, a revoked key's with `keys revoke`; a worker checks no watch of an expired key", async () => {
+    const kept = await dossierJson(['keys', 'create', '--name', 'kept', '--owner', 'acct'], env);
+    const revoked = await dossierJson(['keys', 'create', '--name', 'revoked', '--owner', 'acct'], env);
+    const served = await serve({ ...env, DOSSIER_WORKERS: 'false' });
+    try {
+      // A key that expires in a few seconds, and its watch made at once.
+      const expiring = await dossierJson(
+        ['keys', 'create', '--name', 'expiring', '--owner', 'acct', '--expires', new Date(Date.now() + 5000).toISOString()],
+        env,
+      );
+      const paused = await createWatch(served.url, String(expiring.key));
+      const [removed, active, gone] = [
+        await createWatch(served.url, String(kept.key)),
+        await createWatch(served.url, String(kept.key)),
+        await createWatch(served.url, String(revoked.key)),
+      ];
+      const removal = await dossier(['watches', 'remove', String(removed.id)], env);
+      expect(removal).to.include({ code: 0, stdout: `Removed watch ${String(removed.id)}.\n` });
+      expect((await dossier(['watches', 'remove', String(removed.id)], env)).code).to.equal(EXIT.notFound);
+      expect((await dossier(['watches', 'remove'], env)).code).to.equal(EXIT.usage);
+      expect((await dossier(['keys', 'revoke', String(revoked.id)], env)).code).to.equal(0);
+      const ids = async (key: Json): Promise<unknown[]> =>
+        ((await dossierJson(['watches', 'list', '--key', String(key.id)], env)) as unknown as Json[]).map((watch) => watch.id);
+      expect(await ids(kept)).to.deep.equal([active.id]);
+      expect(await ids(revoked)).to.deep.equal([]);
+      expect(await ids(expiring)).to.deep.equal([paused.id]);
+      const status = async (): Promise<unknown> =>
+        ((await dossierJson(['keys', 'list'], env)) as unknown as Json[]).find((key) => key.id === expiring.id)?.status;
+      while ((await status()) !== 'expired') await new Promise((resolve) => setTimeout(resolve, 100));
+
+      // A worker checks the watch of the working key, and not the paused one, due at the same moment.
+      const worker = spawn(process.execPath, [MAIN, 'worker'], { env: { PATH: process.env.PATH, ...env } });
+      try {
+        await watchUntil(served.url, String(kept.key), String(active.id), (current) => current.last_checked_at !== null);
+        const unchecked = await watchUntil(served.url, String(kept.key), String(paused.id), () => true);
+        expect(unchecked.last_checked_at).to.equal(null);
+        expect(
+          (
+            await fetch(`${served.url}/api/watches/${String(gone.id)}`, {
+              headers: { Authorization: `Bearer ${String(kept.key)}` },
+            })
+          ).status,
+        ).to.equal(404);
+      } finally {
+        worker.kill('SIGTERM');
+        await new Promise((resolve) => worker.once('exit', resolve));
+      }
+    } finally {
+      await stop(served.child);
+    }
+  });
+
   it('refuses `watches list` without --key (usage) or with an unknown key (not found)', async () => {
     expect((await dossier(['watches', 'list'], env)).code).to.equal(EXIT.usage);
     const unknown = await dossier(['watches', 'list', '--key', 'key_0000000000000000'], env);

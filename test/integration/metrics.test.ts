@@ -154,7 +154,7 @@ describe('/metrics (CONTRACT.md §7)', () => {
       receiver.answer = { status: 500 };
       dns.zone['example.test']!.A = [];
       await watches.check(dnsWatch.watch.id);
-      while ((await watches.deliveries(dnsWatch.watch.id))[0]?.attempts !== 1)
+      while ((await watches.deliveries(dnsWatch.watch.id))[0]?.responseStatus !== 500)
         await new Promise((resolve) => setTimeout(resolve, 10));
       const { samples } = await scrape();
       expect(value(samples, 'dossier_watch_checks_total', { type: 'dns', outcome: 'success' })).to.equal(2);

@@ -45,6 +45,8 @@ const CONTRACT_ROUTES = [
   'POST /admin/api/keys/{id}/revoke',
   'POST /admin/api/keys/{id}/roll',
   'GET /admin/api/keys/{id}/usage',
+  'GET /admin/api/keys/{id}/watches',
+  'DELETE /admin/api/watches/{id}',
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',

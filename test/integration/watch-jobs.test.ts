@@ -1,35 +1,21 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
-import { Queue, createPostgresBackend, type Job } from 'bullmq';
+import { randomBytes } from 'node:crypto';
+import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
+import type { Job } from 'bullmq';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
 import { uniqueName } from '../contracts/backends.js';
-import { bullmqPostgresConnection } from '../../lib/watches/jobs/bullmq-jobs.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
+import { openWatchStore } from '../support/watch-store.js';
+import { openQueue, type OpenedQueue } from '../support/bullmq-queue.js';
+import { checkedWatch } from '../support/checked-watch.js';
 
 /** The shared stores of this machine, where watches are BullMQ jobs. */
 const ENGINES = [
   { name: 'redis', url: process.env.DOSSIER_TEST_REDIS },
   { name: 'postgres', url: process.env.DOSSIER_TEST_POSTGRES },
 ];
-
-/** A BullMQ queue of the engine's, opened by the test to look at its jobs. */
-function openQueue(url: string, name: string): { queue: Queue; close(): Promise<void> } {
-  if (url.startsWith('postgres')) {
-    const queue = new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend);
-    return { queue: queue as unknown as Queue, close: () => queue.close() };
-  }
-  const client = createClient({ url });
-  const queue = new Queue(name, { connection: client });
-  return {
-    queue,
-    async close() {
-      await queue.close();
-      await client.close().catch(() => {});
-    },
-  };
-}
 
 /** Polls (with short pauses) until `read` gives a value `done` accepts. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -45,8 +31,8 @@ for (const engine of ENGINES) {
     let dns: TestDnsServer;
     let receiver: TestReceiver;
     let prefix: string;
-    let deliveries: { queue: Queue; close(): Promise<void> };
-    let checks: { queue: Queue; close(): Promise<void> };
+    let deliveries: OpenedQueue;
+    let checks: OpenedQueue;
     const dossiers: Dossier[] = [];
 
     before(function () {
@@ -88,18 +74,16 @@ for (const engine of ENGINES) {
     }
 
     /** Creates a watch on `dossier` and waits for its first check (the baseline). */
-    async function watched(dossier: Dossier): Promise<string> {
-      const { watch } = await dossier.watches.create({
-        type: 'dns',
-        domain: 'example.test',
-        webhookUrl: `http://hooks.test:${receiver.port}/in`,
-        owner: 'acct',
-      });
-      await until(
-        () => dossier.watches.get(watch.id, { owner: 'acct' }),
-        (current) => current.lastCheckedAt !== null,
-      );
-      return watch.id;
+    const watched = (dossier: Dossier): Promise<string> => checkedWatch(dossier, `http://hooks.test:${receiver.port}/in`);
+
+    /** Makes a delivery's next attempt due now, as if its pause had passed (BullMQ's is moved with `promote`). */
+    async function fallDue(deliveryId: string): Promise<void> {
+      const opened = openWatchStore(engine.url!);
+      try {
+        await opened.fallDue(deliveryId);
+      } finally {
+        await opened.close();
+      }
     }
 
     /** The delivery job of `id`, once it is in one of `states`. */
@@ -140,7 +124,7 @@ for (const engine of ENGINES) {
       expect(heard.map((event) => event.type)).to.deep.equal(['dns.changed']);
     });
 
-    it("retries with BullMQ's backoff at the pauses the core chose, without waiting them out", async () => {
+    it('retries at the pauses the core chose, the job waiting among the delayed ones, without waiting them out', async () => {
       const a = await process();
       const id = await watched(a);
       receiver.answer = { status: 500 };
@@ -148,7 +132,7 @@ for (const engine of ENGINES) {
       await a.watches.check(id, { owner: 'acct' });
       const [pending] = await until(
         () => a.watches.deliveries(id, { owner: 'acct' }),
-        (list) => list[0]?.attempts === 1,
+        (list) => list[0]?.attempts === 1 && list[0].responseStatus !== null,
       );
       expect(pending).to.include({ status: 'pending', responseStatus: 500 });
       // Delayed, not waiting: BullMQ holds the job for the pause the core returned (a backoff of 0 would
@@ -157,6 +141,7 @@ for (const engine of ENGINES) {
       const waiting = await jobIn(pending!.id, 'delayed');
       expect(Date.parse(pending!.nextAttemptAt!) - Date.now()).to.be.within(0, 30_000);
       receiver.answer = { status: 202 };
+      await fallDue(pending!.id);
       await waiting.promote();
       const [done] = await until(
         () => a.watches.deliveries(id, { owner: 'acct' }),
@@ -174,11 +159,12 @@ for (const engine of ENGINES) {
       await a.watches.check(id, { owner: 'acct' });
       const [pending] = await until(
         () => a.watches.deliveries(id, { owner: 'acct' }),
-        (list) => list[0]?.attempts === 1,
+        (list) => list[0]?.attempts === 1 && list[0].responseStatus !== null,
       );
       const waiting = await jobIn(pending!.id, 'delayed');
       await a.close();
       // Its retry falls due while no process runs.
+      await fallDue(pending!.id);
       await waiting.promote();
       receiver.answer = { status: 200 };
       const c = await process();
@@ -206,6 +192,36 @@ for (const engine of ENGINES) {
       const reader = await process();
       const [delivery] = await reader.watches.deliveries(id, { owner: 'acct' });
       expect(delivery).to.include({ status: 'delivered', attempts: 1 });
+    });
+
+    it('schedules, when a process starts, a watch whose creation stopped before its schedule was confirmed', async () => {
+      const opened = openWatchStore(engine.url!);
+      const id = `wat_${randomBytes(8).toString('hex')}`;
+      const now = new Date().toISOString();
+      try {
+        // As a creating process leaves it when it dies (or its engine and store fail) between the two steps.
+        await opened.store.markUnscheduled(id);
+        const watch = {
+          id,
+          type: 'dns',
+          domain: 'example.test',
+          webhookUrl: null,
+          intervalSeconds: 900,
+          createdAt: now,
+        } as const;
+        const rest = { lastCheckedAt: null, nextCheckAt: now, lastError: null, keyId: 'acct', owner: 'acct' };
+        await opened.store.insert({ ...watch, ...rest, secret: 'whsec_c2VjcmV0', memory: FRESH_MEMORY }, 100);
+        expect(await checks.queue.getJobSchedulers()).to.deep.equal([]);
+        const a = await process();
+        await until(
+          () => a.watches.get(id, { owner: 'acct' }),
+          (current) => current.lastCheckedAt !== null,
+        );
+        expect((await checks.queue.getJobSchedulers()).map((scheduler) => scheduler.key)).to.deep.equal([id]);
+        expect(await opened.store.unscheduled()).to.deep.equal([]);
+      } finally {
+        await opened.close();
+      }
     });
 
     it('removes the schedule with the watch', async () => {

@@ -90,6 +90,25 @@ describe('the watches API over HTTP (CONTRACT.md §11)', () => {
     expect((await server.get(`/api/watches/${id}`, key)).status).to.equal(404);
   });
 
+  it('gives a watch a new signing secret, shown once, and answers 404 for a watch of another owner', async () => {
+    const created = (await (await post('/api/watches', { type: 'dns', domain: 'example.test', webhook_url: hook() })).json()) as {
+      data: Record<string, unknown>;
+    };
+    const { secret: first, ...watch } = created.data;
+    const rotated = await post(`/api/watches/${String(watch.id)}/secret`, {});
+    expect(rotated.status).to.equal(200);
+    const { data } = (await rotated.json()) as { data: Record<string, unknown> };
+    expect(data.secret)
+      .to.match(/^whsec_/)
+      .and.not.equal(first);
+    expect(data).to.include({ id: watch.id, type: 'dns', domain: 'example.test', webhook_url: hook() });
+    expect(JSON.stringify(await (await server.get(`/api/watches/${String(watch.id)}`, key)).json())).to.not.include(
+      String(data.secret),
+    );
+    const other = await server.key({ owner: 'acct-2' });
+    expect((await post(`/api/watches/${String(watch.id)}/secret`, {}, other)).status).to.equal(404);
+  });
+
   it('answers a bad body with 400 invalid_request naming each field', async () => {
     const response = await post('/api/watches', {
       type: 'ftp',
@@ -143,6 +162,11 @@ describe('the watches API over HTTP (CONTRACT.md §11)', () => {
     expect(methods('/api/watches/{id}')).to.deep.equal(['delete', 'get']);
     expect(methods('/api/watches/{id}/check')).to.deep.equal(['post']);
     expect(methods('/api/watches/{id}/deliveries')).to.deep.equal(['get']);
+    expect(methods('/api/watches/{id}/secret')).to.deep.equal(['post']);
+    const check = document.paths['/api/watches/{id}/check']!.post! as { responses: Record<string, { headers?: object }> };
+    expect(Object.keys(check.responses)).to.include.members(['202', '401', '403', '404', '429', '503']);
+    expect(check.responses['202']!.headers).to.include.keys('X-RateLimit-Remaining', 'RateLimit');
+    expect(check.responses['429']!.headers).to.include.keys('Retry-After', 'X-RateLimit-Reset');
     const create = document.paths['/api/watches']!.post!;
     expect(Object.keys(create.responses)).to.include.members(['201', '400', '401', '403', '503']);
     expect(JSON.stringify(create.requestBody)).to.include('interval_seconds');

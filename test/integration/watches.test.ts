@@ -6,11 +6,8 @@ import { DossierError, isDossierError } from '../../lib/errors.js';
 import type { WatchEvent } from '../../lib/ports/watches.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js';
-import { startWatchRig, testClock, type WatchRig } from '../support/watch-rig.js';
+import { sharedRigOptions, startWatchRig, type WatchRig } from '../support/watch-rig.js';
 import { DELIVERIES_LISTED } from '../../lib/watches/keyv-watch-store.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const MINUTE = 60_000;
 
@@ -276,18 +273,19 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     expect(isDossierError(error, 'ERR_WATCH_NOT_FOUND')).to.equal(true);
   });
 
-  it("forgets a removed watch's delivery that had left its list with attempts to make, at its next attempt", async () => {
+  it('forgets every delivery of a removed watch, one that had left its list with attempts to make included, and attempts none', async () => {
     const watch = await watchWithFailedDelivery(500);
     const [pending] = await rig.store.deliveries(watch.id);
     expect(pending).to.include({ status: 'pending', attempts: 1 });
     for (let n = 1; n <= DELIVERIES_LISTED; n += 1) {
       await rig.store.insertDelivery({ ...pending!, id: `${pending!.id}_${n}`, status: 'delivered' });
     }
+    expect(await rig.store.getDelivery(pending!.id), 'out of the list, attempts to make').to.include({ status: 'pending' });
     await rig.watches.remove(watch.id);
-    expect(await rig.store.getDelivery(pending!.id), 'out of the list, so not removed with it').to.include({ status: 'pending' });
+    expect(await rig.store.getDelivery(pending!.id)).to.equal(undefined);
+    expect(await rig.store.pendingDeliveries()).to.deep.equal([]);
     await rig.advance(30_000);
     expect(receiver.received).to.have.length(1);
-    expect(await rig.store.getDelivery(pending!.id)).to.equal(undefined);
   });
 
   it('keeps owners apart and a key to its limit, giving a place back on removal', async () => {
@@ -321,14 +319,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
   });
 
   it('on one SQLite file, the process that runs the work takes up what another one added', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dossier-watch-rig-'));
-    const clock = testClock();
-    const shared = {
-      dnsServers: [dns.address],
-      allowPrivateTargets: true,
-      watchStore: `sqlite://${join(dir, 'store.sqlite')}`,
-      clock,
-    };
+    const { options: shared, clock, cleanup } = sharedRigOptions([dns.address]);
     // A server with DOSSIER_WORKERS=false, and a worker beside it.
     const server = await startWatchRig({ ...shared, runsWork: false });
     rig = await startWatchRig(shared);
@@ -357,7 +348,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
     } finally {
       await server.close();
       await rig.close();
-      rmSync(dir, { recursive: true, force: true });
+      cleanup();
     }
   });
 });

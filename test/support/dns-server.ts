@@ -74,6 +74,8 @@ export interface TestDnsServer {
   zone: DnsZone;
   /** When true, it receives questions and never answers. */
   silent: boolean;
+  /** While set, answers wait for it (a slow resolver, for as long as a test wants). */
+  hold: Promise<void> | undefined;
   /** When true, it answers over UDP but never over TCP (a truncated answer then has no follow-up). */
   silentOverTcp: boolean;
   /** See {@link DnsServerOptions.validating}. */
@@ -104,6 +106,7 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
   const state = {
     zone,
     silent: false,
+    hold: undefined as Promise<void> | undefined,
     silentOverTcp: false,
     questions: 0,
     validating: options.validating ?? false,
@@ -187,7 +190,15 @@ export async function startDnsServer(zone: DnsZone = {}, options: DnsServerOptio
   const { udp, tcp, port } = await listenOnOnePort();
   udp.on('message', (message, peer) => {
     const reply = respond(message, 'udp');
-    if (reply) udp.send(reply, peer.port, peer.address);
+    if (reply === undefined) return;
+    // A held answer may find the server closed by then: it is dropped.
+    const send = (): void => {
+      try {
+        udp.send(reply, peer.port, peer.address);
+      } catch {}
+    };
+    if (state.hold === undefined) send();
+    else void state.hold.then(send);
   });
   const connections = new Set<Socket>();
   tcp.on('connection', (socket) => {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
@@ -75,7 +78,9 @@ export async function startWatchRig(
     store,
     counters: backend.counters,
     lookups: dossier.lookups,
-    jobs,
+    jobs: () => jobs,
+    keys: dossier.keys,
+    quota: dossier.metering,
     clock,
     createResolver: systemDnsResolverFactory(
       options.dnsServers.map((server) => parseHostPort(server, 53)!),
@@ -88,6 +93,7 @@ export async function startWatchRig(
     attemptDeadlineMs: options.attemptDeadlineMs,
     secureContext: createTrustContext(options.sslCaCertificates ?? []),
   });
+  jobs.attach(watches.handlers);
   if (options.runsWork !== false) await jobs.start();
   const settle = async (): Promise<void> => {
     await jobs.settled();
@@ -111,5 +117,24 @@ export async function startWatchRig(
       await backend.close();
       await dossier.close();
     },
+  };
+}
+
+/** What rigs that play processes on one SQLite file share: that file and one clock. */
+export interface SharedRigOptions {
+  options: { dnsServers: string[]; allowPrivateTargets: true; watchStore: string; clock: TestClock };
+  clock: TestClock;
+  /** Removes the file. */
+  cleanup(): void;
+}
+
+/** The options of rigs that play processes on one SQLite file (in a new folder), on one test clock. */
+export function sharedRigOptions(dnsServers: string[]): SharedRigOptions {
+  const dir = mkdtempSync(join(tmpdir(), 'dossier-watch-rig-'));
+  const clock = testClock();
+  return {
+    options: { dnsServers, allowPrivateTargets: true, watchStore: `sqlite://${join(dir, 'store.sqlite')}`, clock },
+    clock,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

@@ -16,7 +16,15 @@ export interface TestReceiver {
    * How it answers the next requests: a status, and optionally headers, a body, and a promise it waits
    * for before answering (a slow receiver). @default 204
    */
-  answer: { status: number; headers?: Record<string, string>; body?: string | Buffer; hold?: Promise<void>; endless?: boolean };
+  answer: {
+    status: number;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    hold?: Promise<void>;
+    endless?: boolean;
+    /** Sends its status at once, then its body a byte every this many ms, without end (a trickle). */
+    trickleMs?: number;
+  };
   /** Bytes an `endless` answer has written so far. */
   endlessBytes: number;
   /** Resolves once `count` requests have begun to come in (their bodies read), answered or not. */
@@ -58,11 +66,15 @@ export async function startReceiver(): Promise<TestReceiver> {
         arrivalWaiters.splice(arrivalWaiters.indexOf(waiter), 1);
         waiter.resolve();
       }
-      const { status, headers = {}, body, hold, endless } = receiver.answer;
+      const { status, headers = {}, body, hold, endless, trickleMs } = receiver.answer;
       await hold;
       receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       res.writeHead(status, headers);
-      if (endless) {
+      if (trickleMs !== undefined) {
+        res.flushHeaders();
+        const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write('x')), trickleMs);
+        res.once('close', () => clearInterval(drip));
+      } else if (endless) {
         // As fast as the client reads, until it hangs up.
         const chunk = Buffer.alloc(16 * 1024, 'x');
         const write = (): void => {

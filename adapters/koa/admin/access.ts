@@ -9,7 +9,10 @@ export const SESSION_COOKIE = 'dossier_admin';
 export const SESSION_SECONDS = 8 * 3600;
 
 /** The outcome of checking a request's credentials. */
-export type AccessCheck = { ok: true } | { ok: false; reason: 'missing' | 'wrong' | 'origin' };
+export type AccessCheck =
+  | { ok: true }
+  | { ok: false; reason: 'missing' | 'wrong' | 'origin' }
+  | { ok: false; reason: 'locked'; retryAfterSeconds: number };
 
 /** What a sign-in attempt came to. */
 export type SignIn =
@@ -41,28 +44,41 @@ export class AdminAccess {
   }
 
   /** Whether `candidate` is the admin token, in time that does not depend on either. */
-  isToken(candidate: string): boolean {
+  private isToken(candidate: string): boolean {
     return timingSafeEqual(digest(candidate), this.tokenDigest);
   }
 
   /**
    * Checks the request's bearer token, else its session cookie; a write (any method but GET and HEAD)
-   * made with the cookie must also carry the request's own `Origin`.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE` when a cookie cannot be checked against the sign-outs.
+   * made with the cookie must also carry the request's own `Origin`. A locked-out address is refused
+   * either way.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the token or cookie cannot be checked against the
+   *   lock-outs and sign-outs.
    */
   async check(ctx: Context): Promise<AccessCheck> {
-    const authorization = ctx.get('Authorization');
-    // Another scheme (Basic, Token, …) is no bearer token at all: missing, as interface A answers it.
-    if (authorization !== '' && !/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
-    if (authorization !== '') {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      return match?.[1] !== undefined && this.isToken(match[1]) ? { ok: true } : { ok: false, reason: 'wrong' };
-    }
+    if (ctx.get('Authorization') !== '') return this.checkBearer(ctx);
     const cookie = ctx.cookies.get(SESSION_COOKIE);
     if (cookie === undefined) return { ok: false, reason: 'missing' };
+    const lockedUntil = await this.sessions.lockedUntil(ctx.ip);
+    if (lockedUntil !== null) return this.locked(lockedUntil);
     if (!(await this.isSession(cookie))) return { ok: false, reason: 'wrong' };
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD' && !sameOrigin(ctx)) return { ok: false, reason: 'origin' };
     return { ok: true };
+  }
+
+  /**
+   * Checks the request's bearer token (the admin API, `/metrics`) as {@link AdminSessions.bearer} judges
+   * it: a wrong one counts toward the lock-out of the request's address, and a locked-out address is
+   * refused, whatever the token.
+   */
+  async checkBearer(ctx: Context): Promise<AccessCheck> {
+    const authorization = ctx.get('Authorization');
+    // No header, or another scheme (Basic, Token, …), is no bearer token at all: missing, as interface A answers it.
+    if (!/^Bearer(?:\s|$)/i.test(authorization)) return { ok: false, reason: 'missing' };
+    const candidate = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    const verdict = await this.sessions.bearer(ctx.ip, () => candidate !== undefined && this.isToken(candidate));
+    if (verdict.outcome === 'locked') return this.locked(verdict.lockedUntil);
+    return verdict.outcome === 'right' ? { ok: true } : { ok: false, reason: 'wrong' };
   }
 
   /**
@@ -82,11 +98,8 @@ export class AdminAccess {
    */
   async signIn(address: string, candidate: string): Promise<SignIn> {
     const verdict = await this.sessions.attempt(address, () => this.isToken(candidate));
-    const now = this.clock.now();
-    if (verdict.outcome === 'locked') {
-      return { outcome: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((verdict.lockedUntil - now) / 1000)) };
-    }
-    return verdict.outcome === 'wrong' ? verdict : { outcome: 'signed-in', cookie: this.newSession(now) };
+    if (verdict.outcome === 'locked') return { outcome: 'locked', retryAfterSeconds: this.secondsUntil(verdict.lockedUntil) };
+    return verdict.outcome === 'wrong' ? verdict : { outcome: 'signed-in', cookie: this.newSession(this.clock.now()) };
   }
 
   /**
@@ -96,6 +109,15 @@ export class AdminAccess {
   async signOut(cookie: string | undefined): Promise<void> {
     const parsed = cookie === undefined ? undefined : this.parse(cookie);
     if (parsed !== undefined) await this.sessions.signOut(parsed.id, parsed.expires);
+  }
+
+  private locked(lockedUntil: number): AccessCheck {
+    return { ok: false, reason: 'locked', retryAfterSeconds: this.secondsUntil(lockedUntil) };
+  }
+
+  /** Whole seconds from now to `at` (ms since the epoch), at least 1: a `Retry-After`. */
+  private secondsUntil(at: number): number {
+    return Math.max(1, Math.ceil((at - this.clock.now()) / 1000));
   }
 
   private newSession(now: number): string {

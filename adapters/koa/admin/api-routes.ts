@@ -9,18 +9,20 @@ import {
   type KeyChanges,
   type NewKey,
   type Scope,
+  wireWatch,
 } from '../../../lib/index.js';
 import { checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
 import { answerApiError, answerCoreError } from '../error-middleware.js';
-import type { AdminAccess } from './access.js';
+import type { AccessCheck, AdminAccess } from './access.js';
 import { keyJson } from '../../keys/key-json.js';
 import { BodyTooLarge, listJson, onlyFields, readJsonObject } from './wire.js';
 
 /**
  * The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and rolled,
- * and their usage by day. Every route needs the admin token (bearer) or the panel's session cookie
- * (with a matching `Origin` on writes); errors are interface A's bodies, with `errors` on a 422. The
- * rules are the core's: this file only reads JSON, calls `dossier.keys`, and writes JSON.
+ * their usage by day, and their watches listed and removed. Every route needs the admin token (bearer)
+ * or the panel's session cookie (with a matching `Origin` on writes); errors are interface A's bodies,
+ * with `errors` on a 422. The rules are the core's: this file only reads JSON, calls `dossier.keys` and
+ * `dossier.watches`, and writes JSON.
  */
 export function addAdminApiRoutes(router: Router, dossier: Dossier, access: AdminAccess): void {
   const route = (handler: (ctx: Context) => Promise<void>) => adminApi(access, handler);
@@ -84,6 +86,22 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
   );
 
   router.get(
+    '/admin/api/keys/:id/watches',
+    route(async (ctx) => {
+      const key = await dossier.keys.get(idOf(ctx));
+      ctx.body = { data: (await dossier.watches.ofKey(key.id)).map(wireWatch) };
+    }),
+  );
+
+  router.delete(
+    '/admin/api/watches/:id',
+    route(async (ctx) => {
+      await dossier.watches.removeAny(idOf(ctx));
+      ctx.status = 204;
+    }),
+  );
+
+  router.get(
     '/admin/api/keys/:id/usage',
     route(async (ctx) => {
       const days = checkUsageDays(new URLSearchParams(ctx.querystring).getAll('days'));
@@ -91,6 +109,13 @@ export function addAdminApiRoutes(router: Router, dossier: Dossier, access: Admi
       ctx.body = { data: await dossier.quotas.history(key.id, days) };
     }),
   );
+}
+
+/** Answers a request whose credentials did not pass, as {@link REFUSALS} says, with `Retry-After` when locked out. */
+export function refuse(ctx: Context, check: Exclude<AccessCheck, { ok: true }>): void {
+  const [status, code, message] = REFUSALS[check.reason];
+  if (check.reason === 'locked') ctx.set('Retry-After', String(check.retryAfterSeconds));
+  answerApiError(ctx, status, code, message);
 }
 
 function idOf(ctx: Context): string {
@@ -102,6 +127,7 @@ const REFUSALS = {
   origin: [403, 'invalid_origin', "A change made with the panel's session cookie must come from the panel itself (Origin)."],
   wrong: [401, 'invalid_key', 'The admin token or session is wrong or has ended.'],
   missing: [401, 'missing_key', 'Send the admin token as "Authorization: Bearer <DOSSIER_ADMIN_TOKEN>", or sign in at /admin.'],
+  locked: [429, 'locked_out', 'Too many wrong admin tokens came from your address: it is locked out for a minute.'],
 } as const;
 
 /**
@@ -111,13 +137,12 @@ const REFUSALS = {
 function adminApi(access: AdminAccess, handler: (ctx: Context) => Promise<void>): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    const check = await access.check(ctx);
-    if (!check.ok) {
-      const [status, code, message] = REFUSALS[check.reason];
-      answerApiError(ctx, status, code, message);
-      return;
-    }
     try {
+      const check = await access.check(ctx);
+      if (!check.ok) {
+        refuse(ctx, check);
+        return;
+      }
       await handler(ctx);
     } catch (error) {
       if (error instanceof BodyTooLarge) {

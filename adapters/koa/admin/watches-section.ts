@@ -12,7 +12,7 @@ export interface KeyWatch {
 
 /** The watches the key created, newest first, each with its newest deliveries. */
 export async function keyWatches(dossier: Dossier, key: { id: string; owner: string }): Promise<KeyWatch[]> {
-  const watches = (await dossier.watches.list({ owner: key.owner })).filter((watch) => watch.keyId === key.id);
+  const watches = await dossier.watches.ofKey(key.id);
   return Promise.all(
     watches.map(async (watch) => ({
       watch,
@@ -24,17 +24,21 @@ export async function keyWatches(dossier: Dossier, key: { id: string; owner: str
 /** The badge colour of each delivery status (the key statuses' colours: green, amber, red). */
 const STATUS_BADGE: Record<DeliveryStatus, string> = { delivered: 'active', pending: 'expired', failed: 'revoked' };
 
-/** The key detail's card of watches: what each watches, its last check, its last deliveries. */
+/**
+ * The key detail's card of watches: what each watches, its last check, its last deliveries, and a
+ * Remove button (which asks for confirmation, then removes it through the admin API).
+ */
 export function watchesSection(watches: KeyWatch[]): string {
   const rows =
     watches.length === 0
-      ? '<tr class="empty"><td colspan="4">This key watches nothing. Watches are created with POST /api/watches.</td></tr>'
+      ? '<tr class="empty"><td colspan="5">This key watches nothing. Watches are created with POST /api/watches.</td></tr>'
       : watches.map(watchRow).join('\n');
   return `<section class="card" aria-labelledby="watches-title">
-<h2 id="watches-title">Watches <span class="muted">${watches.length}</span></h2>
+<h2 id="watches-title">Watches <span class="muted" data-watch-count>${watches.length}</span></h2>
+<p class="alert error" role="alert" data-form-error hidden></p>
 <div class="table-wrap">
 <table class="watches">
-<thead><tr><th scope="col">Watch</th><th scope="col">Every</th><th scope="col">Last check</th><th scope="col">Last deliveries</th></tr></thead>
+<thead><tr><th scope="col">Watch</th><th scope="col">Every</th><th scope="col">Last check</th><th scope="col">Last deliveries</th><td class="actions"><span class="visually-hidden">Actions</span></td></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -52,7 +56,9 @@ function watchRow({ watch, deliveries }: KeyWatch): string {
     deliveries.length === 0
       ? '<span class="muted">no deliveries yet</span>'
       : `<ul class="deliveries">${deliveries.map(deliveryItem).join('')}</ul>`;
-  return `<tr><th scope="row">${escapeHtml(watch.type)} ${escapeHtml(watch.domain)}<span class="sub mono">${escapeHtml(watch.id)}</span><span class="sub">${escapeHtml(watch.webhookUrl ?? 'in-process only')}</span></th><td class="every">every ${every(watch.intervalSeconds)}</td><td>${checked}</td><td>${sent}</td></tr>`;
+  const name = `${watch.type} ${watch.domain}`;
+  const remove = `<button type="button" class="button danger small" data-action="remove-watch" data-id="${escapeHtml(watch.id)}" data-name="${escapeHtml(name)}">Remove</button>`;
+  return `<tr data-id="${escapeHtml(watch.id)}"><th scope="row">${escapeHtml(watch.type)} ${escapeHtml(watch.domain)}<span class="sub mono">${escapeHtml(watch.id)}</span><span class="sub">${escapeHtml(watch.webhookUrl ?? 'in-process only')}</span></th><td class="every">every ${every(watch.intervalSeconds)}</td><td>${checked}</td><td>${sent}</td><td class="actions">${remove}</td></tr>`;
 }
 
 function deliveryItem(delivery: Delivery): string {

@@ -36,6 +36,19 @@ export const HEADERS = {
 /** The name of a declared header. */
 export type HeaderName = keyof typeof HEADERS;
 
+/** The quota headers of interface A (CONTRACT.md §2, §6), on every answer that counts. */
+export const QUOTA: Partial<Record<HeaderName, boolean>> = {
+  'X-RateLimit-Limit': true,
+  'X-RateLimit-Remaining': true,
+  'X-RateLimit-Reset': true,
+  RateLimit: true,
+  'RateLimit-Policy': true,
+};
+/** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
+export const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(
+  Object.keys(QUOTA).map((name) => [name, false]),
+);
+
 /** The JSON type of every answer of the API. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
 

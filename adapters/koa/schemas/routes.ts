@@ -1,6 +1,14 @@
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { AdminUsageQuery } from '../../../lib/internal.js';
-import { defineLookupRoute, defineRoute, type HeaderName, type ResponseSpec, type RouteSpec } from './define.js';
+import {
+  defineLookupRoute,
+  defineRoute,
+  MAYBE_QUOTA,
+  QUOTA,
+  type HeaderName,
+  type ResponseSpec,
+  type RouteSpec,
+} from './define.js';
 import {
   AdminData,
   AdminKey,
@@ -38,19 +46,9 @@ import {
   UsageDay,
   WhoisData,
 } from './shapes.js';
-import { WATCH_ROUTES } from './watch-shapes.js';
+import { WATCH_ROUTES, WatchData } from './watch-shapes.js';
 
 // ---------------------------------------------------------------- responses shared by routes
-
-const QUOTA: Partial<Record<HeaderName, boolean>> = {
-  'X-RateLimit-Limit': true,
-  'X-RateLimit-Remaining': true,
-  'X-RateLimit-Reset': true,
-  RateLimit: true,
-  'RateLimit-Policy': true,
-};
-/** Quota headers that an error answer carries when the quota could be read (not when the store failed). */
-const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntries(Object.keys(QUOTA).map((name) => [name, false]));
 
 const storeDown = (headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec =>
   apiError('The store that holds keys or quotas is down.', ['service_unavailable'], { 'Retry-After': true, ...headers });
@@ -118,16 +116,28 @@ const DOCUMENT_ERRORS = {
 const DOCUMENT_ID = Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) });
 const WRITE_TYPES = ['application/x-www-form-urlencoded', 'application/json'];
 
-const adminError = (description: string, code: string): ResponseSpec => ({ description, body: ApiErrorWith(code) });
+const adminError = (description: string, code: string, headers?: ResponseSpec['headers']): ResponseSpec => ({
+  description,
+  body: ApiErrorWith(code),
+  ...(headers === undefined ? {} : { headers }),
+});
+/** The lock-out of an address after five wrong admin tokens in a minute (CONTRACT.md §5). */
+const LOCKED_OUT = adminError(
+  'Five wrong admin tokens came from this address within a minute: it is locked out for a minute, whatever the token.',
+  'locked_out',
+  { 'Retry-After': true },
+);
 const ADMIN_ERRORS = {
   401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
   403: adminError('A write with the session cookie but without a matching Origin.', 'invalid_origin'),
   404: apiError('No such key, or the admin API is off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
   413: adminError('The body is larger than 64 KiB.', 'payload_too_large'),
   422: { description: 'A bad body: `errors` names each field at fault.', body: ApiValidationError },
+  429: LOCKED_OUT,
   503: storeDown(),
 } satisfies Record<number, ResponseSpec>;
 const KEY_ID = Type.Object({ id: Type.String({ description: "the key's id" }) });
+const WATCH_ID = Type.Object({ id: Type.String({ description: 'the watch id, wat_…' }) });
 
 /** What the routes of one group share; {@link routeMaker} adds it to each of them. */
 interface RouteGroup<Status extends number> extends Pick<RouteSpec, 'tag' | 'auth' | 'scope'> {
@@ -193,13 +203,16 @@ const documentRoute = routeMaker({
  * session, the key's id as path parameter when the path has `:id`, a JSON body, and the
  * {@link ADMIN_ERRORS} of the statuses it names.
  */
-const adminRoute = routeMaker({
+const ADMIN_GROUP = {
   tag: 'Administration',
   auth: 'admin',
   idParams: KEY_ID,
   bodyTypes: ['application/json'],
   errors: ADMIN_ERRORS,
-});
+} satisfies RouteGroup<keyof typeof ADMIN_ERRORS>;
+const adminRoute = routeMaker(ADMIN_GROUP);
+/** A route of the admin API about one watch: the watch's id as path parameter. */
+const adminWatchRoute = routeMaker({ ...ADMIN_GROUP, idParams: WATCH_ID });
 
 /** What a route of the server itself declares, after its method, path and operationId. */
 type OperationsRouteDetails = Pick<RouteSpec, 'summary' | 'params'> & {
@@ -322,36 +335,49 @@ export const ROUTES: readonly RouteSpec[] = [
   adminRoute('get', '/admin/api/keys', 'adminListKeys', {
     summary: 'Every key, newest first',
     answers: { 200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') } },
-    errors: [401, 404, 503],
+    errors: [401, 404, 429, 503],
   }),
   adminRoute('post', '/admin/api/keys', 'adminCreateKey', {
     summary: 'Create a key (its plaintext is shown this once)',
     body: { schema: AdminKeyCreate, required: true },
     answers: { 201: { description: 'The new key and its plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyCreated') } },
-    errors: [401, 403, 404, 413, 422, 503],
+    errors: [401, 403, 404, 413, 422, 429, 503],
   }),
   adminRoute('patch', '/admin/api/keys/:id', 'adminUpdateKey', {
     summary: "Change a key's name, scopes, limit or expiry",
     body: { schema: AdminKeyUpdate, required: true },
     answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
-    errors: [401, 403, 404, 413, 422, 503],
+    errors: [401, 403, 404, 413, 422, 429, 503],
   }),
   adminRoute('post', '/admin/api/keys/:id/revoke', 'adminRevokeKey', {
     summary: 'Revoke a key (revoking twice is not an error)',
     answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
-    errors: [401, 403, 404, 413, 422, 503],
+    errors: [401, 403, 404, 413, 422, 429, 503],
   }),
   adminRoute('post', '/admin/api/keys/:id/roll', 'adminRollKey', {
     summary: 'Give a key a new secret; the old one works for grace_seconds more',
     body: { schema: AdminKeyRoll },
     answers: { 200: { description: 'The key and its new plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyRolled') } },
-    errors: [401, 403, 404, 413, 422, 503],
+    errors: [401, 403, 404, 413, 422, 429, 503],
+  }),
+  adminRoute('get', '/admin/api/keys/:id/watches', 'adminKeyWatches', {
+    summary: 'The watches a key created, newest first',
+    answers: { 200: { description: 'The watches.', body: AdminData(Type.Array(WatchData), 'AdminKeyWatches') } },
+    errors: [401, 404, 429, 503],
+  }),
+  adminWatchRoute('delete', '/admin/api/watches/:id', 'adminRemoveWatch', {
+    summary: 'Remove a watch, as its owner would: no check and no delivery after it',
+    answers: {
+      204: { description: 'Removed.' },
+      404: apiError('No such watch, or the admin API is off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
+    },
+    errors: [401, 403, 429, 503],
   }),
   adminRoute('get', '/admin/api/keys/:id/usage', 'adminKeyUsage', {
     summary: "A key's lookups per UTC day, oldest first, every day present",
     query: AdminUsageQuery,
     answers: { 200: { description: 'Lookups by day.', body: AdminData(Type.Array(UsageDay), 'AdminKeyUsage') } },
-    errors: [401, 404, 422, 503],
+    errors: [401, 404, 422, 429, 503],
   }),
   // The panel is a page, not a call of the admin API: anyone may load it, and it asks for the token to sign in.
   defineRoute({
@@ -396,6 +422,8 @@ export const ROUTES: readonly RouteSpec[] = [
       },
       401: apiError('No admin token, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
       404: apiError('Metrics are off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
+      429: LOCKED_OUT,
+      503: storeDown(),
     },
   }),
   operationsRoute('get', '/openapi.json', 'openapi', {

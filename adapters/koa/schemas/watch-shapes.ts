@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { WATCH_EVENTS, WATCH_TYPES, WatchCreate } from '../../../lib/index.js';
-import { type ResponseSpec, type RouteSpec, defineLookupRoute } from './define.js';
+import { type ResponseSpec, type RouteSpec, defineLookupRoute, MAYBE_QUOTA, QUOTA } from './define.js';
 import { apiError, ApiErrorWith, ApiValidationError, Exact, INTERNAL, IsoDate, Nullable, unauthenticated } from './shapes.js';
 
 /** A watch on the wire (CONTRACT.md §11). */
@@ -54,7 +54,7 @@ const ID = Type.Object({ id: Type.String({ description: 'the watch id, wat_…' 
 const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec =>
   defineLookupRoute({ ...spec, responses: { ...spec.responses, ...COMMON } });
 
-/** The routes of watches (CONTRACT.md §11); none counts against the daily quota. */
+/** The routes of watches (CONTRACT.md §11); only an on-demand check counts against the daily quota. */
 export const WATCH_ROUTES: readonly RouteSpec[] = [
   watchRoute({
     method: 'post',
@@ -97,14 +97,40 @@ export const WATCH_ROUTES: readonly RouteSpec[] = [
     params: ID,
     responses: { 204: { description: 'Removed.' }, 404: NOT_FOUND },
   }),
-  watchRoute({
+  defineLookupRoute({
     method: 'post',
     path: '/api/watches/:id/check',
     operationId: 'checkWatch',
     summary: 'Run a check now, beside the schedule',
+    description:
+      "Counts as one lookup of the watch's type against the key's daily quota. While an on-demand check of the watch " +
+      'is pending or running, another one answers 202 and starts nothing, and counts nothing.',
     params: ID,
     responses: {
-      202: { description: 'The check is on its way.', body: success(WatchData, 'WatchCheckAccepted') },
+      202: {
+        description: 'The check is on its way (or one already was).',
+        body: success(WatchData, 'WatchCheckAccepted'),
+        headers: QUOTA,
+      },
+      401: unauthenticated,
+      403: apiError('The key lacks the `lookup` scope.', ['insufficient_scope'], MAYBE_QUOTA),
+      404: apiError("No such watch among the owner's.", ['not_found'], MAYBE_QUOTA),
+      429: apiError('The key has used its daily quota: nothing runs.', ['quota_exceeded'], { ...QUOTA, 'Retry-After': true }),
+      500: INTERNAL,
+      503: apiError('The store is down.', ['service_unavailable'], { 'Retry-After': true, ...MAYBE_QUOTA }),
+    },
+  }),
+  watchRoute({
+    method: 'post',
+    path: '/api/watches/:id/secret',
+    operationId: 'rotateWatchSecret',
+    summary: 'Give the watch a new signing secret',
+    description:
+      'The new secret is shown this once. For the next 24 hours each delivery carries both signatures ' +
+      '(`webhook-signature: v1,<new> v1,<old>`), then only the new one.',
+    params: ID,
+    responses: {
+      200: { description: 'The watch and its new signing secret.', body: success(CreatedWatch, 'WatchSecretRotated') },
       404: NOT_FOUND,
     },
   }),

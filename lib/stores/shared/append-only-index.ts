@@ -40,20 +40,7 @@ export class AppendOnlyIndex {
   }
 
   /**
-   * The values of the newest `count` slots, oldest first, reading only those: for an index whose older
-   * slots are dropped (see {@link drop}), where {@link values} would stop at the first one dropped.
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`
-   */
-  async last(count: number): Promise<{ slot: number; value: string }[]> {
-    const length = await this.length();
-    const first = Math.max(1, length - count + 1);
-    const slots = Array.from({ length: length - first + 1 }, (_, n) => first + n);
-    const values = await this.at(slots);
-    return slots.flatMap((slot, n) => (values[n] === undefined ? [] : [{ slot, value: values[n] }]));
-  }
-
-  /**
-   * The values of `slots`, in order, `undefined` for a slot taken and not written yet (or dropped).
+   * The values of `slots`, in order, `undefined` for a slot taken and not written yet.
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async at(slots: number[]): Promise<(string | undefined)[]> {
@@ -70,24 +57,12 @@ export class AppendOnlyIndex {
     return this.counters.get(`${this.name}:length`);
   }
 
-  /** Forgets the value of `slot`; returns it, or `undefined` when there was none. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async drop(slot: number): Promise<string | undefined> {
-    const value = await this.kv.get<string>(this.slotKey(slot));
-    if (value !== undefined) await this.kv.delete(this.slotKey(slot));
-    return value;
-  }
-
   /** Every value, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   values(): Promise<string[]> {
     // One read at a time, so that two callers do not both append the same new slots to `known`.
     const read = this.reading.then(() => this.read());
     this.reading = read.catch(() => {});
     return read;
-  }
-
-  /** Leaves `gone` out of what this process reads from now on: values that will never matter again to it. */
-  forget(gone: Set<string>): void {
-    this.known = this.known.filter((value) => !gone.has(value));
   }
 
   private async read(): Promise<string[]> {

@@ -3,7 +3,6 @@ import type { Logger } from '../../ports/logger.js';
 import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
 import { loadRedisDriver } from '../../stores/redis/backend.js';
 import { loadOptionalPeer } from '../../stores/shared/optional-peer.js';
-import { RETRY_DELAYS_MS } from '../watch-service.js';
 
 /** Settings of {@link BullWatchJobs}. */
 export interface BullWatchJobsOptions {
@@ -16,12 +15,13 @@ export interface BullWatchJobsOptions {
   logger: Logger;
 }
 
-/** The data of a check job. */
+/** The data of a check job: a scheduled one, or the on-demand one of a claim. */
 interface CheckData {
   watchId: string;
+  claim?: string;
 }
 
-/** The data of a delivery job: one job a delivery, one BullMQ attempt a webhook attempt. */
+/** The data of a delivery job: one job a delivery, moved back to the delayed ones between its attempts. */
 interface DeliveryData {
   deliveryId: string;
 }
@@ -32,19 +32,31 @@ interface Queues {
   deliveries: Queue<DeliveryData>;
 }
 
-/** The failure of an attempt that will be tried again, carrying the pause the core chose. */
-class RetryLater extends Error {
-  constructor(readonly retryInMs: number) {
-    super('The webhook did not take the delivery; it will be tried again.');
-  }
-}
-
 /**
  * A check job: a check that failed for want of the store is tried again (a check that found the domain
  * failing did not fail: it counted the failure); a process that dies holding one leaves it to
  * BullMQ's stalled-job check, which runs it again elsewhere.
  */
 const CHECK_JOB = { attempts: 3, backoff: { type: 'fixed', delay: 30_000 }, removeOnComplete: true, removeOnFail: 100 };
+
+/**
+ * A delivery job: the core says when to look at it again, and the job waits among the delayed ones till
+ * then (which BullMQ does not count as a failed attempt). Its own failures (the store down) are tried
+ * again every 30 s; one that runs out of tries is removed, and handed on again at the next start.
+ */
+const DELIVERY_JOB = {
+  attempts: 20,
+  backoff: { type: 'fixed', delay: 30_000 },
+  removeOnComplete: { age: 86_400 },
+  removeOnFail: true,
+};
+
+/**
+ * How the delivery workers hold their jobs: a lock renewed every 7.5 s, and a process that died found
+ * within 15 s, so that its attempt is made again by another within a minute; a job may be found so
+ * many times before BullMQ gives it up.
+ */
+const DELIVERY_LOCKS = { lockDuration: 15_000, stalledInterval: 15_000, maxStalledCount: 10 };
 
 /** The PostgreSQL schema of BullMQ's tables, beside Dossier's own. */
 const POSTGRES_SCHEMA = 'dossier_jobs';
@@ -53,10 +65,10 @@ const POSTGRES_SCHEMA = 'dossier_jobs';
  * The engine of a shared store (CONTRACT.md §11): BullMQ 6, on Redis through node-redis (the client
  * the project already uses) or on PostgreSQL through BullMQ's own PostgreSQL backend. A watch is a job
  * scheduler (`every` its interval, the first job at once), so each check runs once per interval
- * whatever the number of processes; a delivery is one job whose BullMQ attempts are the webhook's
- * attempts, spaced by the pauses the core returns ({@link RETRY_DELAYS_MS}). Delayed jobs live in the
- * store, so a delivery that fell due while every process was down runs when one starts; closing lets
- * the jobs held finish, and a process that dies leaves its jobs to BullMQ's stalled-job check.
+ * whatever the number of processes; a delivery is one job, moved back among the delayed ones for as
+ * long as the core says to wait before its next attempt. Delayed jobs live in the store, so a delivery
+ * that fell due while every process was down runs when one starts; closing lets the jobs held finish,
+ * and a process that dies leaves its jobs to BullMQ's stalled-job check.
  */
 export class BullWatchJobs implements WatchJobs {
   private readonly checkQueueName: string;
@@ -90,23 +102,26 @@ export class BullWatchJobs implements WatchJobs {
     const handlers = this.handlers;
     if (handlers === undefined || this.workers.length > 0) return;
     const concurrency = this.options.concurrency ?? 4;
-    const checks = this.worker<CheckData>(this.checkQueueName, (job) => handlers.check(job.data.watchId), { concurrency });
+    const { DelayedError } = this.bullmq;
+    const checks = this.worker<CheckData>(
+      this.checkQueueName,
+      async (job) => {
+        await handlers.check(job.data.watchId, job.data.claim);
+      },
+      { concurrency, maxStalledCount: DELIVERY_LOCKS.maxStalledCount },
+    );
     const deliveries = this.worker<DeliveryData>(
       this.deliveryQueueName,
-      async (job) => {
-        const retryIn = await handlers.attempt(job.data.deliveryId);
-        if (retryIn !== null) throw new RetryLater(retryIn);
+      async (job, token) => {
+        const wait = await handlers.attempt(job.data.deliveryId);
+        if (wait === null) return;
+        await job.moveToDelayed(Date.now() + wait, token);
+        throw new DelayedError();
       },
-      {
-        concurrency,
-        settings: {
-          // An attempt that could not be made (the store down) waits as a failed one's first retry does.
-          backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
-            error instanceof RetryLater ? error.retryInMs : RETRY_DELAYS_MS[0],
-        },
-      },
+      { concurrency, ...DELIVERY_LOCKS },
     );
     await Promise.all([checks.waitUntilReady(), deliveries.waitUntilReady()]);
+    await handlers.adopt();
   }
 
   async schedule(watchId: string, intervalMs: number): Promise<void> {
@@ -121,23 +136,13 @@ export class BullWatchJobs implements WatchJobs {
     await this.open().checks.removeJobScheduler(watchId);
   }
 
-  async checkNow(watchId: string): Promise<void> {
-    await this.open().checks.add('check', { watchId }, CHECK_JOB);
+  async checkNow(watchId: string, claim: string): Promise<void> {
+    await this.open().checks.add('check', { watchId, claim }, CHECK_JOB);
   }
 
   async deliver(deliveryId: string): Promise<void> {
-    await this.open().deliveries.add(
-      'deliver',
-      { deliveryId },
-      {
-        // The delivery's id: a second add of the same delivery is the same job.
-        jobId: deliveryId,
-        attempts: RETRY_DELAYS_MS.length + 1,
-        backoff: { type: 'custom' },
-        removeOnComplete: { age: 86_400 },
-        removeOnFail: { age: 7 * 86_400 },
-      },
-    );
+    // The delivery's id: a second add of the same delivery is the same job.
+    await this.open().deliveries.add('deliver', { deliveryId }, { jobId: deliveryId, ...DELIVERY_JOB });
   }
 
   close(): Promise<void> {
@@ -169,7 +174,11 @@ export class BullWatchJobs implements WatchJobs {
     return queue;
   }
 
-  private worker<T>(name: string, process: (job: Job<T>) => Promise<void>, options: Record<string, unknown>): Worker<T> {
+  private worker<T>(
+    name: string,
+    process: (job: Job<T>, token?: string) => Promise<void>,
+    options: Record<string, unknown>,
+  ): Worker<T> {
     const { Worker, createPostgresBackend } = this.bullmq;
     const worker = this.isPostgres()
       ? (new Worker(
@@ -180,11 +189,9 @@ export class BullWatchJobs implements WatchJobs {
         ) as unknown as Worker<T>)
       : new Worker<T>(name, process, { ...options, connection: this.redisClient() });
     worker.on('error', (error) => this.options.logger.warn('job worker error', { queue: name, message: error.message }));
-    worker.on('failed', (job, error) => {
-      if (!(error instanceof RetryLater)) {
-        this.options.logger.warn('job failed', { queue: name, job: job?.id, message: error.message });
-      }
-    });
+    worker.on('failed', (job, error) =>
+      this.options.logger.warn('job failed', { queue: name, job: job?.id, message: error.message }),
+    );
     this.workers.push(worker as unknown as Worker);
     return worker;
   }

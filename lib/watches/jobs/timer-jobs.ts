@@ -1,6 +1,6 @@
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
+import type { OutstandingMark, WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
 
 /**
  * The longest real pause between two looks at what is due: time is the Clock's, which a test (or a
@@ -9,31 +9,48 @@ import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
 const LOOK_EVERY_MS = 1000;
 
 /**
- * How often a running engine reads the store again for what another process added (a `dossier serve`
- * with `DOSSIER_WORKERS=false` beside a `dossier worker`, on one SQLite file), in real milliseconds.
+ * How often a running engine asks the store whether another process added or removed work (a `dossier
+ * serve` with `DOSSIER_WORKERS=false` beside a `dossier worker`, on one SQLite file), in real
+ * milliseconds. Asking is one read of two counters; the lists are read only when those moved.
  */
 const RESYNC_EVERY_MS = 5000;
+
+/** How long a check or an attempt that failed for want of the store waits before it is tried again. */
+const FAILED_RETRY_MS = 30_000;
+
+/**
+ * The most checks and attempts this process runs at once: the rest wait their turn, so that thousands
+ * falling due together (a start after a long stop) do not flood the DNS servers, the peers and the store.
+ */
+const MAX_RUNNING = 16;
 
 /** One piece of work and when it is due (ms since the epoch, on the Clock). */
 interface Due {
   at: number;
-  run: () => Promise<void>;
+  /** Runs it; answers the ms until it is due again, or `null` when it is over. */
+  run: () => Promise<number | null>;
 }
 
 /**
  * The engine of a store one process runs the work of (SQLite, memory): timers of this process, on the
- * Clock. What is due is kept in the store (each watch's next check, each delivery's next attempt), so a
- * restarted process takes up where the last one stopped, including deliveries that fell due meanwhile,
- * and a running one finds what another process added within {@link RESYNC_EVERY_MS}.
+ * Clock. What is due is kept in the store (each watch's next check, each delivery's next attempt), and
+ * each check and attempt says when it is due again, so a restarted process takes up where the last one
+ * stopped, including deliveries that fell due meanwhile, and a running one finds what another process
+ * added within {@link RESYNC_EVERY_MS}. Several processes running the work of one file each run every
+ * piece: the core's leases and due times make all but one of them a read.
  */
 export class TimerWatchJobs implements WatchJobs {
   private readonly due = new Map<string, Due>();
+  /** The work running now, by key: not put back on the due list by a resync while it runs. */
+  private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
   private handlers: WatchJobHandlers | undefined;
   private started = false;
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
+  /** Where the store's lists stood at the last resync. */
+  private mark: OutstandingMark | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -45,33 +62,32 @@ export class TimerWatchJobs implements WatchJobs {
   }
 
   async start(): Promise<void> {
-    if (this.started || this.closed) return;
+    if (this.started || this.closed || this.handlers === undefined) return;
     this.started = true;
+    await this.handlers.adopt();
     await this.resync();
     this.resyncTimer = setInterval(() => void this.resync().catch((error: unknown) => this.failed(error)), RESYNC_EVERY_MS);
     this.resyncTimer.unref();
   }
 
   /**
-   * Reads the store for watches and pending deliveries this process does not know yet, and forgets the
-   * checks of watches that are gone.
+   * Asks the store whether its lists of watches and pending deliveries changed since the last time; if
+   * they did, takes up the work this process does not know yet (due at once: the core says when it is
+   * really due) and forgets the work that is gone.
    */
   async resync(): Promise<void> {
-    if (this.handlers === undefined) return;
-    const { watches, deliveries } = await this.handlers.outstanding();
-    const present = new Set(watches.map((watch) => checkKey(watch.id)));
-    for (const key of this.due.keys()) if (key.startsWith('check:') && !present.has(key)) this.due.delete(key);
-    for (const watch of watches) {
-      if (!this.due.has(checkKey(watch.id))) this.repeat(watch.id, watch.intervalMs, watch.nextCheckAt);
-    }
-    for (const delivery of deliveries) {
-      if (!this.due.has(deliveryKey(delivery.id))) this.attemptAt(delivery.id, delivery.at);
-    }
+    if (this.handlers === undefined || !this.started) return;
+    const { mark, watches, deliveries } = await this.handlers.outstanding(this.mark);
+    const now = this.clock.now();
+    if (watches !== undefined) this.follow('check:', watches, (id) => this.checkAt(id, now));
+    if (deliveries !== undefined) this.follow('delivery:', deliveries, (id) => this.attemptAt(id, now));
+    this.mark = mark;
     this.arm();
   }
 
-  async schedule(watchId: string, intervalMs: number): Promise<void> {
-    this.repeat(watchId, intervalMs, this.clock.now());
+  async schedule(watchId: string): Promise<void> {
+    if (!this.started) return;
+    this.checkAt(watchId, this.clock.now());
     this.arm();
   }
 
@@ -79,13 +95,14 @@ export class TimerWatchJobs implements WatchJobs {
     this.due.delete(checkKey(watchId));
   }
 
-  async checkNow(watchId: string): Promise<void> {
+  async checkNow(watchId: string, claim: string): Promise<void> {
     // At once, in this process, even when it runs no scheduled work: nothing else would take it.
     const handlers = this.handlers;
-    if (handlers !== undefined) this.track(() => handlers.check(watchId));
+    if (handlers !== undefined) void this.track(() => handlers.check(watchId, claim).then(() => {}));
   }
 
   async deliver(deliveryId: string): Promise<void> {
+    if (!this.started) return;
     this.attemptAt(deliveryId, this.clock.now());
     this.arm();
   }
@@ -95,15 +112,7 @@ export class TimerWatchJobs implements WatchJobs {
    * those runs (not later ones) are over.
    */
   async runDue(): Promise<void> {
-    if (!this.started || this.closed) return;
-    const now = this.clock.now();
-    const runs: Promise<void>[] = [];
-    for (const [key, due] of [...this.due]) {
-      if (due.at > now) continue;
-      this.due.delete(key);
-      runs.push(this.track(due.run));
-    }
-    await Promise.all(runs);
+    await Promise.all(this.launchDue());
   }
 
   /** Resolves once no work runs in this process (what is due later does not count). */
@@ -119,34 +128,62 @@ export class TimerWatchJobs implements WatchJobs {
     await this.settled();
   }
 
-  /** A check of `watchId` at `at`, then every `intervalMs` after the one before it started. */
-  private repeat(watchId: string, intervalMs: number, at: number): void {
-    this.due.set(checkKey(watchId), {
-      at,
-      run: async () => {
-        this.repeat(watchId, intervalMs, Math.max(at + intervalMs, this.clock.now()));
-        await this.handlers?.check(watchId);
-      },
-    });
+  /** Starts what is due by the Clock now, `limit` at the most; the runs, each of which ends on its own time. */
+  private launchDue(limit = Infinity): Promise<void>[] {
+    if (!this.started || this.closed) return [];
+    const now = this.clock.now();
+    const runs: Promise<void>[] = [];
+    for (const [key, due] of this.due) {
+      if (runs.length >= limit) break;
+      if (due.at > now) continue;
+      this.due.delete(key);
+      runs.push(this.runKept(key, due));
+    }
+    return runs;
+  }
+
+  /** Keeps the work of `prefix` in step with the store's list `ids`: takes up the new, forgets the gone. */
+  private follow(prefix: string, ids: string[], takeUp: (id: string) => void): void {
+    const present = new Set(ids.map((id) => prefix + id));
+    for (const key of this.due.keys()) if (key.startsWith(prefix) && !present.has(key)) this.due.delete(key);
+    for (const id of ids) if (!this.due.has(prefix + id) && !this.inFlight.has(prefix + id)) takeUp(id);
+  }
+
+  private checkAt(watchId: string, at: number): void {
+    const handlers = this.handlers;
+    if (handlers !== undefined) this.due.set(checkKey(watchId), { at, run: () => handlers.check(watchId) });
   }
 
   private attemptAt(deliveryId: string, at: number): void {
-    this.due.set(deliveryKey(deliveryId), {
-      at,
-      run: async () => {
-        const retryIn = (await this.handlers?.attempt(deliveryId)) ?? null;
-        if (retryIn !== null && !this.closed) {
-          this.attemptAt(deliveryId, this.clock.now() + retryIn);
-          this.arm();
-        }
-      },
+    const handlers = this.handlers;
+    if (handlers !== undefined) this.due.set(deliveryKey(deliveryId), { at, run: () => handlers.attempt(deliveryId) });
+  }
+
+  /** Runs one piece of due work, and puts it back on the due list for when it says it is due again. */
+  private runKept(key: string, due: Due): Promise<void> {
+    this.inFlight.add(key);
+    return this.track(async () => {
+      let next: number | null;
+      try {
+        next = await due.run();
+      } catch (error) {
+        this.failed(error);
+        next = FAILED_RETRY_MS;
+      } finally {
+        this.inFlight.delete(key);
+      }
+      if (next !== null && !this.closed && !this.due.has(key)) this.due.set(key, { at: this.clock.now() + next, run: due.run });
     });
   }
 
   private track(run: () => Promise<void>): Promise<void> {
     const running = run().catch((error: unknown) => this.failed(error));
     this.running.add(running);
-    void running.finally(() => this.running.delete(running));
+    void running.finally(() => {
+      this.running.delete(running);
+      // A place is free, and what ran may be due again: the next look.
+      this.arm();
+    });
     return running;
   }
 
@@ -154,14 +191,20 @@ export class TimerWatchJobs implements WatchJobs {
     this.logger.error('watch job failed', { message: error instanceof Error ? error.message : String(error) });
   }
 
-  /** Sets the one timer for the next look, unless nothing is due or this process runs no scheduled work. */
+  /**
+   * Sets the one timer for the next look, unless nothing is due, this process runs no scheduled work, or
+   * every place is taken (the next run to end looks again).
+   */
   private arm(): void {
     clearTimeout(this.timer);
-    if (this.closed || !this.started || this.due.size === 0) return;
-    const next = Math.min(...[...this.due.values()].map((due) => due.at));
+    if (this.closed || !this.started || this.due.size === 0 || this.running.size >= MAX_RUNNING) return;
+    let next = Infinity;
+    for (const due of this.due.values()) if (due.at < next) next = due.at;
     const wait = Math.min(Math.max(0, next - this.clock.now()), LOOK_EVERY_MS);
+    // Not waiting for the runs: a slow receiver or upstream holds up nothing else that falls due.
     this.timer = setTimeout(() => {
-      void this.runDue().finally(() => this.arm());
+      this.launchDue(MAX_RUNNING - this.running.size);
+      this.arm();
     }, wait);
     // The server's socket or the worker's wait keeps the process alive, not this timer.
     this.timer.unref();

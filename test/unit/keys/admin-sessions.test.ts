@@ -39,4 +39,19 @@ describe('AdminSessions', () => {
     now += 60_000;
     expect(await sessions.attempt('192.0.2.1', () => true)).to.deep.equal({ outcome: 'right' });
   });
+
+  it('judges a bearer token alone while the store is down, and counts it as a sign-in otherwise', async () => {
+    const down = Object.create(backend.kv, {
+      get: { value: () => Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.')) },
+    }) as KvStore;
+    const outage = new AdminSessions(down, backend.counters, clock);
+    expect(await outage.bearer('192.0.2.1', () => true)).to.deep.equal({ outcome: 'right' });
+    expect(await outage.bearer('192.0.2.1', () => false)).to.deep.equal({ outcome: 'wrong', nowLocked: false });
+    const failure = await outage.attempt('192.0.2.1', () => true).catch((error: unknown) => error);
+    expect(isDossierError(failure, 'ERR_STORE_UNAVAILABLE')).to.equal(true);
+    const sessions = new AdminSessions(backend.kv, backend.counters, clock);
+    for (let i = 0; i < 4; i++) await sessions.bearer('192.0.2.1', () => false);
+    expect(await sessions.attempt('192.0.2.1', () => false)).to.deep.equal({ outcome: 'wrong', nowLocked: true });
+    expect(await sessions.bearer('192.0.2.1', () => true)).to.deep.equal({ outcome: 'locked', lockedUntil: now + 60_000 });
+  });
 });

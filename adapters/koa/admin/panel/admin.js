@@ -122,6 +122,12 @@
     });
   }
 
+  // What a revoke does to the key's watches, in words.
+  function watchesGoing(count) {
+    if (count === 0) return 'it has no watches.';
+    return count === 1 ? 'its watch is removed with it.' : 'its ' + count + ' watches are removed with it.';
+  }
+
   function numberOrNull(value) {
     return value.trim() === '' ? null : Number(value);
   }
@@ -207,13 +213,43 @@
       else fallback();
     } else if (action === 'revoke') {
       var name = button.getAttribute('data-name');
-      confirmAction('Revoke the key "' + name + '"? Every program using it is refused at once. This cannot be undone.')
+      var keyPath = keysApi + '/' + encodeURIComponent(button.getAttribute('data-id'));
+      // The watches go with the key: the question says how many.
+      call('GET', keyPath + '/watches')
+        .then(function (watches) {
+          return confirmAction(
+            'Revoke the key "' +
+              name +
+              '"? Every program using it is refused at once, and ' +
+              watchesGoing(watches.length) +
+              ' This cannot be undone.',
+          );
+        })
         .then(function (yes) {
           if (!yes) return undefined;
           button.disabled = true;
-          return call('POST', keysApi + '/' + encodeURIComponent(button.getAttribute('data-id')) + '/revoke').then(function () {
+          return call('POST', keyPath + '/revoke').then(function () {
             if (button.getAttribute('data-after') === 'reload') window.location.reload();
             else return refreshKeys();
+          });
+        })
+        .catch(function (error) {
+          button.disabled = false;
+          showAlert(button, error.message);
+        });
+    } else if (action === 'remove-watch') {
+      confirmAction(
+        'Remove the watch "' +
+          button.getAttribute('data-name') +
+          '"? It is not checked again and sends no more webhooks. This cannot be undone.',
+      )
+        .then(function (yes) {
+          if (!yes) return undefined;
+          button.disabled = true;
+          return call('DELETE', base + '/api/watches/' + encodeURIComponent(button.getAttribute('data-id'))).then(function () {
+            var count = section(button).querySelector('[data-watch-count]');
+            if (count) count.textContent = String(Number(count.textContent) - 1);
+            button.closest('tr').remove();
           });
         })
         .catch(function (error) {

@@ -1,0 +1,221 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@keyv/redis';
+import { createDossier, type Dossier } from '../lib/dossier.js';
+import { startDnsServer } from '../test/support/dns-server.js';
+import { startRedis } from './processes.js';
+
+// The watches line of `npm run bench` (also `node dist/bench/watches.js` alone): 100, 1,000 and 10,000
+// hourly watches on SQLite (the timer engine) and on Redis (BullMQ). Once their first checks are made,
+// one worker process (bench/watch-worker.ts) is measured for a minute while nothing is due: its calls to
+// the store, Redis's commands (BullMQ's included), its RSS and the heap it keeps after a full GC. Then 60
+// watches checked every minute are added, and the next check of each is timed against when it was due.
+
+const WORKER = fileURLToPath(new URL('./watch-worker.js', import.meta.url));
+
+/** The counts of watches measured (`BENCH_WATCH_COUNTS`, a comma-separated list). */
+const COUNTS = (process.env.BENCH_WATCH_COUNTS ?? '100,1000,10000').split(',').map(Number);
+
+/** A store the bench measures watches on: a fresh one for each count. */
+export interface WatchBenchStore {
+  label: string;
+  /** A fresh, empty store for the `n`-th count. */
+  url(n: number): string;
+}
+
+/** What one worker did in its idle minute, and how late its due checks ran. */
+interface WatchBenchLine {
+  store: string;
+  watches: number;
+  firstChecksSeconds: number;
+  readsPerMinute: number;
+  writesPerMinute: number;
+  /** Every command Redis ran in the minute, whoever asked (the worker is the only client then). */
+  redisCommandsPerMinute: number | null;
+  rssMiB: number;
+  /** The heap in use after a full garbage collection: what the worker keeps, not what its first checks left. */
+  heapMiB: number;
+  /** The median and the most a check ran after it was due, in seconds. */
+  lateP50: number;
+  lateMax: number;
+}
+
+/** What the worker process says when asked. */
+interface WorkerReport {
+  reads: number;
+  writes: number;
+  checks: number;
+  rssMiB: number;
+  heapMiB: number;
+}
+
+/** Measures every count on every store, one worker process at a time; the report as a Markdown table. */
+export async function watchesBench(stores: WatchBenchStore[], dnsAddress: string): Promise<string> {
+  const lines: WatchBenchLine[] = [];
+  for (const store of stores) {
+    for (const [n, count] of COUNTS.entries()) {
+      console.error(`  watches: ${count.toLocaleString('en')} on ${store.label}`);
+      lines.push(await measure(store.label, store.url(n), count, dnsAddress));
+    }
+  }
+  const row = (line: WatchBenchLine): string =>
+    `| ${line.store} | ${line.watches.toLocaleString('en')} | ${line.firstChecksSeconds.toFixed(0)} s | ${line.readsPerMinute} | ` +
+    `${line.writesPerMinute} | ${line.redisCommandsPerMinute ?? '–'} | ${line.rssMiB.toFixed(1)} | ${line.heapMiB.toFixed(1)} | ` +
+    `${line.lateP50.toFixed(2)} s / ${line.lateMax.toFixed(2)} s |`;
+  return [
+    'Watches: one worker process, hourly watches, a minute while nothing is due (store calls at its ports; Redis commands, BullMQ included); then 60 watches checked every minute, each next check timed against when it was due:\n',
+    '| store | watches | first checks of all | store reads / min | store writes / min | Redis commands / min | RSS (MiB) | heap after GC (MiB) | late (median / most) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...lines.map(row),
+  ].join('\n');
+}
+
+async function measure(label: string, url: string, count: number, dnsAddress: string): Promise<WatchBenchLine> {
+  const maker = createDossier({
+    store: url,
+    cache: 'memory://',
+    workers: false,
+    dnsServers: [dnsAddress],
+    storeTimeoutMs: 30_000,
+  });
+  try {
+    await createWatches(maker, 'hourly', count, 3600);
+    const worker = await startWorker(url, dnsAddress);
+    try {
+      const started = performance.now();
+      while ((await ask(worker)).checks < count) await sleep(1000);
+      const firstChecksSeconds = (performance.now() - started) / 1000;
+      // The burst's last writes settle before the quiet minute begins.
+      await sleep(5000);
+      // What asking Redis costs, to leave it out of the minute's count.
+      const asking = (await redisCommands(url)) ?? 0;
+      const commandsBefore = await redisCommands(url);
+      await ask(worker, 'reset');
+      await sleep(60_000);
+      const idle = await ask(worker);
+      const commandsAfter = await redisCommands(url);
+      const collected = await ask(worker, 'gc');
+      const late = await lateness(maker);
+      return {
+        store: label,
+        watches: count,
+        firstChecksSeconds,
+        readsPerMinute: idle.reads,
+        writesPerMinute: idle.writes,
+        redisCommandsPerMinute:
+          commandsBefore === null || commandsAfter === null ? null : commandsAfter - commandsBefore - (commandsBefore - asking),
+        rssMiB: idle.rssMiB,
+        heapMiB: collected.heapMiB,
+        ...late,
+      };
+    } finally {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
+  } finally {
+    await maker.close();
+  }
+}
+
+/** `count` dns watches every `intervalSeconds`, 100 a key (each key its own owner), made 20 at a time. */
+async function createWatches(maker: Dossier, name: string, count: number, intervalSeconds: number): Promise<void> {
+  const keys = await Promise.all(
+    Array.from({ length: Math.ceil(count / 100) }, (_, k) => maker.keys.create({ name: `${name}-${k}`, owner: `${name}-${k}` })),
+  );
+  for (let start = 0; start < count; start += 20) {
+    await Promise.all(
+      Array.from({ length: Math.min(20, count - start) }, (_, i) => {
+        const n = start + i;
+        const { key } = keys[n % keys.length]!;
+        return maker.watches.create({
+          type: 'dns',
+          domain: `${name}-${n}.bench.test`,
+          keyId: key.id,
+          owner: key.owner,
+          intervalSeconds,
+        });
+      }),
+    );
+  }
+}
+
+/**
+ * Adds 60 watches checked every minute and follows them for a little more than a minute: how long after
+ * its due time (the `next_check_at` the check before it set) each one's second check ran.
+ */
+async function lateness(maker: Dossier): Promise<{ lateP50: number; lateMax: number }> {
+  await createWatches(maker, 'minutely', 60, 60);
+  const owner = 'minutely-0';
+  const seen = new Map<string, { lastCheckedAt: string | null; nextCheckAt: string }>();
+  const late: number[] = [];
+  const until = performance.now() + 80_000;
+  while (performance.now() < until && late.length < 60) {
+    for (const watch of await maker.watches.list({ owner })) {
+      const before = seen.get(watch.id);
+      if (before !== undefined && before.lastCheckedAt !== null && watch.lastCheckedAt !== before.lastCheckedAt) {
+        late.push(Math.max(0, Date.parse(watch.lastCheckedAt!) - Date.parse(before.nextCheckAt)) / 1000);
+      }
+      seen.set(watch.id, { lastCheckedAt: watch.lastCheckedAt, nextCheckAt: watch.nextCheckAt });
+    }
+    await sleep(250);
+  }
+  late.sort((a, b) => a - b);
+  if (late.length < 60) throw new Error(`Only ${late.length} of the 60 minutely watches were checked again within 80 s.`);
+  return { lateP50: late[30]!, lateMax: late.at(-1)! };
+}
+
+/** The worker process on `url`, once its engine has started. */
+async function startWorker(url: string, dnsAddress: string): Promise<ChildProcess> {
+  const worker = fork(WORKER, [], {
+    env: { ...process.env, DOSSIER_STORE: url, DOSSIER_DNS_SERVERS: dnsAddress, DOSSIER_LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    execArgv: ['--expose-gc'],
+  });
+  const [said] = (await once(worker, 'message')) as [unknown];
+  if (said !== 'ready') throw new Error(`The watch worker said ${JSON.stringify(said)}.`);
+  return worker;
+}
+
+/** What the worker says when asked `message` ('report', or 'reset' or 'gc' then report). */
+async function ask(worker: ChildProcess, message = 'report'): Promise<WorkerReport> {
+  const answered = once(worker, 'message') as Promise<[WorkerReport]>;
+  worker.send(message);
+  return (await answered)[0];
+}
+
+/** The commands the Redis server of `url` has run so far (one more for asking); `null` for another store. */
+async function redisCommands(url: string): Promise<number | null> {
+  if (!url.startsWith('redis')) return null;
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    return Number(/total_commands_processed:(\d+)/.exec(await client.info('stats'))?.[1]);
+  } finally {
+    await client.quit();
+  }
+}
+
+/** The stores of a bench run: SQLite files in `dir`, and databases 1, 2, 3… of the Redis at `redisUrl`. */
+export function watchBenchStores(dir: string, redisUrl: string | undefined): WatchBenchStore[] {
+  const stores: WatchBenchStore[] = [{ label: 'SQLite', url: (n) => `sqlite://${join(dir, `watches-${n}.sqlite`)}` }];
+  if (redisUrl !== undefined) stores.push({ label: 'Redis', url: (n) => `${redisUrl}/${n + 1}` });
+  return stores;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const dns = await startDnsServer({});
+  const redis = await startRedis();
+  const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-watches-'));
+  try {
+    console.log(await watchesBench(watchBenchStores(dir, redis?.url), dns.address));
+  } finally {
+    await redis?.close();
+    await dns.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,46 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { ResolvedOptions } from '../../lib/options.js';
+import type { CounterStore } from '../../lib/ports/counter-store.js';
+import type { KvStore } from '../../lib/ports/kv-store.js';
+import { Metering } from '../../lib/quota/metering.js';
+import { TOKENS } from '../../lib/tokens.js';
+import { TimerWatchJobs } from '../../lib/watches/jobs/timer-jobs.js';
+import { KeyvWatchStore } from '../../lib/watches/keyv-watch-store.js';
+import { KeyvWatchService } from '../../lib/watches/watch-service.js';
+
+/** A watch service a test built on ports of its choice, and its parts. */
+export interface BuiltWatchService {
+  store: KeyvWatchStore;
+  service: KeyvWatchService;
+  /** Its engine: timers, attached to the service, started only if the test starts it. */
+  jobs: TimerWatchJobs;
+}
+
+/**
+ * The watch service of a Dossier's container, on `kv` and `counters` (the container's own, or ones a
+ * test wraps to watch what is asked of the store), its work handed to a timer engine.
+ */
+export function watchServiceOn(
+  container: DependencyContainer,
+  options: ResolvedOptions,
+  { kv, counters }: { kv: KvStore; counters: CounterStore },
+): BuiltWatchService {
+  const store = new KeyvWatchStore(kv, counters);
+  const jobs = new TimerWatchJobs(options.clock, options.logger);
+  const service = new KeyvWatchService({
+    store,
+    counters,
+    lookups: container.resolve(TOKENS.lookupService),
+    jobs: () => jobs,
+    keys: container.resolve(TOKENS.keyStore),
+    quota: container.resolve(Metering),
+    clock: options.clock,
+    createResolver: container.resolve(TOKENS.dnsResolverFactory),
+    guard: container.resolve(TOKENS.targetGuard),
+    watchesPerKey: options.watchesPerKey,
+    telemetry: { watchCheck() {}, webhookDelivery() {} },
+    logger: options.logger,
+  });
+  jobs.attach(service.handlers);
+  return { store, service, jobs };
+}
