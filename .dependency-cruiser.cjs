@@ -112,10 +112,10 @@ module.exports = {
     },
     {
       name: 'backends-keep-to-their-folder',
-      comment: 'A backend folder (memory, sqlite, redis, postgres) uses its own files, sql/ and shared/; never another backend.',
+      comment: 'A backend folder (memory, sqlite, redis, postgres, mysql) uses its own files, sql/ and shared/; never another backend.',
       severity: 'error',
-      from: { path: '^lib/stores/(memory|sqlite|redis|postgres)/' },
-      to: { path: '^lib/stores/(memory|sqlite|redis|postgres)/', pathNot: '^lib/stores/$1/' },
+      from: { path: '^lib/stores/(memory|sqlite|redis|postgres|mysql)/' },
+      to: { path: '^lib/stores/(memory|sqlite|redis|postgres|mysql)/', pathNot: '^lib/stores/$1/' },
     },
   ],
   options: {

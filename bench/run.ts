@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createDossier } from '../lib/dossier.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, run, type BenchResult } from './harness.js';
+import { benchDocumentsScale } from './documents-scale.js';
 import { cliKey, FRAMEWORKS, startBare, startDossier, startExample, startRedis, type ServerProcess } from './processes.js';
 import { watchBenchStores, watchesBench } from './watches.js';
 
@@ -222,4 +223,5 @@ console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');
 console.log('| store | after 10,000 requests | after 100,000 requests | change |\n|---|---:|---:|---:|');
 console.log(memory.join('\n'));
 console.log(`\n${watches}`);
+console.log(`\n${await benchDocumentsScale(notes)}`);
 for (const note of notes) console.log(`\n${note}`);

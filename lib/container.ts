@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { createDocumentService } from './documents/create-document-service.js';
+import { KeyvDocumentStore } from './documents/keyv-document-store.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
 import { CachingLookupService } from './cache/caching-lookup-service.js';
@@ -79,7 +80,12 @@ export function createContainer(options: ResolvedOptions): Composition {
 
   container.register(TOKENS.clock, { useValue: options.clock });
   once(TOKENS.storeBackend, () =>
-    open(options.store, { namespace: 'dossier', clock: options.clock, timeoutMs: options.storeTimeoutMs }),
+    open(options.store, {
+      namespace: 'dossier',
+      clock: options.clock,
+      timeoutMs: options.storeTimeoutMs,
+      logger: options.logger,
+    }),
   );
   once(TOKENS.storeKv, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub));
   once(TOKENS.storeCounters, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub));
@@ -134,10 +140,14 @@ export function createContainer(options: ResolvedOptions): Composition {
   provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
   provide(TOKENS.quotaStore, options.quotas, (c) => instrumentQuotaStore(c.resolve(CounterQuotaStore), hub));
   provide(TOKENS.textGenerator, options.textGenerator, () => instrumentTextGenerator(createTextGenerator(options), hub));
+  once(TOKENS.documentStore, (c) => {
+    const { documents } = c.resolve(TOKENS.storeBackend);
+    if (documents !== undefined) return observeStoreErrors(documents, hub);
+    return new KeyvDocumentStore(c.resolve(TOKENS.storeKv), c.resolve(TOKENS.storeCounters), options.clock);
+  });
   provide(TOKENS.documentService, options.documents, (c) =>
     createDocumentService({
-      kv: c.resolve(TOKENS.storeKv),
-      counters: c.resolve(TOKENS.storeCounters),
+      store: c.resolve(TOKENS.documentStore),
       generator: c.resolve(TOKENS.textGenerator),
       clock: options.clock,
       customTemplates: options.customTemplates,

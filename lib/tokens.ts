@@ -4,6 +4,7 @@ import type { Clock } from './ports/clock.js';
 import type { CounterStore } from './ports/counter-store.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
 import type { DocumentService } from './ports/document-service.js';
+import type { DocumentStore } from './ports/document-store.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
@@ -29,6 +30,8 @@ export const TOKENS = {
   /** The keys as Dossier hands them out: the key store, whose revoke also removes the key's watches. */
   keys: Symbol('keys') as InjectionToken<KeyStore>,
   quotaStore: Symbol('quotaStore') as InjectionToken<QuotaStore>,
+  /** Where documents live: the store backend's tables, or its values and counters. */
+  documentStore: Symbol('documentStore') as InjectionToken<DocumentStore>,
   documentService: Symbol('documentService') as InjectionToken<DocumentService>,
   textGenerator: Symbol('textGenerator') as InjectionToken<TextGenerator>,
   meteringOptions: Symbol('meteringOptions') as InjectionToken<MeteringOptions>,

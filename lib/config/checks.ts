@@ -6,13 +6,17 @@ import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import type { CustomTemplateOptions } from '../documents/templates.js';
 import { parseHostPort } from '../lookup/net/host-port.js';
 import { defineCheck } from '../schemas/ajv.js';
+import { STORE_SCHEMES, storeScheme } from '../stores/schemes.js';
 
 // The checks of the settings' values, as JSON Schema (TypeBox), and the readers that turn a variable's
 // text into a value. Each message completes a sentence that starts with the name of the option or
 // variable (see settings.ts). A schema's `message` is its sentence, or one per JSON Schema keyword; in
 // it, `{input}` stands for the value refused and `{length}` for its length (lib/schemas/ajv.ts, fieldProblems).
 
-const STORE_SCHEMES = ['memory:', 'sqlite:', 'redis:', 'rediss:', 'postgres:', 'postgresql:'];
+/** The schemes a store URL may have, as its message lists them. */
+const SCHEME_NAMES = Object.keys(STORE_SCHEMES)
+  .map((scheme) => scheme.slice(0, -1))
+  .join(', ');
 
 const DNS_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
@@ -61,7 +65,7 @@ const STORE_URL = defineCheck('storeUrl', (value) => {
   return problem === undefined ? true : [problem];
 });
 
-/** A store URL (memory://, sqlite://PATH with a writable folder, redis://…, postgres://…). */
+/** A store URL (memory://, sqlite://PATH with a writable folder, redis://…, postgres://…, mysql://…/DATABASE). */
 export const storeUrl = Type.String({ check: STORE_URL, message: { type: 'must be a store URL' } });
 
 /** `host[:port]` (`defaultPort` when none is written); a DNS server's host must also be an IP address or a DNS name. */
@@ -198,10 +202,9 @@ export function readPemFile(path: string): Read<string[]> {
 
 function storeUrlProblem(value: string): string | undefined {
   const url = URL.parse(value);
-  if (url === null) return `must be a URL (memory://, sqlite://PATH, redis://…, postgres://…), not "${value}"`;
-  if (!STORE_SCHEMES.includes(url.protocol)) {
-    return `has an unknown scheme "${url.protocol}" (memory, sqlite, redis, postgres)`;
-  }
+  if (url === null) return `must be a URL (memory://, sqlite://PATH, redis://…, postgres://…, mysql://…), not "${value}"`;
+  const scheme = storeScheme(value);
+  if (scheme === undefined) return `has an unknown scheme "${url.protocol}" (${SCHEME_NAMES})`;
   if (!value.startsWith(`${url.protocol}//`)) return `must start with ${url.protocol}// in lower case, not "${value}"`;
   if (url.protocol === 'sqlite:') {
     const path = value.slice('sqlite://'.length);
@@ -209,8 +212,12 @@ function storeUrlProblem(value: string): string | undefined {
     if (path === '') return 'needs the path of its file (sqlite://PATH; memory:// keeps nothing on disk)';
     return sqlitePathProblem(path);
   }
-  if ((url.protocol === 'redis:' || url.protocol === 'rediss:') && !/^\/?(\d{1,5})?$/.test(url.pathname)) {
+  const { backend } = STORE_SCHEMES[scheme];
+  if (backend === 'redis' && !/^\/?(\d{1,5})?$/.test(url.pathname)) {
     return `may end only in a database number (redis://HOST:PORT/N), not "${url.pathname}"`;
+  }
+  if (backend === 'mysql' && !/^\/[^/]+$/.test(url.pathname)) {
+    return `must name its database (${url.protocol}//USER:PASSWORD@HOST:3306/DATABASE), not "${url.pathname}"`;
   }
   return undefined;
 }

@@ -1,8 +1,10 @@
 import { AppendOnlyIndex } from '../stores/shared/append-only-index.js';
+import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
+import type { StoredDocument } from '../ports/document-store.js';
 import type { KvStore } from '../ports/kv-store.js';
+import { documentIndexName, documentKey, isStoredDocument } from '../records/stored-document.js';
 import { OwnerListing } from './owner-listing.js';
-import { documentKey, isStoredDocumentOf, type StoredDocument } from './stored-document.js';
 
 /** Limits of a {@link ListingCache}. */
 export interface ListingCacheOptions {
@@ -12,20 +14,39 @@ export interface ListingCacheOptions {
   maxWeight?: number;
 }
 
+/** A change this process made to a document, as the listing applies it. */
+export type DocumentChange = { put: StoredDocument } | { remove: number };
+
 interface OwnerState {
-  /** The owner's list of ids; kept with the listing so that its known slots are not read twice. */
-  index: AppendOnlyIndex;
+  /** The owner's log: each slot holds the id of a document that was created, changed or deleted. */
+  log: AppendOnlyIndex;
   listing?: OwnerListing;
-  loading?: { version: number; promise: Promise<OwnerListing> };
+  /** The slots read up to, from the first. */
+  readTo: number;
+  /** Slots up to `readTo` that were taken but not yet written when read, by when this process saw them first. */
+  pending: Map<number, number>;
+  /** Slots past `readTo` whose change this process made and applied already. */
+  applied: Set<number>;
+  /** The refresh under way; the next one starts after it. */
+  refreshing: Promise<unknown>;
 }
 
+/** Documents read per store call. */
 const BATCH = 500;
 
 /**
- * The documents of each owner, as they were at the owner's version counter (incremented after every
- * write, by any process). A listing reads the counter once; when the cached copy has that version it
- * is used as is, else the owner's documents are read again (only that owner's). Least recently used
- * owners are forgotten beyond the limits.
+ * How long a slot taken and not written is read again: a writer fills its slot within a few store
+ * calls, or fills it with an id no document has when it fails; one that died in between leaves it
+ * empty for good.
+ */
+const PENDING_MS = 10 * 60_000;
+
+/**
+ * The documents of each owner, kept in this process and brought up to date from the owner's log. Every
+ * write, by any process, first writes the document and then appends its id to the log; a listing reads
+ * the log's length (one store call) and, when it moved, only the slots written since its last read and
+ * the documents they name: never all of the owner's documents again. Least recently used owners are
+ * forgotten beyond the limits (and read whole when they are listed again).
  */
 export class ListingCache {
   private readonly owners = new Map<string, OwnerState>();
@@ -35,15 +56,16 @@ export class ListingCache {
   constructor(
     private readonly kv: KvStore,
     private readonly counters: CounterStore,
+    private readonly clock: Clock,
     options: ListingCacheOptions = {},
   ) {
     this.maxOwners = options.maxOwners ?? 500;
     this.maxWeight = options.maxWeight ?? 64 * 1024 * 1024;
   }
 
-  /** The owner's index of ids, for appending. */
-  index(owner: string): AppendOnlyIndex {
-    return this.state(owner).index;
+  /** The owner's log, to append to after a write. */
+  log(owner: string): AppendOnlyIndex {
+    return this.state(owner).log;
   }
 
   /**
@@ -51,42 +73,30 @@ export class ListingCache {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async listing(owner: string): Promise<OwnerListing> {
-    const version = await this.counters.get(versionCounter(owner));
     const state = this.state(owner);
-    if (state.listing?.version === version) return state.listing;
-    if (state.loading?.version === version) return state.loading.promise;
-    const promise = this.load(owner, state, version);
-    state.loading = { version, promise };
-    try {
-      return await promise;
-    } finally {
-      if (state.loading?.promise === promise) state.loading = undefined;
-    }
+    const length = await state.log.length();
+    const current = (): OwnerListing | undefined =>
+      state.listing !== undefined && state.readTo >= length && state.pending.size === 0 ? state.listing : undefined;
+    const ready = current();
+    if (ready) return ready;
+    // One refresh at a time: one that ends meanwhile may have read what this one would.
+    const refreshed = state.refreshing.then(() => current() ?? this.refresh(owner, state, length));
+    state.refreshing = refreshed.catch(() => {});
+    const listing = await refreshed;
+    this.evict();
+    return listing;
   }
 
   /**
-   * Records a write this process made: bumps the owner's version and, when no other write came in
-   * between, applies the change to the cached copy (else the next listing reloads).
-   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   * Applies a change this process made and logged in `slot`, so that its next listing need not read it
+   * back from the store.
    */
-  async written(owner: string, change: { put: StoredDocument } | { remove: number }): Promise<void> {
+  written(owner: string, slot: number, change: DocumentChange): void {
     const state = this.owners.get(owner);
-    let version: number | null;
-    try {
-      version = await this.counters.increment(versionCounter(owner));
-    } catch (error) {
-      if (state) state.listing = undefined;
-      throw error;
-    }
-    const listing = state?.listing;
-    if (state === undefined || listing === undefined) return;
-    if (version === null || listing.version !== version - 1) {
-      state.listing = undefined;
-      return;
-    }
-    if ('put' in change) listing.put(change.put);
-    else listing.remove(change.remove);
-    listing.version = version;
+    if (state?.listing === undefined) return;
+    if ('put' in change) state.listing.put(change.put);
+    else state.listing.remove(change.remove);
+    if (slot > state.readTo) state.applied.add(slot);
     this.evict();
   }
 
@@ -96,23 +106,60 @@ export class ListingCache {
       // Refresh the owner's place in the least-recently-used order.
       this.owners.delete(owner);
     } else {
-      state = { index: new AppendOnlyIndex(this.kv, this.counters, `documents:${owner}`) };
+      state = {
+        log: new AppendOnlyIndex(this.kv, this.counters, documentIndexName(owner)),
+        readTo: 0,
+        pending: new Map(),
+        applied: new Set(),
+        refreshing: Promise.resolve(),
+      };
     }
     this.owners.set(owner, state);
     return state;
   }
 
-  private async load(owner: string, state: OwnerState, version: number): Promise<OwnerListing> {
-    const ids = [...new Set(await state.index.values())];
-    const docs: StoredDocument[] = [];
-    for (let start = 0; start < ids.length; start += BATCH) {
-      const values = await this.kv.getMany<unknown>(ids.slice(start, start + BATCH).map((id) => documentKey(Number(id))));
-      for (const value of values) if (isStoredDocumentOf(value, owner)) docs.push(value);
+  /** Reads the slots up to `length` not read yet (all of them for a listing not held) and the documents they name. */
+  private async refresh(owner: string, state: OwnerState, length: number): Promise<OwnerListing> {
+    const whole = state.listing === undefined;
+    const slots = whole ? [] : [...state.pending.keys()];
+    for (let slot = whole ? 1 : state.readTo + 1; slot <= length; slot += 1)
+      if (whole || !state.applied.has(slot)) slots.push(slot);
+    const values = await state.log.at(slots);
+    const now = this.clock.now();
+    const pending = new Map<number, number>();
+    const ids = new Set<number>();
+    slots.forEach((slot, n) => {
+      const value = values[n];
+      if (value !== undefined) {
+        // '0' (a create that failed) names no document.
+        if (value !== '0') ids.add(Number(value));
+        return;
+      }
+      const since = state.pending.get(slot) ?? now;
+      if (now - since < PENDING_MS) pending.set(slot, since);
+    });
+    const documents = await this.documents(owner, [...ids]);
+    const listing = state.listing ?? new OwnerListing([]);
+    for (const id of ids) {
+      const document = documents.get(id);
+      if (document) listing.put(document);
+      else listing.remove(id);
     }
-    const listing = new OwnerListing(version, docs);
-    if (state.listing === undefined || state.listing.version < version) state.listing = listing;
-    this.evict();
+    state.listing = listing;
+    state.readTo = Math.max(state.readTo, length);
+    state.pending = pending;
+    for (const slot of state.applied) if (slot <= state.readTo) state.applied.delete(slot);
     return listing;
+  }
+
+  /** The owner's documents among `ids`, by id. */
+  private async documents(owner: string, ids: number[]): Promise<Map<number, StoredDocument>> {
+    const found = new Map<number, StoredDocument>();
+    for (let start = 0; start < ids.length; start += BATCH) {
+      const values = await this.kv.getMany<unknown>(ids.slice(start, start + BATCH).map(documentKey));
+      for (const value of values) if (isStoredDocument(value, owner)) found.set(value.id, value);
+    }
+    return found;
   }
 
   private evict(): void {
@@ -126,8 +173,4 @@ export class ListingCache {
       this.owners.delete(owner);
     }
   }
-}
-
-function versionCounter(owner: string): string {
-  return `documents:${owner}:version`;
 }

@@ -1,20 +1,12 @@
 import { checkLaravel, defaultOf, type LaravelRules } from '../schemas/laravel.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../schemas/documents.js';
-import type { StoredDocument } from './stored-document.js';
+import type { DocumentQuery, StoredDocument } from '../ports/document-store.js';
+import { searchText } from '../records/stored-document.js';
 
 // The rules live in the schemas (lib/schemas/documents.ts), which the OpenAPI document shows too.
 
-/** A listing request, validated and with defaults applied. */
-export interface ListQuery {
-  /** Lower-cased text to look for; absent when not given or empty. */
-  search?: string;
-  searchBy: 'name' | 'result';
-  templateId: number;
-  favorite?: boolean;
-  sortBy: 'id' | 'name';
-  sort: 'asc' | 'desc';
-  perPage: number;
-  page: number;
+/** A listing request, validated and with defaults applied; `search` is absent when not given or empty. */
+export interface ListQuery extends DocumentQuery {
   /** The filters that were given, normalized, in a fixed order (for links). `page` is not among them. */
   filters: Record<string, string>;
 }
@@ -65,7 +57,7 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
   const search = values.search as string | undefined;
   const favorite = values.favorite === undefined ? undefined : flag(values.favorite);
   return {
-    ...(search !== undefined ? { search: search.toLowerCase() } : {}),
+    ...(search !== undefined ? { search: searchText(search) } : {}),
     searchBy: pick('search_by') as ListQuery['searchBy'],
     templateId: pick('template_id') as number,
     ...(favorite !== undefined ? { favorite } : {}),

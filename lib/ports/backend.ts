@@ -1,5 +1,6 @@
 import type { AdmissionStore } from './admission-store.js';
 import type { CounterStore } from './counter-store.js';
+import type { DocumentStore } from './document-store.js';
 import type { KvStore } from './kv-store.js';
 
 /** A storage backend: values through Keyv, and the backend's own atomic counters. */
@@ -10,6 +11,11 @@ export interface Backend {
   counters: CounterStore;
   /** The hot path of interface A: authenticate and count in one atomic step of the backend. */
   admissions: AdmissionStore;
+  /**
+   * Documents as rows of the backend's own tables, listed by its queries (the SQL backends). Absent
+   * where the core keeps documents as values and counters (memory, Redis).
+   */
+  documents?: DocumentStore;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }

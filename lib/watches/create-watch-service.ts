@@ -5,6 +5,7 @@ import type { TelemetryHub } from '../telemetry/instrument.js';
 import { TOKENS } from '../tokens.js';
 import { createTrustContext } from '../lookup/ssl/ssl-lookup.js';
 import { Metering } from '../quota/metering.js';
+import { STORE_SCHEMES, storeScheme } from '../stores/schemes.js';
 import { BullWatchJobs } from './jobs/bullmq-jobs.js';
 import { TimerWatchJobs } from './jobs/timer-jobs.js';
 import { KeyvWatchStore } from './keyv-watch-store.js';
@@ -12,12 +13,12 @@ import type { WatchService } from '../ports/watches.js';
 import { KeyvWatchService } from './watch-service.js';
 
 /**
- * The job engine the store calls for (CONTRACT.md §11): BullMQ where several processes may share the
- * store (Redis, PostgreSQL), timers of this process where one process owns it (SQLite, memory).
+ * The job engine the store calls for (CONTRACT.md §11, lib/stores/schemes.ts): BullMQ on Redis and
+ * PostgreSQL, timers of each process elsewhere (SQLite, MySQL, memory).
  */
 export function createWatchJobs(options: ResolvedOptions): WatchJobs {
-  const protocol = new URL(options.store).protocol;
-  if (['redis:', 'rediss:', 'postgres:', 'postgresql:'].includes(protocol)) {
+  const scheme = storeScheme(options.store);
+  if (scheme !== undefined && STORE_SCHEMES[scheme].jobs === 'bullmq') {
     return new BullWatchJobs({ url: options.store, prefix: options.jobQueuePrefix, logger: options.logger });
   }
   return new TimerWatchJobs(options.clock, options.logger);

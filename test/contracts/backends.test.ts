@@ -1,6 +1,7 @@
 import { admissionStoreContract } from './admission-store.contract.js';
 import { backendCases } from './backends.js';
 import { counterStoreContract } from './counter-store.contract.js';
+import { documentListingContract } from './document-listing.contract.js';
 import { documentServiceContract } from './document-service.contract.js';
 import { keyStoreContract } from './key-store.contract.js';
 import { quotaStoreContract } from './quota-store.contract.js';
@@ -18,6 +19,7 @@ describe('backend contracts', () => {
       quotaStoreContract(backend);
       admissionStoreContract(backend);
       documentServiceContract(backend);
+      documentListingContract(backend);
       watchStoreContract(backend);
     });
   }

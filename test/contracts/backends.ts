@@ -20,7 +20,7 @@ export interface BackendCase {
   cleanup(): void;
 }
 
-/** The backends of this machine: memory and SQLite always; Redis and PostgreSQL when their test URL is set. */
+/** The backends of this machine: memory and SQLite always; Redis, PostgreSQL and MySQL when their test URL is set. */
 export function backendCases(): { cases: BackendCase[]; skipped: string[] } {
   const dirs: string[] = [];
   const cases: BackendCase[] = [
@@ -45,6 +45,9 @@ export function backendCases(): { cases: BackendCase[]; skipped: string[] } {
   else skipped.push('redis (set DOSSIER_TEST_REDIS=redis://127.0.0.1:6379 to run it)');
   if (postgres) cases.push({ name: 'postgres', url: () => postgres, shared: true, cleanup() {} });
   else skipped.push('postgres (set DOSSIER_TEST_POSTGRES=postgres://postgres@127.0.0.1:5432/test to run it)');
+  const mysql = process.env.DOSSIER_TEST_MYSQL;
+  if (mysql) cases.push({ name: 'mysql', url: () => mysql, shared: true, cleanup() {} });
+  else skipped.push('mysql (set DOSSIER_TEST_MYSQL=mysql://root@127.0.0.1:3306/test to run it)');
   return { cases, skipped };
 }
 

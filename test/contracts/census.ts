@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createClient } from '@keyv/redis';
 import type { CounterStore } from '../../lib/ports/counter-store.js';
@@ -6,7 +7,7 @@ import type { KvStore } from '../../lib/ports/kv-store.js';
 
 /**
  * How many entries a store holds: values, counters and leases, each as the backend keeps them (rows of
- * SQLite and PostgreSQL, keys of Redis), read beside Dossier rather than through its ports, so that a
+ * SQLite, PostgreSQL and MySQL, keys of Redis), read beside Dossier rather than through its ports, so that a
  * test sees what is really left behind. A memory:// store lives in the test's own process, where
  * nothing else can read it: its entries are those its {@link Ledger} saw written and not deleted.
  */
@@ -28,6 +29,15 @@ export async function census(url: string, ledger: Ledger): Promise<number> {
       return Number(((await client.query(COUNT_ROWS)).rows[0] as { count: string }).count);
     } finally {
       await client.end();
+    }
+  }
+  if (scheme === 'mysql:' || scheme === 'mariadb:') {
+    const connection = await mysql.createConnection({ uri: url });
+    try {
+      const [rows] = (await connection.query(COUNT_ROWS)) as unknown as [{ count: number | string }[]];
+      return Number(rows[0]!.count);
+    } finally {
+      await connection.end();
     }
   }
   const client = createClient({ url });

@@ -90,7 +90,7 @@ const KOA_LINE = 'npm install koa swagger-ui-dist prom-client pino';
 
 describe('the package without any optional peer (npm install dossier alone)', function () {
   this.timeout(30_000);
-  const PEERS = ['koa', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg', 'bullmq'];
+  const PEERS = ['koa', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg', 'mysql2', 'bullmq'];
   let dir: string;
   before(() => (dir = packageWithout(PEERS)));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -131,9 +131,11 @@ for (const peer of ['koa', 'swagger-ui-dist', 'prom-client', 'pino']) {
   });
 }
 
-for (const { peer, scheme, url } of [
-  { peer: '@keyv/redis', scheme: 'redis', url: 'redis://127.0.0.1:9/0' },
-  { peer: 'pg', scheme: 'postgres', url: 'postgres://nobody@127.0.0.1:9/none' },
+for (const { peer, scheme, url, use } of [
+  { peer: '@keyv/redis', scheme: 'redis', url: 'redis://127.0.0.1:9/0', use: 'A redis:// store' },
+  { peer: 'pg', scheme: 'postgres', url: 'postgres://nobody@127.0.0.1:9/none', use: 'A postgres:// store' },
+  { peer: 'mysql2', scheme: 'mysql', url: 'mysql://nobody@127.0.0.1:9/none', use: 'A mysql:// or mariadb:// store' },
+  { peer: 'mysql2', scheme: 'mariadb', url: 'mariadb://nobody@127.0.0.1:9/none', use: 'A mysql:// or mariadb:// store' },
 ]) {
   describe(`the package without the ${scheme} driver ${peer}`, function () {
     this.timeout(30_000);
@@ -144,7 +146,7 @@ for (const { peer, scheme, url } of [
     it(`still gives the library; a ${scheme}:// store or cache stops with the line to run`, async () => {
       await expectMissing(dir, [peer]);
       await expectLibraryWorks(dir);
-      const line = `A ${scheme}:// store needs ${peer}, which is not installed: run npm install ${peer}`;
+      const line = `${use} needs ${peer}, which is not installed: run npm install ${peer}`;
       expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'keys', 'list'], { DOSSIER_STORE: url }), line);
       expectStopsWith(await node(dir, ['dist/adapters/cli/main.js', 'keys', 'list'], { DOSSIER_CACHE: url }), line);
       const embedded = await node(dir, [

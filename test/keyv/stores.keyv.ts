@@ -8,6 +8,8 @@ import keyvTestSuite, { keyvIteratorTests } from '@keyv/test-suite';
 import Keyv from 'keyv';
 import pg from 'pg';
 import * as vitest from 'vitest';
+import { loadMysqlDriver, MysqlConnection } from '../../lib/stores/mysql/connection.js';
+import { MysqlKeyvStore } from '../../lib/stores/mysql/keyv-store.js';
 import { preparedQuery } from '../../lib/stores/postgres/backend.js';
 import { BetterSqliteKeyvStore } from '../../lib/stores/sqlite/keyv-store.js';
 import { PostgresKeyvStore } from '../../lib/stores/postgres/keyv-store.js';
@@ -38,6 +40,20 @@ vitest.describe.skipIf(!postgres)(`PostgresKeyvStore${postgres ? '' : ' (skipped
     await pool.end();
   });
   const store = () => new PostgresKeyvStore(preparedQuery(pool), async () => {}, { table });
+  keyvTestSuite(vitest, Keyv, store);
+  keyvIteratorTests(vitest, Keyv, store);
+});
+
+const mysql = process.env.DOSSIER_TEST_MYSQL;
+vitest.describe.skipIf(!mysql)(`MysqlKeyvStore${mysql ? '' : ' (skipped: set DOSSIER_TEST_MYSQL to run it)'}`, () => {
+  const connection = mysql ? new MysqlConnection(loadMysqlDriver(), { url: mysql, timeoutMs: 10_000, poolSize: 4 }) : undefined;
+  // A table of this run's own: others test on the same server.
+  const table = `keyv_suite_${randomBytes(6).toString('hex')}`;
+  vitest.afterAll(async () => {
+    await connection?.query(`DROP TABLE IF EXISTS ${table}`, []);
+    await connection?.close();
+  });
+  const store = () => new MysqlKeyvStore(connection!, async () => {}, { table });
   keyvTestSuite(vitest, Keyv, store);
   keyvIteratorTests(vitest, Keyv, store);
 });

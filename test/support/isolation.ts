@@ -2,13 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { RootHookObject } from 'mocha';
 import { createClient } from '@keyv/redis';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 
 /**
  * A root hook plugin (`require` in .mocharc.json): each mocha process (each worker of `--parallel`)
- * points `DOSSIER_TEST_REDIS` and `DOSSIER_TEST_POSTGRES` at a Redis database and a PostgreSQL schema of
- * its own before any test file is loaded, and each test file starts with them empty and leaves them
- * emptied (the schema dropped; the database kept reserved for the process's next file). So the fixed namespace of the container (`dossier`) is never shared between files running
+ * points `DOSSIER_TEST_REDIS`, `DOSSIER_TEST_POSTGRES` and `DOSSIER_TEST_MYSQL` at a Redis database, a
+ * PostgreSQL schema and a MySQL database of its own before any test file is loaded, and each test file
+ * starts with them empty and leaves them emptied (the schema and the MySQL database dropped; the Redis
+ * database kept reserved for the process's next file). So the fixed namespace of the container (`dossier`) is never shared between files running
  * side by side, nor left behind for the next file or run.
  */
 export async function mochaHooks(): Promise<RootHookObject> {
@@ -18,16 +20,17 @@ export async function mochaHooks(): Promise<RootHookObject> {
   const redis = process.env.DOSSIER_TEST_REDIS ? await reserveRedisDatabase(process.env.DOSSIER_TEST_REDIS) : undefined;
   const schema = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
   const postgres = process.env.DOSSIER_TEST_POSTGRES ? ownSchema(process.env.DOSSIER_TEST_POSTGRES, schema) : undefined;
+  const mysqlDatabase = process.env.DOSSIER_TEST_MYSQL ? ownDatabase(process.env.DOSSIER_TEST_MYSQL, schema) : undefined;
   if (redis) process.env.DOSSIER_TEST_REDIS = redis.url;
   if (postgres) process.env.DOSSIER_TEST_POSTGRES = postgres.url;
-  namespaces = [redis, postgres].filter((namespace) => namespace !== undefined);
+  if (mysqlDatabase) process.env.DOSSIER_TEST_MYSQL = mysqlDatabase.url;
+  namespaces = [redis, postgres, mysqlDatabase].filter((namespace) => namespace !== undefined);
   return {
     async beforeAll() {
       await emptyNamespaces();
     },
     async afterAll() {
-      await redis?.reset(false);
-      await postgres?.reset(false);
+      for (const namespace of namespaces) await namespace.reset(false);
     },
   };
 }
@@ -36,7 +39,7 @@ export async function mochaHooks(): Promise<RootHookObject> {
 let namespaces: Namespace[] = [];
 
 /**
- * Empties this process's Redis database and PostgreSQL schema, as each test file starts: for a file
+ * Empties this process's Redis database, PostgreSQL schema and MySQL database, as each test file starts: for a file
  * whose suites run again (once per adapter, see harness.ts's eachAdapter), each run starting afresh.
  */
 export async function emptyNamespaces(): Promise<void> {
@@ -144,6 +147,26 @@ function ownSchema(url: string, schema: string): Namespace {
         if (keep) await client.query(`CREATE SCHEMA ${schema}`);
       } finally {
         await client.end();
+      }
+    },
+  };
+}
+
+/** A database of its own on the MySQL server at `url` (whose user may create databases). */
+function ownDatabase(url: string, database: string): Namespace {
+  const own = new URL(url);
+  own.pathname = `/${database}`;
+  return {
+    url: own.href,
+    async reset(keep) {
+      const connection = await mysql.createConnection({ uri: url });
+      try {
+        // A session a test left open with a lock in the database fails the drop, instead of hanging it.
+        await connection.query('SET SESSION lock_wait_timeout = 10');
+        await connection.query(`DROP DATABASE IF EXISTS \`${database}\``);
+        if (keep) await connection.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
+      } finally {
+        await connection.end();
       }
     },
   };

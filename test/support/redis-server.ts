@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { startSocketProxy } from './socket-proxy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,33 +25,18 @@ export interface TestRedis {
 }
 
 /**
- * Starts redis-server on a Unix socket in a folder of its own, behind a TCP port on loopback (port 0,
- * held until `close()`) that forwards every connection to it: a restart needs no port freed and taken
- * again, which another process could have taken meanwhile. While redis-server is stopped, a connection
- * to the port is closed at once, as a refused one would be.
+ * Starts redis-server on a Unix socket in a folder of its own, behind a TCP port on loopback that
+ * forwards every connection to it ({@link startSocketProxy}): a restart needs no port freed and taken
+ * again, which another process could have taken meanwhile.
  */
 export async function startTestRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'dossier-redis-'));
   const socketPath = join(dir, 'redis.sock');
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket): void => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  };
-  const proxy = createServer((client) => {
-    const upstream = connect(socketPath);
-    track(client);
-    track(upstream);
-    client.on('error', () => upstream.destroy());
-    upstream.on('error', () => client.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
+  const proxy = await startSocketProxy(socketPath);
   let child: ChildProcess | undefined;
 
   const redis: TestRedis = {
-    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    url: `redis://127.0.0.1:${proxy.port}`,
     async start() {
       const started = spawn('redis-server', ['--port', '0', '--unixsocket', socketPath, '--save', '', '--appendonly', 'no'], {
         stdio: ['ignore', 'pipe', 'ignore'],
@@ -83,8 +68,7 @@ export async function startTestRedis(): Promise<TestRedis> {
     thaw: () => void child?.kill('SIGCONT'),
     async close() {
       await redis.stop();
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -138,11 +138,24 @@ describe('options', () => {
     }
   });
 
+  it('takes MySQL and MariaDB stores and caches that name their database', () => {
+    const options = optionsFromEnv({
+      DOSSIER_STORE: 'mysql://app:secret@db.internal:3306/dossier',
+      DOSSIER_CACHE: 'mariadb://127.0.0.1/cache',
+    });
+    expect(options).to.include({ store: 'mysql://app:secret@db.internal:3306/dossier', cache: 'mariadb://127.0.0.1/cache' });
+    expect(configError(() => optionsFromEnv({ DOSSIER_STORE: 'mysql://127.0.0.1:3306' }))).to.match(
+      /DOSSIER_STORE must name its database \(mysql:\/\/USER:PASSWORD@HOST:3306\/DATABASE\)/,
+    );
+  });
+
   it('names the variable of a bad value', () => {
     const cases: [Record<string, string>, string][] = [
       [{ DOSSIER_STORE: 'ftp://x' }, 'DOSSIER_STORE'],
       [{ DOSSIER_STORE: 'not a url' }, 'DOSSIER_STORE'],
       [{ DOSSIER_CACHE: 'mysql://x' }, 'DOSSIER_CACHE'],
+      [{ DOSSIER_STORE: 'mariadb://root@127.0.0.1:3306/' }, 'DOSSIER_STORE'],
+      [{ DOSSIER_STORE: 'mysql://root@127.0.0.1:3306/a/b' }, 'DOSSIER_STORE'],
       [{ DOSSIER_STORE: 'sqlite://' }, 'DOSSIER_STORE'],
       [{ DOSSIER_STORE: 'sqlite:' }, 'DOSSIER_STORE'],
       [{ DOSSIER_STORE: 'SQLITE:///tmp/x.sqlite' }, 'DOSSIER_STORE'],

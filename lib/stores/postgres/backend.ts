@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import Keyv from 'keyv';
 import type pg from 'pg';
 import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
 import { PostgresAdmissionStore } from './admission.js';
 import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../sql/counters.js';
 import { StoreGuard } from '../shared/guard.js';
+import { PostgresDocumentStore } from './documents.js';
 import { PostgresKeyvStore } from './keyv-store.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
@@ -35,6 +37,8 @@ export interface PostgresOptions {
   timeoutMs?: number;
   /** Connections in the pool. @default 10 */
   poolSize?: number;
+  /** Where the backend says what it could not do (no pg_trgm, documents it could not move). @default nothing */
+  logger?: Logger;
 }
 
 /**
@@ -46,8 +50,8 @@ export function loadPostgresDriver(): typeof pg {
 }
 
 /**
- * A PostgreSQL database (`postgres://…`): values in the `keyv` table, counters and leases in their own
- * tables, on one pool that this backend owns. Every statement is prepared once per connection (by
+ * A PostgreSQL database (`postgres://…`): values in the `keyv` table, counters, leases and documents in
+ * their own tables, on one pool that this backend owns. Every statement is prepared once per connection (by
  * name) and held to the deadline, by the server and by the client.
  */
 export function createPostgresBackend(options: PostgresOptions): Backend {
@@ -74,9 +78,10 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   // has said whether the late statement committed.
   const guard = new StoreGuard();
   const query = preparedQuery(pool, { timeoutMs, cancel: (pid) => cancels.query('SELECT pg_cancel_backend($1)', [pid]) });
+  const maintenance = maintenanceQuery(options.url);
   let ended: Promise<void> | undefined;
   const end = (): Promise<void> =>
-    (ended ??= Promise.all([pool.end(), cancels.end()]).then(
+    (ended ??= Promise.all([pool.end(), cancels.end(), maintenance.end()]).then(
       () => {},
       () => {},
     ));
@@ -85,7 +90,42 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   const counters = new SqlCounterStore(query, POSTGRES_DIALECT, clock, guard);
   const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace, serialize, deserialize });
   const admissions = new PostgresAdmissionStore(query, counters, guard, namespace, clock);
-  return assembleBackend({ keyv, counters, clock, guard, admissions, release: end });
+  const documents = new PostgresDocumentStore(query, counters, {
+    namespace,
+    maintain: maintenance.query,
+    logger: options.logger,
+  });
+  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, release: end });
+}
+
+/**
+ * Statements with no deadline, each on a connection of its own, for work that may take long and runs in
+ * the background (building an index on a table with rows): ending it closes those connections, and the
+ * server stops what they were doing.
+ */
+function maintenanceQuery(url: string): { query: SqlQuery; end(): Promise<void> } {
+  const { Client } = loadPostgresDriver();
+  const open = new Set<pg.Client>();
+  let ended = false;
+  return {
+    async query(sql, values) {
+      if (ended) throw new Error('The store is closed.');
+      const client = new Client({ connectionString: url });
+      client.on('error', () => {});
+      open.add(client);
+      try {
+        await client.connect();
+        return (await client.query(sql, values)).rows as unknown[];
+      } finally {
+        open.delete(client);
+        await client.end().catch(() => {});
+      }
+    },
+    async end() {
+      ended = true;
+      await Promise.all([...open].map((client) => client.end().catch(() => {})));
+    },
+  };
 }
 
 /** How {@link preparedQuery} holds statements to their deadline. */
@@ -112,7 +152,7 @@ export function preparedQuery(pool: pg.Pool, { timeoutMs, cancel }: PreparedQuer
       names.set(text, name);
     }
     // DDL cannot be prepared; it runs once, so it goes as it is.
-    const config = /^\s*CREATE\b/i.test(text) ? { text, values } : { name, text, values };
+    const config = /^\s*(CREATE|DO)\b/i.test(text) ? { text, values } : { name, text, values };
     const started = performance.now();
     const client = await pool.connect();
     const remaining = timeoutMs === undefined ? Infinity : timeoutMs - (performance.now() - started);

@@ -39,6 +39,19 @@ export class AppendOnlyIndex {
     await this.kv.set(this.slotKey(slot), value);
   }
 
+  /**
+   * The values of `slots`, in order, `undefined` for a slot taken and not written yet.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async at(slots: number[]): Promise<(string | undefined)[]> {
+    const values: (string | undefined)[] = [];
+    // Small batches: some Keyv adapters match getMany results in quadratic time.
+    for (let start = 0; start < slots.length; start += 500) {
+      values.push(...(await this.kv.getMany<string>(slots.slice(start, start + 500).map((slot) => this.slotKey(slot)))));
+    }
+    return values;
+  }
+
   /** How many slots were ever taken. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   length(): Promise<number> {
     return this.counters.get(`${this.name}:length`);
@@ -55,13 +68,9 @@ export class AppendOnlyIndex {
   private async read(): Promise<string[]> {
     const length = await this.length();
     if (length > this.knownLength) {
-      const slots: string[] = [];
-      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(this.slotKey(slot));
-      const values: (string | undefined)[] = [];
-      // Small batches: some Keyv adapters match getMany results in quadratic time.
-      for (let start = 0; start < slots.length; start += 500) {
-        values.push(...(await this.kv.getMany<string>(slots.slice(start, start + 500))));
-      }
+      const slots: number[] = [];
+      for (let slot = this.knownLength + 1; slot <= length; slot += 1) slots.push(slot);
+      const values = await this.at(slots);
       // A slot taken by another process but not yet written ends the prefix that can be kept.
       let kept = 0;
       for (const value of values) {

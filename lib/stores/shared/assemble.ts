@@ -3,8 +3,9 @@ import type { AdmissionStore } from '../../ports/admission-store.js';
 import type { Backend } from '../../ports/backend.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
+import type { DocumentStore } from '../../ports/document-store.js';
 import { ComposedAdmissionStore } from './composed-admission.js';
-import { StoreGuard, storeClosed } from './guard.js';
+import { StoreGuard, guardStore, storeClosed } from './guard.js';
 import { KeyvKvStore } from './keyv-kv-store.js';
 
 /** How a backend's parts are put together by {@link assembleBackend}. */
@@ -20,6 +21,8 @@ export interface AssembleOptions {
    * @default one call after the other on the values and counters ({@link ComposedAdmissionStore})
    */
   admissions?: AdmissionStore;
+  /** The backend's documents, when it keeps them in tables of its own. @default none */
+  documents?: DocumentStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
@@ -33,9 +36,11 @@ export interface AssembleOptions {
  * kind of store (a Redis client would otherwise open a new connection that nothing closes).
  */
 export function assembleBackend(options: AssembleOptions): Backend {
-  const { keyv, counters, guard, sharesObjects = false, release } = options;
+  const { keyv, counters, documents, guard, sharesObjects = false, release } = options;
   const kv = new KeyvKvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
+  // Documents, whose failures the backend leaves as its driver raised them, through the backend's guard.
+  const guarded = <T>(call: () => Promise<T>): Promise<T> => ifOpen(() => (guard ? guard.run(call) : guardStore(call)));
   const guardedCounters: CounterStore = {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),
     decrement: (name) => ifOpen(() => counters.decrement(name)),
@@ -50,6 +55,15 @@ export function assembleBackend(options: AssembleOptions): Backend {
     kv,
     counters: guardedCounters,
     admissions: { admit: (secret, kind, defaultLimit) => ifOpen(() => admissions.admit(secret, kind, defaultLimit)) },
+    ...(documents && {
+      documents: {
+        create: (document) => guarded(() => documents.create(document)),
+        get: (owner, id) => guarded(() => documents.get(owner, id)),
+        update: (owner, id, changes) => guarded(() => documents.update(owner, id, changes)),
+        delete: (owner, id) => guarded(() => documents.delete(owner, id)),
+        list: (owner, query) => guarded(() => documents.list(owner, query)),
+      },
+    }),
     async close() {
       const disconnecting = kv.close(); // from here on, kv.closed refuses every call
       await counters.close();

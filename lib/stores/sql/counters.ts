@@ -6,19 +6,43 @@ import { perTurn } from '../shared/per-turn.js';
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
 
-/** What differs between the SQL of SQLite and of PostgreSQL, for {@link SqlCounterStore}. */
+/** What differs between the SQL of SQLite, PostgreSQL and MySQL, for {@link SqlCounterStore}. */
 export interface SqlDialect {
-  /** How the n-th (1-based) parameter is written: `?` for SQLite, `$n` for PostgreSQL. */
+  /** How the n-th (1-based) parameter is written: `?` for SQLite and MySQL, `$n` for PostgreSQL. */
   placeholder(n: number): string;
-  /** A subquery of the strings of the JSON array text given as the parameter `?`. */
-  jsonStrings: string;
+  /** Where `IN (…)` finds a list of strings given as one parameter `?`, and that parameter's value. */
+  strings: { sql: string; value(strings: string[]): unknown };
+  /** The type of a column of names that is a primary key, compared byte for byte. */
+  nameType: string;
+  /** What follows the columns of a `CREATE TABLE`. */
+  tableOptions: string;
 }
 
-export const SQLITE_DIALECT: SqlDialect = { placeholder: () => '?', jsonStrings: 'SELECT value FROM json_each(?)' };
+const JSON_TEXT = (strings: string[]): string => JSON.stringify(strings);
+
+export const SQLITE_DIALECT: SqlDialect = {
+  placeholder: () => '?',
+  strings: { sql: 'SELECT value FROM json_each(?)', value: JSON_TEXT },
+  nameType: 'TEXT',
+  tableOptions: '',
+};
 
 export const POSTGRES_DIALECT: SqlDialect = {
   placeholder: (n) => `$${n}`,
-  jsonStrings: 'SELECT json_array_elements_text(?::json)',
+  strings: { sql: 'SELECT json_array_elements_text(?::json)', value: JSON_TEXT },
+  nameType: 'TEXT',
+  tableOptions: '',
+};
+
+/**
+ * mysql2 writes an array given for one `?` as the list of its values. Names are binary: MySQL's binary
+ * collations of text ignore trailing spaces, so that `a` and `a ` would be one key.
+ */
+export const MYSQL_DIALECT: SqlDialect = {
+  placeholder: () => '?',
+  strings: { sql: '?', value: (strings) => strings },
+  nameType: 'VARBINARY(1024)',
+  tableOptions: ' ENGINE = InnoDB DEFAULT CHARSET = utf8mb4',
 };
 
 /** Counter names read by one statement of {@link SqlCounterStore.getMany}. */
@@ -42,20 +66,22 @@ export const INCREMENT_SQL = `INSERT INTO dossier_counters (name, value, expires
 export const GET_SQL = `SELECT value FROM dossier_counters WHERE name = ? AND ${LIVE}`;
 
 /**
- * Counters and leases in SQL tables (SQLite or PostgreSQL): each change is one `INSERT … ON CONFLICT DO
- * UPDATE … RETURNING` statement, which the database runs atomically even when several processes share
- * it. The `WHERE` of the update is the ceiling (for a lease, its expiry): when it refuses, no row is
+ * Counters and leases in SQL tables (SQLite or PostgreSQL; MySQL writes two of its statements its own
+ * way): each change is one `INSERT … ON CONFLICT DO UPDATE … RETURNING` statement, which the database
+ * runs atomically even when several processes share it. The `WHERE` of the update is the ceiling (for a lease, its expiry): when it refuses, no row is
  * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
   private readonly tables = new Setup(() =>
     this.guard.run(async () => {
-      await createTable(this.query, 'dossier_counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL, expires_at BIGINT)');
-      await createTable(this.query, 'dossier_leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)');
+      const { nameType, tableOptions } = this.dialect;
+      const name = `name ${nameType} PRIMARY KEY`;
+      await createTable(this.query, `dossier_counters (${name}, value BIGINT NOT NULL, expires_at BIGINT)${tableOptions}`);
+      await createTable(this.query, `dossier_leases (${name}, owner TEXT NOT NULL, expires_at BIGINT NOT NULL)${tableOptions}`);
     }),
   );
-  /** Each statement in the dialect's placeholders, written once. */
-  private readonly texts = new Map<string, string>();
+  /** Each statement in the dialect's placeholders. */
+  private readonly placed: (sql: string) => string;
 
   /**
    * @param query runs one statement on the store's own connection or pool; @param dialect says how the
@@ -66,8 +92,9 @@ export class SqlCounterStore implements CounterStore {
     private readonly query: SqlQuery,
     private readonly dialect: SqlDialect,
     private readonly clock: Clock,
-    private readonly guard: StoreGuard = new StoreGuard(),
+    protected readonly guard: StoreGuard = new StoreGuard(),
   ) {
+    this.placed = placeholders(dialect);
     // A failed start is reported by the first call that awaits it, not as an unhandled rejection.
     this.tables.run().catch(() => {});
   }
@@ -106,10 +133,10 @@ export class SqlCounterStore implements CounterStore {
   private readonly readPerTurn = perTurn(async (lists: string[][]): Promise<number[][]> => {
     const names = [...new Set(lists.flat())];
     const now = this.now();
-    const sql = `SELECT name, value FROM dossier_counters WHERE name IN (${this.dialect.jsonStrings}) AND ${LIVE}`;
+    const sql = `SELECT name, value FROM dossier_counters WHERE name IN (${this.dialect.strings.sql}) AND ${LIVE}`;
     const reads: Promise<{ value: number | string }[]>[] = [];
     for (let start = 0; start < names.length; start += READ_CHUNK) {
-      reads.push(this.run(sql, [JSON.stringify(names.slice(start, start + READ_CHUNK)), now]));
+      reads.push(this.run(sql, [this.dialect.strings.value(names.slice(start, start + READ_CHUNK)), now]));
     }
     const rows = (await Promise.all(reads)).flat() as { name: string; value: number | string }[];
     const values = new Map(rows.map((row) => [row.name, Number(row.value)]));
@@ -133,7 +160,7 @@ export class SqlCounterStore implements CounterStore {
   }
 
   /** Whole milliseconds: a BIGINT column takes no fraction (a host's clock may give one). */
-  private now(): number {
+  protected now(): number {
     return Math.floor(this.clock.now());
   }
 
@@ -142,12 +169,7 @@ export class SqlCounterStore implements CounterStore {
 
   private async run(sql: string, parameters: unknown[]): Promise<{ value: number | string }[]> {
     if (!this.tables.done) await this.tables.run();
-    let text = this.texts.get(sql);
-    if (text === undefined) {
-      let n = 0;
-      text = sql.replace(/\?/g, () => this.dialect.placeholder(++n));
-      this.texts.set(sql, text);
-    }
+    const text = this.placed(sql);
     return this.guard.run(() => this.query(text, parameters) as Promise<{ value: number | string }[]>);
   }
 
@@ -155,6 +177,23 @@ export class SqlCounterStore implements CounterStore {
   async tablesExist(): Promise<void> {
     if (!this.tables.done) await this.tables.run();
   }
+}
+
+/**
+ * Rewrites statements written with `?` in the placeholders of `dialect`, each text once (a statement
+ * holds no `?` but its placeholders).
+ */
+export function placeholders(dialect: SqlDialect): (sql: string) => string {
+  const texts = new Map<string, string>();
+  return (sql) => {
+    let text = texts.get(sql);
+    if (text === undefined) {
+      let n = 0;
+      text = sql.replace(/\?/g, () => dialect.placeholder(++n));
+      texts.set(sql, text);
+    }
+    return text;
+  };
 }
 
 /**

@@ -1,20 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import { GET_SQL, type SqlCounterStore } from '../sql/counters.js';
 import { storeError } from '../shared/guard.js';
-import { deserialize } from '../shared/serialize.js';
 import { statementCache, type SqliteConnection } from './connection.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
-import {
-  admissionOf,
-  countersOf,
-  judge,
-  type AdmissionPlan,
-  type AdmissionStep,
-  type Verdict,
-} from '../shared/admission-plan.js';
+import { admissionOf, type AdmissionPlan, type AdmissionStep } from '../shared/admission-plan.js';
+import { countBatch, judgeBatch, storedKeyOf } from '../shared/admission-batch.js';
 
 /**
  * Admission on SQLite in one synchronous `BEGIN IMMEDIATE` transaction of prepared statements: read the
@@ -72,49 +64,19 @@ export class SqliteAdmissionStore implements AdmissionStore {
     // once, each quota counter read once and written once with its new value, each usage counter
     // raised once by the batch's total.
     const batch = (plans: AdmissionPlan[]): AdmissionStep[] => {
-      const verdicts = new Map<string, Verdict>();
-      const quotas = new Map<string, { used: number; expiresAt: number; touched: boolean }>();
-      const usages = new Map<string, { added: number; expiresAt: number; now: number }>();
-      const steps = plans.map((plan): AdmissionStep => {
-        let verdict = verdicts.get(plan.record);
-        if (verdict === undefined) {
-          const row = read.get(`${this.namespace}:${plan.record}`) as { value: string } | undefined;
-          verdict = judge(plan, row === undefined ? undefined : storedKey(row.value));
-          verdicts.set(plan.record, verdict);
-        }
-        if (verdict.state === 'invalid') return verdict;
-        const now = Math.floor(plan.now);
-        const names = countersOf(plan, verdict.record.id);
-        let quota = quotas.get(names.quota);
-        if (quota === undefined) {
-          const current = get.get(names.quota, now) as { value: number } | undefined;
-          quota = { used: current?.value ?? 0, expiresAt: plan.quotaExpiresAt, touched: false };
-          quotas.set(names.quota, quota);
-        }
-        if (verdict.state === 'no-scope') return { state: 'no-scope', record: verdict.record, used: quota.used };
-        if (quota.used >= verdict.limit) return { state: 'exceeded', record: verdict.record, used: verdict.limit };
-        quota.used += 1;
-        quota.touched = true;
-        const usage = usages.get(names.usage);
-        if (usage === undefined) usages.set(names.usage, { added: 1, expiresAt: plan.usageExpiresAt, now });
-        else usage.added += 1;
-        return { state: 'counted', record: verdict.record, used: quota.used };
+      const { verdicts } = judgeBatch(plans, (record) => {
+        const row = read.get(`${this.namespace}:${record}`) as { value: string } | undefined;
+        return row === undefined ? undefined : storedKeyOf(row.value);
       });
-      for (const [name, quota] of quotas) if (quota.touched) set.run(name, quota.used, quota.expiresAt);
-      for (const [name, usage] of usages) add.run(name, usage.added, usage.expiresAt, usage.now);
-      return steps;
+      const counted = countBatch(plans, verdicts, (quota, plan) => {
+        const current = get.get(quota, Math.floor(plan.now)) as { value: number } | undefined;
+        return current?.value ?? 0;
+      });
+      for (const quota of counted.quotas) set.run(quota.name, quota.used, quota.expiresAt);
+      for (const usage of counted.usages) add.run(usage.name, usage.added, usage.expiresAt, usage.now);
+      return counted.steps;
     };
     const transaction = db.transaction(batch);
     return (plans) => this.connection.runAlone(() => transaction.immediate(plans));
-  }
-}
-
-/** The key of a record as Keyv serialized it; `undefined` for one that cannot be read (refused as unknown). */
-function storedKey(text: string): StoredKey | undefined {
-  try {
-    const value = deserialize<{ value?: StoredKey }>(text).value;
-    return typeof value === 'object' && value !== null && Array.isArray(value.scopes) ? value : undefined;
-  } catch {
-    return undefined;
   }
 }

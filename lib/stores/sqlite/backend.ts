@@ -1,9 +1,11 @@
 import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
 import { SqliteAdmissionStore } from './admission.js';
 import { SQLITE_DIALECT, SqlCounterStore } from '../sql/counters.js';
 import { BetterSqliteKeyvStore } from './keyv-store.js';
 import { SqliteConnection, statementCache } from './connection.js';
+import { SqliteDocumentStore } from './documents.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
@@ -22,11 +24,13 @@ export interface SqliteOptions {
    * so waiting on a lock is the only way it can be slow). @default 2000
    */
   timeoutMs?: number;
+  /** Where the backend says what it could not do (documents it could not move to their table). @default nothing */
+  logger?: Logger;
 }
 
 /**
- * A SQLite file (`sqlite://PATH`) through better-sqlite3: values in the `keyv` table, counters and
- * leases in their own tables, every statement prepared once and run synchronously on one connection
+ * A SQLite file (`sqlite://PATH`) through better-sqlite3: values in the `keyv` table, counters,
+ * leases and documents in their own tables, every statement prepared once and run synchronously on one connection
  * in WAL mode, shared safely by several processes.
  */
 export function createSqliteBackend(options: SqliteOptions): Backend {
@@ -53,5 +57,6 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   );
   const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace, serialize, deserialize });
   const admissions = new SqliteAdmissionStore(connection, counters, namespace, clock);
-  return assembleBackend({ keyv, counters, clock, admissions });
+  const documents = new SqliteDocumentStore(connection, counters, { namespace, logger: options.logger });
+  return assembleBackend({ keyv, counters, clock, admissions, documents });
 }

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import Keyv from 'keyv';
-import { KeyvDocumentService } from '../../../lib/documents/keyv-document-service.js';
+import { KeyvDocumentStore } from '../../../lib/documents/keyv-document-store.js';
+import { StoreDocumentService } from '../../../lib/documents/store-document-service.js';
 import { buildTemplates } from '../../../lib/documents/templates.js';
+import type { CounterStore } from '../../../lib/ports/counter-store.js';
 import { DossierError } from '../../../lib/errors.js';
 import type { TextGenerator } from '../../../lib/ports/text-generator.js';
 import type { Backend } from '../../../lib/ports/backend.js';
@@ -27,7 +29,7 @@ class RecordingKv extends KeyvKvStore {
 
 const echo: TextGenerator = { generate: async (request) => `Draft: ${request.prompt}` };
 
-describe('KeyvDocumentService', () => {
+describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
   let backend: Backend;
   let kv: RecordingKv;
 
@@ -41,15 +43,20 @@ describe('KeyvDocumentService', () => {
     await kv.close();
   });
 
-  function service(generator: TextGenerator = echo, generatorTimeoutMs = 1000, cache = {}): KeyvDocumentService {
-    return new KeyvDocumentService({
-      kv,
-      counters: backend.counters,
+  const clock = { now: () => Date.UTC(2026, 0, 1) };
+
+  function service(
+    generator: TextGenerator = echo,
+    generatorTimeoutMs = 1000,
+    cache = {},
+    counters: CounterStore = backend.counters,
+  ): StoreDocumentService {
+    return new StoreDocumentService({
+      store: new KeyvDocumentStore(kv, counters, clock, cache),
       generator,
-      clock: { now: () => Date.UTC(2026, 0, 1) },
+      clock,
       templates: buildTemplates({}),
       generatorTimeoutMs,
-      cache,
     });
   }
 
@@ -68,7 +75,40 @@ describe('KeyvDocumentService', () => {
     expect(documentReads.sort()).to.deep.equal(alice.map((id) => `doc:${id}`).sort());
   });
 
-  it('reads nothing but the version counter for a listing when nothing changed', async () => {
+  it("after another process's writes, reads only the log slots written since and the documents they name", async () => {
+    const mine = service();
+    const other = service();
+    const ids = [];
+    for (let i = 0; i < 20; i += 1) ids.push((await other.create('alice', { name: `d${i}`, prompt: 'p' })).id);
+    expect((await mine.list('alice', {})).total).to.equal(20);
+    const created = await other.create('alice', { name: 'new', prompt: 'p' });
+    await other.update('alice', String(ids[3]), { name: 'renamed' });
+    await other.delete('alice', String(ids[5]));
+    kv.read = [];
+    const page = await mine.list('alice', { per_page: '100', sort: 'asc' });
+    expect(page.total).to.equal(20);
+    expect(page.data.map((d) => d.name))
+      .to.include.members(['new', 'renamed'])
+      .and.not.include('d5');
+    expect([...kv.read].sort()).to.deep.equal(
+      [
+        'documents:alice:21',
+        'documents:alice:22',
+        'documents:alice:23',
+        `doc:${created.id}`,
+        `doc:${ids[3]}`,
+        `doc:${ids[5]}`,
+      ].sort(),
+    );
+    // Its own writes it applies as it makes them: the next listing reads no value at all.
+    kv.read = [];
+    await mine.update('alice', String(ids[4]), { favorite: '1' });
+    const written = kv.read.length;
+    expect((await mine.list('alice', { favorite: '1' })).data.map((d) => d.id)).to.deep.equal([ids[4]]);
+    expect(kv.read).to.have.length(written);
+  });
+
+  it('reads nothing but the log length for a listing when nothing changed', async () => {
     const documents = service();
     await documents.create('alice', { name: 'a', prompt: 'p' });
     await documents.list('alice', {});
@@ -123,7 +163,7 @@ describe('KeyvDocumentService', () => {
     expect(await documents.get('alice', String(id))).to.include({ name: 'renamed', favorite: true });
   });
 
-  it('fills the index slot of a create whose id the store refused, so that later listings stay whole', async () => {
+  it('fills the log slot of a create whose id the store refused with an id no document has', async () => {
     let refuse = true;
     const counters = new Proxy(backend.counters, {
       get(target, property, receiver) {
@@ -134,19 +174,12 @@ describe('KeyvDocumentService', () => {
         };
       },
     });
-    const documents = new KeyvDocumentService({
-      kv,
-      counters,
-      generator: echo,
-      clock: { now: () => Date.UTC(2026, 0, 1) },
-      templates: buildTemplates({}),
-      generatorTimeoutMs: 1000,
-    });
+    const documents = service(echo, 1000, {}, counters);
     const refused = await documents.create('alice', { name: 'lost', prompt: 'p' }).catch((error: unknown) => error);
     expect(refused).to.be.instanceOf(DossierError).with.property('code', 'ERR_STORE_UNAVAILABLE');
     refuse = false;
     const kept = await documents.create('alice', { name: 'kept', prompt: 'p' });
-    // The refused create's slot holds an id no document has, not a hole that would end the index's prefix.
+    // The refused create's slot holds an id no document has, not a hole that every listing would read again.
     expect(await kv.get('documents:alice:1')).to.equal('0');
     const page = await service().list('alice', {});
     expect(page.data.map((doc) => doc.id)).to.deep.equal([kept.id]);

@@ -1,57 +1,40 @@
 import { DossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { CounterStore } from '../ports/counter-store.js';
 import type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from '../ports/document-service.js';
+import type { DocumentChanges, DocumentStore, StoredDocument } from '../ports/document-store.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
-import type { KvStore } from '../ports/kv-store.js';
-import { withLease } from '../stores/shared/lease.js';
 import { GenerationRun } from './generation-run.js';
-import { ListingCache, type ListingCacheOptions } from './listing-cache.js';
-import { documentKey, isStoredDocumentOf, toDocument, type StoredDocument } from './stored-document.js';
 import { StreamedText } from './streamed-text.js';
 import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, type CreateInput } from './validation.js';
 import { RESULT_MAX } from '../schemas/documents.js';
 import { countWords } from './word-count.js';
 
-/** What a {@link KeyvDocumentService} works with. */
-export interface KeyvDocumentServiceOptions {
-  kv: KvStore;
-  counters: CounterStore;
+/** What a {@link StoreDocumentService} works with. */
+export interface StoreDocumentServiceOptions {
+  /** Where the documents live. */
+  store: DocumentStore;
   generator: TextGenerator;
   clock: Clock;
   /** Every template by id, 1 to 72. */
   templates: Map<number, Template>;
   /** Deadline of one generation, in milliseconds. */
   generatorTimeoutMs: number;
-  /** Limits of the in-process listing cache. */
-  cache?: ListingCacheOptions;
 }
 
-/** The counter that hands out document ids, shared by every process on the store. */
-const ID_COUNTER = 'documents:id';
-
-/** What an owner's index slot holds when its create failed: an id no document has (ids start at 1). */
-const NO_DOCUMENT = '0';
-
 /**
- * Documents in the Keyv store (`doc:<id>`), with ids from an atomic counter, a per-owner index of ids
- * and a per-owner listing cache checked against a version counter (see {@link ListingCache}).
+ * Interface B on a {@link DocumentStore}: input checked here, text generated here under the deadline,
+ * documents kept and listed by the store.
  */
-export class KeyvDocumentService implements DocumentService {
-  private readonly cache: ListingCache;
+export class StoreDocumentService implements DocumentService {
   private readonly templateList: Template[];
-  /** Writes to one document queued in this process, so that they do not contend for its lease. */
-  private readonly writing = new Map<number, Promise<unknown>>();
 
-  constructor(private readonly options: KeyvDocumentServiceOptions) {
-    this.cache = new ListingCache(options.kv, options.counters, options.cache);
+  constructor(private readonly options: StoreDocumentServiceOptions) {
     this.templateList = [...options.templates.values()].sort((a, b) => a.id - b.id);
   }
 
   async list(owner: string, query: Record<string, unknown>): Promise<DocumentPage> {
     const parsed = parseListQuery(query);
-    const listing = await this.cache.listing(owner);
-    const { docs, total } = listing.page(parsed);
+    const { documents: docs, total } = await this.options.store.list(owner, parsed);
     const from = docs.length === 0 ? null : (parsed.page - 1) * parsed.perPage + 1;
     return {
       data: docs.map((doc) => toDocument(doc, this.options.templates)),
@@ -87,30 +70,22 @@ export class KeyvDocumentService implements DocumentService {
 
   async update(owner: string, id: string, input: Record<string, unknown>): Promise<Document> {
     const current = await this.read(owner, id);
-    const changes = parseUpdateInput(input);
-    return this.serialized(current.id, async () => {
-      const latest = await this.read(owner, id);
-      if (Object.keys(changes).length === 0) return toDocument(latest, this.options.templates);
-      const next: StoredDocument = {
-        ...latest,
-        ...changes,
-        words: changes.result === undefined ? latest.words : countWords(changes.result),
-        updated_at: new Date(this.options.clock.now()).toISOString(),
-      };
-      await this.options.kv.set(documentKey(next.id), next);
-      await this.cache.written(owner, { put: next });
-      return toDocument(next, this.options.templates);
-    });
+    const fields = parseUpdateInput(input);
+    if (Object.keys(fields).length === 0) return toDocument(current, this.options.templates);
+    const changes: DocumentChanges = {
+      ...fields,
+      ...(fields.result === undefined ? {} : { words: countWords(fields.result) }),
+      updated_at: new Date(this.options.clock.now()).toISOString(),
+    };
+    const updated = await this.options.store.update(owner, current.id, changes);
+    if (updated === undefined) throw notFound();
+    return toDocument(updated, this.options.templates);
   }
 
   async delete(owner: string, id: string): Promise<number> {
     const current = await this.read(owner, id);
-    return this.serialized(current.id, async () => {
-      await this.read(owner, id);
-      await this.options.kv.delete(documentKey(current.id));
-      await this.cache.written(owner, { remove: current.id });
-      return current.id;
-    });
+    if (!(await this.options.store.delete(owner, current.id))) throw notFound();
+    return current.id;
   }
 
   templates(): Template[] {
@@ -120,8 +95,8 @@ export class KeyvDocumentService implements DocumentService {
   /** The owner's document `id`; any other id, owner or form is "not found". */
   private async read(owner: string, rawId: string): Promise<StoredDocument> {
     const id = parseDocumentId(rawId);
-    const stored = id === undefined ? undefined : await this.options.kv.get<unknown>(documentKey(id));
-    if (!isStoredDocumentOf(stored, owner)) throw new DossierError('ERR_DOCUMENT_NOT_FOUND', 'Resource not found.');
+    const stored = id === undefined ? undefined : await this.options.store.get(owner, id);
+    if (stored === undefined) throw notFound();
     return stored;
   }
 
@@ -133,23 +108,10 @@ export class KeyvDocumentService implements DocumentService {
     return { fields, template };
   }
 
-  /** Stores a new document with a fresh id and the generated `result`. */
+  /** Stores a new document with the generated `result`; the store gives it its id. */
   private async store(owner: string, fields: CreateInput, template: Template, result: string): Promise<Document> {
-    // The id and the owner's index slot at once (neither depends on the other): a create waits for
-    // three round trips of the store instead of five.
-    const index = this.cache.index(owner);
-    const [taken, reserved] = await Promise.allSettled([this.options.counters.increment(ID_COUNTER), index.reserve()]);
-    if (taken.status === 'rejected' || taken.value === null) {
-      // A slot left empty would hold back every reader of the index: it gets an id no document has.
-      if (reserved.status === 'fulfilled') await index.fill(reserved.value, NO_DOCUMENT).catch(() => {});
-      if (taken.status === 'rejected') throw taken.reason;
-      throw new DossierError('ERR_STORE_UNAVAILABLE', 'The store did not hand out a document id.');
-    }
-    if (reserved.status === 'rejected') throw reserved.reason;
-    const id = taken.value;
     const now = new Date(this.options.clock.now()).toISOString();
-    const doc: StoredDocument = {
-      id,
+    const stored = await this.options.store.create({
       owner,
       name: fields.name,
       template_id: template.id,
@@ -160,12 +122,8 @@ export class KeyvDocumentService implements DocumentService {
       favorite: false,
       created_at: now,
       updated_at: now,
-    };
-    // The document and its index entry together: a listing that reads the index before the document is
-    // written skips the id, and is replaced at once, since the owner's version moves only after both.
-    await Promise.all([this.options.kv.set(documentKey(id), doc), index.fill(reserved.value, String(id))]);
-    await this.cache.written(owner, { put: doc });
-    return toDocument(doc, this.options.templates);
+    });
+    return toDocument(stored, this.options.templates);
   }
 
   /** Runs the generator under the deadline: its answer, trimmed and capped, or the reason it failed. */
@@ -229,23 +187,6 @@ export class KeyvDocumentService implements DocumentService {
       yield await generator.generate(request, signal);
     })();
   }
-
-  /**
-   * Runs a read-change-write of document `id` after the others of this process, under the document's
-   * lease, so that no write from any process sharing the store loses another's fields or revives a
-   * deleted document.
-   */
-  private serialized<T>(id: number, operation: () => Promise<T>): Promise<T> {
-    const leased = () => withLease(this.options.counters, `documents:lease:${id}`, operation);
-    const previous = this.writing.get(id) ?? Promise.resolve();
-    const next = previous.then(leased, leased);
-    const settled = next.catch(() => {});
-    this.writing.set(id, settled);
-    void settled.then(() => {
-      if (this.writing.get(id) === settled) this.writing.delete(id);
-    });
-    return next;
-  }
 }
 
 /** What the generator is asked for a creation. */
@@ -258,6 +199,10 @@ function generationRequest(fields: CreateInput, template: Template): GenerationR
   };
 }
 
+function notFound(): DossierError {
+  return new DossierError('ERR_DOCUMENT_NOT_FOUND', 'Resource not found.');
+}
+
 function noText(): DossierError {
   return new DossierError('ERR_GENERATOR_FAILED', 'The text generator returned no text.');
 }
@@ -266,4 +211,20 @@ function noText(): DossierError {
 function capCharacters(text: string, max: number): string {
   if (text.length <= max) return text;
   return Array.from(text).slice(0, max).join('');
+}
+
+/** The API form of a stored document (CONTRACT.md §3): the owner left out, the template named. */
+export function toDocument(stored: StoredDocument, templates: Map<number, Template>): Document {
+  return {
+    id: stored.id,
+    name: stored.name,
+    template: { id: stored.template_id, name: templates.get(stored.template_id)?.name ?? `Template ${stored.template_id}` },
+    prompt: stored.prompt,
+    creativity: stored.creativity,
+    result: stored.result,
+    words: stored.words,
+    favorite: stored.favorite,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+  };
 }

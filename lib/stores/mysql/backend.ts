@@ -1,0 +1,52 @@
+import Keyv from 'keyv';
+import type { Backend } from '../../ports/backend.js';
+import type { Clock } from '../../ports/clock.js';
+import { assembleBackend } from '../shared/assemble.js';
+import { StoreGuard } from '../shared/guard.js';
+import { deserialize, serialize } from '../shared/serialize.js';
+import { MysqlAdmissionStore } from './admission.js';
+import { loadMysqlDriver, MysqlConnection } from './connection.js';
+import { MysqlCounterStore } from './counters.js';
+import { MysqlDocumentStore } from './documents.js';
+import { MysqlKeyvStore } from './keyv-store.js';
+
+/** Settings of {@link createMysqlBackend}. */
+export interface MysqlOptions {
+  /** `mysql://USER:PASSWORD@HOST:PORT/DATABASE` or `mariadb://…`. */
+  url: string;
+  /** Keeps this backend's keys apart from others in the same database. @default 'dossier' */
+  namespace?: string;
+  /** Time source of counter and lease expiry. @default Date.now */
+  clock?: Clock;
+  /**
+   * The deadline of one call, waiting for a connection included, in milliseconds. A call still running
+   * then fails, and its statement is stopped on the server; a write commits only within it (see
+   * {@link MysqlConnection}). @default 2000
+   */
+  timeoutMs?: number;
+  /** Connections in the pool. @default 10 */
+  poolSize?: number;
+}
+
+/**
+ * A MySQL or MariaDB database (`mysql://…`, `mariadb://…`) through mysql2: values in the `keyv` table,
+ * counters, leases and documents in their own tables, on one pool that this backend owns.
+ */
+export function createMysqlBackend(options: MysqlOptions): Backend {
+  const connection = new MysqlConnection(loadMysqlDriver(), {
+    url: options.url,
+    timeoutMs: options.timeoutMs ?? 2000,
+    poolSize: options.poolSize ?? 10,
+  });
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => (closed ??= connection.close());
+  const clock = options.clock ?? { now: () => Date.now() };
+  const namespace = options.namespace ?? 'dossier';
+  const counters = new MysqlCounterStore(connection, clock);
+  const values = new MysqlKeyvStore(connection, close);
+  const keyv = new Keyv({ store: values, namespace, serialize, deserialize });
+  const admissions = new MysqlAdmissionStore(connection, counters, () => values.tableExists(), namespace, clock);
+  const documents = new MysqlDocumentStore(connection);
+  // The connection holds every call to the deadline itself; the guard only names the failures.
+  return assembleBackend({ keyv, counters, clock, guard: new StoreGuard(), admissions, documents, release: close });
+}

@@ -1,0 +1,342 @@
+import type {
+  DocumentChanges,
+  DocumentQuery,
+  DocumentRows,
+  DocumentStore,
+  NewDocument,
+  StoredDocument,
+} from '../../ports/document-store.js';
+import type { Logger } from '../../ports/logger.js';
+import { isStoredDocument, nameSortKey, searchText } from '../../records/stored-document.js';
+import { deserialize } from '../shared/serialize.js';
+import type { SqlQuery } from './counters.js';
+
+// Documents as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike: `dossier_documents` holds each
+// document with the forms its queries compare (the name and result as searched, the name's sort key),
+// indexed for each list query of CONTRACT.md §3; `dossier_document_counts` holds, per owner and
+// template, how many documents there are and how many are favorites, kept by each write in the same
+// transaction, so that a listing's `meta.total` never counts rows. Statements are written with `?`;
+// each backend turns them into its own placeholders.
+
+/** The columns a document is read from. */
+export const DOCUMENT_COLUMNS =
+  'id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at';
+
+/** The columns of a document's fields and the name's searched and sorted forms, in the order of {@link fieldValues}. */
+export const FIELD_COLUMNS =
+  'owner, name, name_lower, name_key, template_id, prompt, creativity, result, words, favorite, created_at, updated_at';
+
+/** The columns a document is written to where its searched result is in the same row, in the order of {@link documentValues}. */
+export const INSERTED_COLUMNS = `${FIELD_COLUMNS}, result_lower`;
+
+/**
+ * The indexes of `dossier_documents` beside its primary key (id): one per order a listing asks for,
+ * with and without the favorite filter, so that a page is read in index order and stops at its end.
+ */
+export const DOCUMENT_INDEXES: [name: string, columns: string][] = [
+  ['dossier_documents_by_id', 'owner, template_id, id'],
+  ['dossier_documents_favorites_by_id', 'owner, template_id, favorite, id'],
+  ['dossier_documents_by_name', 'owner, template_id, name_key, id'],
+  ['dossier_documents_favorites_by_name', 'owner, template_id, favorite, name_key, id'],
+];
+
+/** A row as the drivers read it: numbers may come as strings (PostgreSQL's BIGINT), flags as 0/1. */
+export interface DocumentRow {
+  id: number | string;
+  owner: string;
+  name: string;
+  template_id: number | string;
+  prompt: string;
+  creativity: number | string;
+  result: string;
+  words: number | string;
+  favorite: number | string | boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The document a row holds. */
+export function documentOf(row: DocumentRow): StoredDocument {
+  return {
+    id: Number(row.id),
+    owner: row.owner,
+    name: row.name,
+    template_id: Number(row.template_id),
+    prompt: row.prompt,
+    creativity: Number(row.creativity),
+    result: row.result,
+    words: Number(row.words),
+    favorite: row.favorite === true || Number(row.favorite) === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The values of {@link FIELD_COLUMNS} for a document. */
+export function fieldValues(document: NewDocument): unknown[] {
+  return [
+    document.owner,
+    document.name,
+    searchText(document.name),
+    nameSortKey(document.name),
+    document.template_id,
+    document.prompt,
+    document.creativity,
+    document.result,
+    document.words,
+    document.favorite ? 1 : 0,
+    document.created_at,
+    document.updated_at,
+  ];
+}
+
+/** The values of {@link INSERTED_COLUMNS} for a document: its fields and the forms its queries compare. */
+export function documentValues(document: NewDocument): unknown[] {
+  return [...fieldValues(document), searchText(document.result)];
+}
+
+/** {@link documentValues} by column name. */
+export function documentRecord(document: NewDocument): Record<string, unknown> {
+  const values = documentValues(document);
+  return Object.fromEntries(INSERTED_COLUMNS.split(', ').map((column, n) => [column, values[n]]));
+}
+
+/**
+ * `UPDATE … SET` of {@link DocumentChanges}, each field kept when its value is null, and its values
+ * (followed by the owner and the id the caller puts in its `WHERE`); the searched result too unless
+ * `searchedResult` is false (a backend that keeps it in a table of its own).
+ */
+export function changesSql(changes: DocumentChanges, searchedResult = true): { set: string; values: unknown[] } {
+  const { name, result, words, favorite } = changes;
+  return {
+    set: `name = COALESCE(?, name), name_lower = COALESCE(?, name_lower), name_key = COALESCE(?, name_key),
+      result = COALESCE(?, result),${searchedResult ? ' result_lower = COALESCE(?, result_lower),' : ''}
+      words = COALESCE(?, words), favorite = COALESCE(?, favorite), updated_at = ?`,
+    values: [
+      name ?? null,
+      name === undefined ? null : searchText(name),
+      name === undefined ? null : nameSortKey(name),
+      result ?? null,
+      ...(searchedResult ? [result === undefined ? null : searchText(result)] : []),
+      words ?? null,
+      favorite === undefined ? null : favorite ? 1 : 0,
+      changes.updated_at,
+    ],
+  };
+}
+
+/** A condition of a statement and the values of its `?`. */
+export interface SqlCondition {
+  sql: string;
+  values: unknown[];
+}
+
+/** The columns of {@link DOCUMENT_COLUMNS} of the listing's `dossier_documents d`. */
+const LISTED_COLUMNS = DOCUMENT_COLUMNS.split(', ')
+  .map((column) => `d.${column}`)
+  .join(', ');
+
+/** How a database searches documents. */
+export interface DocumentDialect {
+  /**
+   * The condition that the searched form of `field` (`name_lower` or `result_lower`) of the documents
+   * `d` holds `needle` (in its searched form already) as a substring, as exactly as
+   * `String.prototype.includes` says: with the substring index the database has, and the check itself
+   * on the column.
+   */
+  contains(column: 'name_lower' | 'result_lower', needle: string): SqlCondition;
+}
+
+/**
+ * The documents of a SQL database: reads are the same on each but searches (see {@link searched}); each
+ * backend writes in its own way, keeping the counts table with every write.
+ */
+export abstract class SqlDocumentStore implements DocumentStore {
+  /**
+   * @param read runs one reading statement (written with `?`) after the tables are made, under the
+   *   backend's deadline; @param dialect says how the database searches, unless the backend has a
+   *   {@link searched} of its own.
+   */
+  constructor(
+    protected readonly read: SqlQuery,
+    private readonly dialect?: DocumentDialect,
+  ) {}
+
+  abstract create(document: NewDocument): Promise<StoredDocument>;
+  abstract update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined>;
+  abstract delete(owner: string, id: number): Promise<boolean>;
+
+  async get(owner: string, id: number): Promise<StoredDocument | undefined> {
+    const rows = (await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM dossier_documents WHERE owner = ? AND id = ?`, [
+      owner,
+      id,
+    ])) as DocumentRow[];
+    return rows[0] === undefined ? undefined : documentOf(rows[0]);
+  }
+
+  /**
+   * Without a search, one statement: the page in index order, each row carrying the total, which comes
+   * from the counts table (a page past the end has no row to carry it: then a second statement reads it).
+   */
+  async list(owner: string, query: DocumentQuery): Promise<DocumentRows> {
+    if (query.search !== undefined) return this.searched(owner, { ...query, search: query.search });
+    const total: SqlCondition = {
+      sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
+      values: [owner, query.templateId],
+    };
+    const where = whereOf(owner, query);
+    return this.page(
+      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
+      [...total.values, ...where.values, ...pageOf(query)],
+      total,
+    );
+  }
+
+  /**
+   * A search, in one statement: the page of the matches and, with each row, their number, a query of its
+   * own that the database answers from its substring index.
+   */
+  protected searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
+    const contains = this.dialect!.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search);
+    const where = whereOf(owner, query);
+    where.sql += ` AND ${contains.sql}`;
+    where.values.push(...contains.values);
+    const total = { sql: `(SELECT count(*) FROM dossier_documents d WHERE ${where.sql})`, values: where.values };
+    return this.page(
+      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
+      [...total.values, ...where.values, ...pageOf(query)],
+      total,
+    );
+  }
+
+  /** The rows of a page, each carrying the total; with none, the total read alone. */
+  private async page(sql: string, values: unknown[], total: SqlCondition): Promise<DocumentRows> {
+    const rows = (await this.read(sql, values)) as (DocumentRow & { total: number | string })[];
+    if (rows[0] !== undefined) return { documents: rows.map(documentOf), total: Number(rows[0].total) };
+    const alone = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
+    return { documents: [], total: Number(alone[0]?.total ?? 0) };
+  }
+}
+
+/** The owner, template and favorite filter of a listing, on the documents `d`. */
+export function whereOf(owner: string, query: DocumentQuery): SqlCondition {
+  return {
+    sql: `d.owner = ? AND d.template_id = ?${query.favorite === undefined ? '' : ' AND d.favorite = ?'}`,
+    values: [owner, query.templateId, ...(query.favorite === undefined ? [] : [query.favorite ? 1 : 0])],
+  };
+}
+
+/** The order of a listing, on the documents `d`: ties of names broken by id, in the same direction. */
+export function orderOf(query: DocumentQuery): string {
+  const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+  return query.sortBy === 'name' ? `d.name_key ${direction}, d.id ${direction}` : `d.id ${direction}`;
+}
+
+/** `LIMIT ? OFFSET ?` of a listing's page. */
+function pageOf(query: DocumentQuery): [number, number] {
+  return [query.perPage, (query.page - 1) * query.perPage];
+}
+
+/** The column (or difference) of the counts table that a favorite filter reads. */
+function countedColumn(favorite: boolean | undefined): string {
+  if (favorite === undefined) return 'total';
+  return favorite ? 'favorites' : 'total - favorites';
+}
+
+/** How many distinct trigrams of a needle a trigram index is asked for at the most (any of them narrow the search). */
+const TRIGRAMS_ASKED = 16;
+
+/** The distinct trigrams (three code points each) of `text`, at most {@link TRIGRAMS_ASKED}; none below three code points. */
+export function trigramsOf(text: string): string[] {
+  const points = Array.from(text);
+  const trigrams = new Set<string>();
+  for (let i = 0; i + 3 <= points.length && trigrams.size < TRIGRAMS_ASKED; i += 1) trigrams.add(points.slice(i, i + 3).join(''));
+  return [...trigrams];
+}
+
+/** `text` as a `LIKE` pattern of itself: `%`, `_` and `\` escaped with `\`. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** Records moved per statement by {@link migrateKeyvDocuments}. */
+const MIGRATION_BATCH = 500;
+
+/** What {@link migrateKeyvDocuments} reads and writes on a backend. */
+export interface KeyvDocumentRecords {
+  /** Up to `limit` `[key, value]` of the `keyv` table whose key starts with `prefix` and follows `after`, in key order. */
+  records(prefix: string, after: string, limit: number): Promise<{ key: string; value: string }[]>;
+  /** Stores documents with the ids they have, skipping any id already stored. */
+  insert(documents: StoredDocument[]): Promise<void>;
+  /** Deletes records of the `keyv` table. */
+  remove(keys: string[]): Promise<void>;
+  /** Deletes the per-owner counters of the key-value documents (`documents:<owner>:length` and `:version`). */
+  removeCounters(): Promise<void>;
+}
+
+/**
+ * Moves the documents that releases before the tables kept as key-value records (`<namespace>:doc:<id>`
+ * in `keyv`, with per-owner indexes of ids and counters) into `dossier_documents`, keeping each id,
+ * owner, field and date; new ids go on from the counter those releases used (`documents:id`). A batch
+ * at a time: the documents are inserted (an id already there is skipped), then their records deleted,
+ * so that an interrupted move goes on where it stopped, and two processes moving at once insert each
+ * document once. A record that is not a document is left where it is, and said. Then the indexes and
+ * counters, which nothing reads any more, are deleted.
+ * @throws the backend's error; the next call goes on from there.
+ */
+export async function migrateKeyvDocuments(records: KeyvDocumentRecords, namespace: string, logger?: Logger): Promise<void> {
+  const prefix = `${namespace}:doc:`;
+  let skipped = 0;
+  for (let after = ''; ;) {
+    const batch = await records.records(prefix, after, MIGRATION_BATCH);
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.key;
+    const moved: { key: string; document: StoredDocument }[] = [];
+    for (const { key, value } of batch) {
+      const document = keyvDocument(value);
+      if (document === undefined) skipped += 1;
+      else moved.push({ key, document });
+    }
+    if (moved.length === 0) continue;
+    await records.insert(moved.map(({ document }) => document));
+    await records.remove(moved.map(({ key }) => key));
+  }
+  if (skipped > 0) {
+    logger?.warn('Some key-value records of documents could not be read, and were left where they are.', {
+      records: skipped,
+      prefix,
+    });
+  }
+  for (;;) {
+    const slots = await records.records(`${namespace}:documents:`, '', MIGRATION_BATCH * 10);
+    if (slots.length === 0) break;
+    await records.remove(slots.map(({ key }) => key));
+  }
+  await records.removeCounters();
+}
+
+/** The document of a record as Keyv wrote it (`{"value":…,"expires":…}`), or `undefined` for anything else. */
+function keyvDocument(text: string): StoredDocument | undefined {
+  let value: unknown;
+  try {
+    value = deserialize<{ value?: unknown }>(text).value;
+  } catch {
+    return undefined;
+  }
+  if (!isStoredDocument(value)) return undefined;
+  const { id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at } = value;
+  const typed =
+    Number.isSafeInteger(id) &&
+    id > 0 &&
+    Number.isInteger(template_id) &&
+    typeof prompt === 'string' &&
+    typeof creativity === 'number' &&
+    typeof result === 'string' &&
+    typeof words === 'number' &&
+    typeof favorite === 'boolean' &&
+    typeof created_at === 'string' &&
+    typeof updated_at === 'string';
+  return typed
+    ? { id, owner, name, template_id, prompt, creativity, result, words, favorite, created_at, updated_at }
+    : undefined;
+}

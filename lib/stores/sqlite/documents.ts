@@ -1,0 +1,185 @@
+import type Database from 'better-sqlite3';
+import type { DocumentChanges, NewDocument, StoredDocument } from '../../ports/document-store.js';
+import type { Logger } from '../../ports/logger.js';
+import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
+import { INCREMENT_SQL, Setup, type SqlCounterStore } from '../sql/counters.js';
+import {
+  changesSql,
+  DOCUMENT_COLUMNS,
+  DOCUMENT_INDEXES,
+  documentOf,
+  documentValues,
+  INSERTED_COLUMNS,
+  migrateKeyvDocuments,
+  SqlDocumentStore,
+  trigramsOf,
+  type DocumentDialect,
+  type DocumentRow,
+} from '../sql/documents.js';
+import { statementCache, type SqliteConnection } from './connection.js';
+
+/**
+ * The tables of documents on SQLite. Beside each searched column, a contentless FTS5 table with the
+ * trigram tokenizer (`detail=none`: which trigrams a row has, not where, a fifth of the size) narrows
+ * a search of three characters or more to the rows that have every trigram of it; the check itself is
+ * `instr` on the column. Triggers keep the FTS tables and the counts with every write.
+ */
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS dossier_documents (
+    id INTEGER PRIMARY KEY, owner TEXT NOT NULL, name TEXT NOT NULL, name_lower TEXT NOT NULL, name_key TEXT NOT NULL,
+    template_id INTEGER NOT NULL, prompt TEXT NOT NULL, creativity REAL NOT NULL, result TEXT NOT NULL,
+    result_lower TEXT NOT NULL, words REAL NOT NULL, favorite INTEGER NOT NULL, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL)`,
+  ...DOCUMENT_INDEXES.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS ${name} ON dossier_documents (${columns})`),
+  `CREATE TABLE IF NOT EXISTS dossier_document_counts (
+    owner TEXT NOT NULL, template_id INTEGER NOT NULL, total INTEGER NOT NULL, favorites INTEGER NOT NULL,
+    PRIMARY KEY (owner, template_id))`,
+  ...['names', 'results'].map(
+    (table) =>
+      `CREATE VIRTUAL TABLE IF NOT EXISTS dossier_document_${table} USING fts5(
+        text, content = '', contentless_delete = 1, tokenize = 'trigram', detail = 'none')`,
+  ),
+  `CREATE TRIGGER IF NOT EXISTS dossier_documents_inserted AFTER INSERT ON dossier_documents BEGIN
+    INSERT INTO dossier_document_names (rowid, text) VALUES (new.id, new.name_lower);
+    INSERT INTO dossier_document_results (rowid, text) VALUES (new.id, new.result_lower);
+    INSERT INTO dossier_document_counts (owner, template_id, total, favorites) VALUES (new.owner, new.template_id, 1, new.favorite)
+      ON CONFLICT (owner, template_id) DO UPDATE SET total = total + 1, favorites = favorites + new.favorite;
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS dossier_documents_deleted AFTER DELETE ON dossier_documents BEGIN
+    DELETE FROM dossier_document_names WHERE rowid = old.id;
+    DELETE FROM dossier_document_results WHERE rowid = old.id;
+    UPDATE dossier_document_counts SET total = total - 1, favorites = favorites - old.favorite
+      WHERE owner = old.owner AND template_id = old.template_id;
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS dossier_documents_renamed AFTER UPDATE OF name_lower ON dossier_documents
+    WHEN new.name_lower IS NOT old.name_lower BEGIN
+    DELETE FROM dossier_document_names WHERE rowid = old.id;
+    INSERT INTO dossier_document_names (rowid, text) VALUES (new.id, new.name_lower);
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS dossier_documents_rewritten AFTER UPDATE OF result_lower ON dossier_documents
+    WHEN new.result_lower IS NOT old.result_lower BEGIN
+    DELETE FROM dossier_document_results WHERE rowid = old.id;
+    INSERT INTO dossier_document_results (rowid, text) VALUES (new.id, new.result_lower);
+  END`,
+  `CREATE TRIGGER IF NOT EXISTS dossier_documents_favored AFTER UPDATE OF favorite ON dossier_documents
+    WHEN new.favorite IS NOT old.favorite BEGIN
+    UPDATE dossier_document_counts SET favorites = favorites + new.favorite - old.favorite
+      WHERE owner = old.owner AND template_id = old.template_id;
+  END`,
+];
+
+const SQLITE_DOCUMENTS: DocumentDialect = {
+  contains(column, needle) {
+    const check = `instr(d.${column}, ?) > 0`;
+    const trigrams = trigramsOf(needle);
+    if (trigrams.length === 0) return { sql: check, values: [needle] };
+    const table = column === 'name_lower' ? 'dossier_document_names' : 'dossier_document_results';
+    const match = trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+    return { sql: `d.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?) AND ${check}`, values: [match, needle] };
+  },
+};
+
+/** Settings of a {@link SqliteDocumentStore}. */
+export interface SqliteDocumentStoreOptions {
+  /** The Keyv namespace the key-value documents of older releases are under. */
+  namespace: string;
+  /** Where the move of those documents says what it could not move. @default nothing */
+  logger?: Logger;
+}
+
+/**
+ * Documents as rows of a SQLite file, written in the connection's group commits (a create takes its id
+ * from the `documents:id` counter in the same transaction). Before its first call, the documents that
+ * older releases kept as key-value records are moved into the table.
+ */
+export class SqliteDocumentStore extends SqlDocumentStore {
+  private statement!: (sql: string) => Database.Statement;
+  private readonly ready: Setup;
+
+  constructor(
+    private readonly connection: SqliteConnection,
+    counters: SqlCounterStore,
+    options: SqliteDocumentStoreOptions,
+  ) {
+    super(async (sql, values) => {
+      if (!this.ready.done) await this.ready.run();
+      return connection.run(() => this.statement(sql).all(...values));
+    }, SQLITE_DOCUMENTS);
+    connection.onOpen((db) => {
+      this.statement = statementCache(db);
+      db.transaction(() => {
+        for (const sql of SCHEMA) db.exec(sql);
+      }).immediate();
+    });
+    this.ready = new Setup(async () => {
+      await counters.tablesExist();
+      await migrateKeyvDocuments(this.keyvRecords(), options.namespace, options.logger);
+    });
+  }
+
+  async create(document: NewDocument): Promise<StoredDocument> {
+    if (!this.ready.done) await this.ready.run();
+    return this.connection.write(() => {
+      const { value } = this.statement(INCREMENT_SQL).get(DOCUMENT_ID_COUNTER, null, 0, Number.MAX_SAFE_INTEGER, 0) as {
+        value: number;
+      };
+      this.statement(`INSERT INTO dossier_documents (id, ${INSERTED_COLUMNS}) VALUES (?${', ?'.repeat(13)})`).run(
+        value,
+        ...documentValues(document),
+      );
+      return { id: value, ...document };
+    });
+  }
+
+  async update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined> {
+    if (!this.ready.done) await this.ready.run();
+    const { set, values } = changesSql(changes);
+    const row = await this.connection.write(
+      () =>
+        this.statement(`UPDATE dossier_documents SET ${set} WHERE owner = ? AND id = ? RETURNING ${DOCUMENT_COLUMNS}`).get(
+          ...values,
+          owner,
+          id,
+        ) as DocumentRow | undefined,
+    );
+    return row === undefined ? undefined : documentOf(row);
+  }
+
+  async delete(owner: string, id: number): Promise<boolean> {
+    if (!this.ready.done) await this.ready.run();
+    return this.connection.write(
+      () => this.statement('DELETE FROM dossier_documents WHERE owner = ? AND id = ?').run(owner, id).changes > 0,
+    );
+  }
+
+  private keyvRecords(): Parameters<typeof migrateKeyvDocuments>[0] {
+    return {
+      records: (prefix, after, limit) =>
+        this.connection.run(
+          () =>
+            this.statement('SELECT key, value FROM keyv WHERE key GLOB ? AND key > ? ORDER BY key LIMIT ?').all(
+              `${prefix.replace(/[*?[]/g, '[$&]')}*`,
+              after,
+              limit,
+            ) as { key: string; value: string }[],
+        ),
+      insert: (documents) =>
+        this.connection.write(() => {
+          const insert = this.statement(
+            `INSERT OR IGNORE INTO dossier_documents (id, ${INSERTED_COLUMNS}) VALUES (?${', ?'.repeat(13)})`,
+          );
+          for (const { id, ...document } of documents) insert.run(id, ...documentValues(document));
+        }),
+      remove: (keys) =>
+        this.connection.write(() => {
+          this.statement('DELETE FROM keyv WHERE key IN (SELECT value FROM json_each(?))').run(JSON.stringify(keys));
+        }),
+      removeCounters: () =>
+        this.connection.write(() => {
+          this.statement(
+            "DELETE FROM dossier_counters WHERE name GLOB 'documents:*:length' OR name GLOB 'documents:*:version'",
+          ).run();
+        }),
+    };
+  }
+}
