@@ -4,6 +4,12 @@
 /** The core's layers that may not reach into one another (each is used through the ports). */
 const LAYERS = 'lookup|documents|keys|stores';
 
+/** The web frameworks Dossier can be mounted in, as node_modules names them. */
+const FRAMEWORKS = 'koa|@koa/[^/]+|express|fastify|fastify-plugin|hono|@hono/[^/]+';
+
+/** What the HTTP contract itself loads: its optional peers, and its own parsers. */
+const HTTP_PACKAGES = 'swagger-ui-dist|prom-client|negotiator|qs';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -40,7 +46,32 @@ module.exports = {
       comment: 'lib/ is framework-agnostic: adapters call the core, never the other way round.',
       severity: 'error',
       from: { path: '^lib/' },
-      to: { path: ['^adapters/', '^node_modules/(koa|koa-body|@koa/[^/]+|swagger-ui-dist|prom-client|pino)/'] },
+      to: { path: ['^adapters/', `^node_modules/(${FRAMEWORKS}|${HTTP_PACKAGES}|pino)/`] },
+    },
+    {
+      name: 'http-is-framework-free',
+      comment:
+        'adapters/http holds the HTTP contract once, for every framework: it never imports one (Node\'s own http is ' +
+        'not a framework), nor an adapter of one.',
+      severity: 'error',
+      from: { path: '^adapters/http/' },
+      to: { path: [`^node_modules/(${FRAMEWORKS})/`, '^adapters/(koa|express|fastify|fetch)/'] },
+    },
+    {
+      name: 'framework-adapters-are-glue',
+      comment:
+        'A framework adapter (koa, express, fastify, fetch) reaches the contract through adapters/http/index.ts alone, ' +
+        'and no other adapter.',
+      severity: 'error',
+      from: { path: '^adapters/(koa|express|fastify|fetch)/' },
+      to: { path: '^adapters/', pathNot: ['^adapters/$1/', '^adapters/http/index\\.ts$'] },
+    },
+    {
+      name: 'framework-adapters-use-their-framework-alone',
+      comment: 'adapters/koa imports Koa, adapters/express Express, adapters/fastify Fastify; adapters/fetch none.',
+      severity: 'error',
+      from: { path: '^adapters/(koa|express|fastify|fetch)/' },
+      to: { path: `^node_modules/(${FRAMEWORKS})/`, pathNot: '^node_modules/$1/' },
     },
     {
       name: 'adapters-use-the-public-surface',
@@ -52,11 +83,13 @@ module.exports = {
       to: { path: '^lib/', pathNot: '^lib/(index|internal)\\.ts$' },
     },
     {
-      name: 'cli-uses-the-koa-adapter-whole',
-      comment: 'The CLI loads the Koa adapter through its public index, never one of its files.',
+      name: 'cli-uses-the-adapters-whole',
+      comment:
+        'The CLI loads the Koa adapter and the HTTP contract through their indexes, and prints the wire shapes of ' +
+        'adapters/http/wire.ts; never another of their files.',
       severity: 'error',
       from: { path: '^adapters/cli/' },
-      to: { path: '^adapters/koa/', pathNot: '^adapters/koa/index\\.ts$' },
+      to: { path: '^adapters/(koa|http)/', pathNot: ['^adapters/(koa|http)/index\\.ts$', '^adapters/http/wire\\.ts$'] },
     },
     {
       name: 'layers-keep-out-of-each-other',

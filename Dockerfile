@@ -20,8 +20,9 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 # The peers become dependencies of this copy of package.json, at the ranges it gives them, so that
-# --omit=dev keeps them; npm ci still installs exactly what the lockfile pins.
-RUN node -e "const fs = require('fs'); const p = JSON.parse(fs.readFileSync('package.json', 'utf8')); for (const [name, range] of Object.entries(p.peerDependencies)) { p.dependencies[name] = range; delete p.devDependencies[name]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+# --omit=dev keeps them; npm ci still installs exactly what the lockfile pins. The other frameworks an
+# application may mount Dossier in stay out: the image serves with Koa.
+RUN node -e "const fs = require('fs'); const p = JSON.parse(fs.readFileSync('package.json', 'utf8')); const others = ['express', 'fastify', 'hono', '@hono/node-server']; for (const [name, range] of Object.entries(p.peerDependencies)) { if (others.includes(name)) continue; p.dependencies[name] = range; delete p.devDependencies[name]; } fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3 && npm cache clean --force
 
 # ---- runtime: no compiler, no dev dependencies, not root

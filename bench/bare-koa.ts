@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 
-// The baseline of `npm run bench`, in a process of its own as Dossier is: a bare Koa app answering the
+// A baseline of `npm run bench`, in a process of its own as Dossier is: a bare Koa app answering the
 // JSON body it is given (BENCH_BODY), the same body the measured route answers, on a free port.
 const body: unknown = JSON.parse(process.env.BENCH_BODY ?? '{}');
 const app = new Koa();

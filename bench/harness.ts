@@ -3,6 +3,8 @@ import autocannon from 'autocannon';
 /** One measured scenario: medians over rounds, each round a baseline run then a scenario run. */
 export interface BenchResult {
   name: string;
+  /** The bare framework the baseline is (Koa, Express, …). */
+  baselineName: string;
   /** Median requests per second of the scenario. */
   requestsPerSecond: number;
   /** Median requests per second of the baseline, measured in the same rounds. */
@@ -27,6 +29,11 @@ export interface BenchResult {
 export interface Measured {
   url: string;
   cpuMs(): number;
+}
+
+/** A baseline: a bare framework answering the same body, and its name. */
+export interface Baseline extends Measured {
+  name: string;
 }
 
 /** What autocannon repeats: one request, or a list that each connection cycles through. */
@@ -58,7 +65,7 @@ export const CONNECTIONS = 32;
  */
 export async function measure(
   name: string,
-  baseline: Measured,
+  baseline: Baseline,
   server: Measured,
   request: BenchRequest,
   target?: number,
@@ -71,6 +78,7 @@ export async function measure(
   }
   const result: BenchResult = {
     name,
+    baselineName: baseline.name,
     requestsPerSecond: median(rounds.map((r) => r.scenario.rate)),
     baselinePerSecond: median(rounds.map((r) => r.baseline.rate)),
     ratio: median(rounds.map((r) => r.scenario.rate / r.baseline.rate)),
@@ -82,8 +90,8 @@ export async function measure(
     unexpected: rounds.reduce((sum, r) => sum + r.scenario.unexpected, 0),
   };
   console.error(
-    `  ${name}: ${Math.round(result.requestsPerSecond)} req/s, ${result.ratio.toFixed(2)}× bare Koa; ` +
-      `${Math.round(result.cpuUs)} µs of server CPU a request, ${(result.cpuUs / result.baselineCpuUs).toFixed(2)}× bare Koa's`,
+    `  ${name}: ${Math.round(result.requestsPerSecond)} req/s, ${result.ratio.toFixed(2)}× bare ${baseline.name}; ` +
+      `${Math.round(result.cpuUs)} µs of server CPU a request, ${(result.cpuUs / result.baselineCpuUs).toFixed(2)}× bare ${baseline.name}'s`,
   );
   return result;
 }
@@ -136,13 +144,13 @@ function median(values: number[]): number {
 /** The results as a Markdown table (docs/benchmarks.md shows this table). */
 export function markdownReport(results: BenchResult[]): string {
   const lines = [
-    '| scenario | server CPU µs/req | bare Koa CPU µs/req | CPU ratio | req/s | bare Koa req/s | ratio (target) | p99 ms | bare Koa p99 ms | unexpected |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | server CPU µs/req | baseline | baseline CPU µs/req | CPU ratio | req/s | baseline req/s | ratio (target) | p99 ms | baseline p99 ms | unexpected |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of results) {
     const target = r.target === undefined ? '' : ` (≥ ${r.target})`;
     lines.push(
-      `| ${r.name} | ${Math.round(r.cpuUs)} | ${Math.round(r.baselineCpuUs)} | ${(r.cpuUs / r.baselineCpuUs).toFixed(2)}× | ` +
+      `| ${r.name} | ${Math.round(r.cpuUs)} | bare ${r.baselineName} | ${Math.round(r.baselineCpuUs)} | ${(r.cpuUs / r.baselineCpuUs).toFixed(2)}× | ` +
         `${Math.round(r.requestsPerSecond)} | ${Math.round(r.baselinePerSecond)} | ${r.ratio.toFixed(2)}${target} | ` +
         `${r.p99Ms} | ${r.baselineP99Ms} | ${r.unexpected} |`,
     );

@@ -6,7 +6,12 @@ import { fileURLToPath } from 'node:url';
 
 /** The `dossier` command as users run it. */
 const CLI = fileURLToPath(new URL('../adapters/cli/main.js', import.meta.url));
-const BARE_KOA = fileURLToPath(new URL('./bare-koa.js', import.meta.url));
+
+/** The frameworks Dossier is measured through, each against its bare self. */
+export const FRAMEWORKS = ['koa', 'express', 'fastify', 'hono'] as const;
+
+/** The name of a framework of {@link FRAMEWORKS}. */
+export type Framework = (typeof FRAMEWORKS)[number];
 
 /** A server in a process of its own. */
 export interface ServerProcess {
@@ -27,9 +32,24 @@ export function startDossier(env: Record<string, string>): Promise<ServerProcess
   return startProcess([CLI, 'serve'], { ...env, HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'silent' });
 }
 
-/** The bare Koa baseline answering `body`. */
-export function startBareKoa(body: unknown): Promise<ServerProcess> {
-  return startProcess([BARE_KOA], { BENCH_BODY: JSON.stringify(body) });
+/**
+ * The example app of `framework` (examples/serve-<name>.js, Dossier mounted at its root), configured as
+ * {@link startDossier} configures `dossier serve`.
+ */
+export function startExample(framework: Framework, env: Record<string, string>): Promise<ServerProcess> {
+  const example = fileURLToPath(new URL(`../examples/serve-${framework}.js`, import.meta.url));
+  return startProcess([example], { ...env, HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'silent' });
+}
+
+/** The frameworks' names, as people write them. */
+const NAMES: Record<Framework, string> = { koa: 'Koa', express: 'Express', fastify: 'Fastify', hono: 'Hono' };
+
+/** The bare `framework` (bench/bare-<name>.js) answering `body` to every request: a baseline. */
+export async function startBare(framework: Framework, body: unknown): Promise<ServerProcess & { name: string }> {
+  const bare = await startProcess([fileURLToPath(new URL(`./bare-${framework}.js`, import.meta.url))], {
+    BENCH_BODY: JSON.stringify(body),
+  });
+  return { ...bare, name: NAMES[framework] };
 }
 
 /** `dossier keys create --json` with `env`, as a user makes a key; returns the plaintext key. */

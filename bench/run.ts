@@ -5,12 +5,13 @@ import { createDossier } from '../lib/dossier.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, run, type BenchResult } from './harness.js';
 import { benchDocumentsScale } from './documents-scale.js';
-import { cliKey, startBareKoa, startDossier, startRedis, type ServerProcess } from './processes.js';
+import { cliKey, FRAMEWORKS, startBare, startDossier, startExample, startRedis, type ServerProcess } from './processes.js';
 import { watchBenchStores, watchesBench } from './watches.js';
 
 // `npm run bench`: the cached GET /api/dns through `dossier serve` in a process of its own, on each real
 // store, with keys made by `dossier keys create`, beside a bare Koa process answering the same body;
-// the load comes from this process. Then documents on SQLite and the server's memory as requests grow.
+// the load comes from this process. On SQLite, the same lookup through the example app of each framework
+// (Koa, Express, Fastify, Hono), each beside its bare self; documents; the server's memory as requests grow.
 
 const DISTINCT_KEYS = Number(process.env.BENCH_KEYS ?? 10_000);
 const DOMAIN = 'example.com';
@@ -84,9 +85,9 @@ async function cachedBody(server: ServerProcess, secret: string): Promise<unknow
   return answer.json();
 }
 
-let baseline: ServerProcess | undefined;
+let baseline: (ServerProcess & { name: string }) | undefined;
 /** A bare Koa answering `/healthz`'s body, for the floor scenario. */
-let healthBaseline: ServerProcess | undefined;
+let healthBaseline: (ServerProcess & { name: string }) | undefined;
 const memory: string[] = [];
 let watches = '';
 try {
@@ -98,7 +99,7 @@ try {
     const server = await startDossier(env);
     try {
       const body = await cachedBody(server, secret);
-      baseline ??= await startBareKoa(body);
+      baseline ??= await startBare('koa', body);
       results.push(
         await measure(
           `GET /api/dns, cached, one key (${label})`,
@@ -120,10 +121,31 @@ try {
       );
 
       if (label === 'SQLite') {
+        // Dossier mounted in an app of each framework, against that framework bare, answering the same body.
+        for (const framework of FRAMEWORKS) {
+          const app = await startExample(framework, env);
+          const bare = await startBare(framework, body);
+          try {
+            results.push(
+              await measure(
+                `GET /api/dns, cached, one key, Dossier in ${bare.name === 'Express' ? 'an' : 'a'} ${bare.name} app (${label})`,
+                bare,
+                app,
+                {
+                  url: app.url + LOOKUP,
+                  headers: bearer(secret),
+                },
+              ),
+            );
+          } finally {
+            await bare.close();
+            await app.close();
+          }
+        }
         // The floor: Dossier's cheapest route, through the same middleware (request id, errors, both fast
         // paths, a router) with no key, no store and no lookup. No route that does more can run faster.
         const health = await fetch(`${server.url}/healthz`);
-        healthBaseline = await startBareKoa(await health.json());
+        healthBaseline = await startBare('koa', await health.json());
         results.push(
           await measure('GET /healthz: the middleware alone (no key, no store)', healthBaseline, server, {
             url: `${server.url}/healthz`,
@@ -194,7 +216,7 @@ try {
 }
 
 console.log(
-  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = bare Koa in its own process, same requests, same JSON body; server CPU is the Node process's user + system time over the run, divided by the requests it answered (the store's own server not counted)\n`,
+  `${BENCH_ROUNDS} rounds of ${BENCH_SECONDS} s per scenario, ${CONNECTIONS} connections; medians; baseline = the bare framework in its own process (Koa unless the scenario names another), same requests, same JSON body; server CPU is the Node process's user + system time over the run, divided by the requests it answered (the store's own server not counted)\n`,
 );
 console.log(markdownReport(results));
 console.log('\nServer RSS (MiB) over the 10,000-key mix, fresh process:\n');

@@ -72,4 +72,3 @@ export {
   type WatchService,
 } from './ports/watches.js';
 export { WatchCreate } from './schemas/watches.js';
-export { wireDelivery, wireWatch } from './watches/wire.js';

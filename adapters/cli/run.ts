@@ -1,32 +1,16 @@
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import {
-  type ApiKey,
-  createDossier,
-  type Dossier,
-  DossierError,
-  type DossierOptions,
-  isDossierError,
-  type KeyChanges,
-  optionsFromEnv,
-  type Scope,
-} from '../../lib/index.js';
+import { type ApiKey, createDossier, type KeyChanges, optionsFromEnv, type Scope } from '../../lib/index.js';
 import { redact } from '../../lib/internal.js';
-import { loadKoaAdapter, loadProcessLog, type ProcessLog } from './optional-adapters.js';
-import { LISTEN_BACKLOG } from './listen-backlog.js';
+import { EXIT, reportFailure, UsageError, type CliOutput } from './exit.js';
+import { loadProcessLog, loadServe } from './optional-adapters.js';
+import { start, stopSignal } from './process.js';
 import { listWatches, removeWatch } from './watches-command.js';
-import { keyJson, type KeyJson } from '../keys/key-json.js';
+import { keyJson, type KeyJson } from '../http/wire.js';
 import { closest } from './closest.js';
 import { dossierVersion } from '../version.js';
 
-/** Where the command writes. */
-export interface CliOutput {
-  out(text: string): void;
-  err(text: string): void;
-}
+export { EXIT, type CliOutput } from './exit.js';
 
 const USAGE = `Usage:
   dossier serve                          serve the HTTP API on HOST:PORT (default 127.0.0.1:3000), and run
@@ -48,28 +32,6 @@ Configuration comes from the DOSSIER_* environment variables (see docs/configura
 Exit codes: 0 done, 1 unexpected failure, 2 bad usage, 3 bad configuration, 4 no such key or watch,
 5 refused by the key's state, 6 store unavailable, 7 cannot listen.
 `;
-
-/** The exit code of each kind of outcome (docs/cli.md). */
-export const EXIT = {
-  done: 0,
-  /** A failure nobody expected: a bug, reported with its stack. */
-  unexpected: 1,
-  /** An unknown command or option, a missing or bad argument. */
-  usage: 2,
-  /** A bad DOSSIER_*, HOST or PORT variable, an unusable GeoIP file, a package to install. */
-  config: 3,
-  /** No key or watch has the id given. */
-  notFound: 4,
-  /** The key's state refuses the change (a revoked or expired key cannot be rolled). */
-  refused: 5,
-  /** The store or the cache did not answer. */
-  unavailable: 6,
-  /** `serve` cannot listen on HOST:PORT. */
-  cannotListen: 7,
-} as const;
-
-/** A mistake on the command line, said in a sentence. */
-class UsageError extends Error {}
 
 /** Every command, and the options it takes; a value of `true` is a flag, anything else takes a value. */
 const COMMANDS: Record<string, Record<string, boolean>> = {
@@ -102,7 +64,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
   }
   try {
     const { command, values, id } = parseCommand(argv);
-    if (command === 'serve') return await serve(env, io);
+    if (command === 'serve') return await serveKoa(env, io);
     if (command === 'worker') return await worker(env, io);
     if (command.startsWith('watches ')) {
       if (command === 'watches list' && typeof values.key !== 'string') throw new UsageError('--key KEY_ID is required.');
@@ -118,38 +80,8 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
     }
     return await keys(command, id, values, env, io);
   } catch (error) {
-    const code = exitCodeOf(error);
-    if (code === EXIT.unexpected) throw error;
-    io.err(`dossier: ${messageOf(error)}\n`);
-    return code;
+    return reportFailure(error, io);
   }
-}
-
-/** The exit code of a failure; {@link EXIT.unexpected} for one that is not the core's or the command line's. */
-function exitCodeOf(error: unknown): number {
-  if (error instanceof UsageError) return EXIT.usage;
-  if (!isDossierError(error)) return EXIT.unexpected;
-  switch (error.code) {
-    case 'ERR_CONFIG_INVALID':
-      return EXIT.config;
-    case 'ERR_KEY_NOT_FOUND':
-    case 'ERR_WATCH_NOT_FOUND':
-      return EXIT.notFound;
-    case 'ERR_KEY_INACTIVE':
-      return EXIT.refused;
-    case 'ERR_STORE_UNAVAILABLE':
-      return EXIT.unavailable;
-    case 'ERR_KEY_INVALID':
-      return EXIT.usage; // a value given on the command line
-    default:
-      return EXIT.unexpected;
-  }
-}
-
-/** What a failure says: a refused value names every field at fault. */
-function messageOf(error: unknown): string {
-  const fields = (error as { errors?: Record<string, string[]> }).errors;
-  return fields === undefined ? (error as Error).message : Object.values(fields).flat().join(' ');
 }
 
 /**
@@ -323,56 +255,21 @@ function summary(key: KeyJson): string {
   return `name=${key.name} scopes=${key.scopes.join(',')} daily_limit=${key.daily_limit} expires=${key.expires_at ?? 'never'} ${key.status}`;
 }
 
-async function serve(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
-  const koa = await loadKoaAdapter();
-  const { createKoaApp, answerClientErrorsWithJson, applyKeepAlive, serverOptionsFromEnv } = koa;
-  // Every bad variable is named at once, the server's and the core's alike.
-  const [server, options] = readEveryOption(
-    () => serverOptionsFromEnv(env),
-    () => optionsFromEnv(env),
+/**
+ * `dossier serve`: the Koa app of every route (createKoaApp), served by {@link serve}, until SIGINT or
+ * SIGTERM; `DOSSIER_TRUST_PROXY` says whether the `X-Forwarded-*` of a proxy in front are believed.
+ */
+async function serveKoa(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
+  const { koa, serve } = await loadServe();
+  return serve(
+    ({ dossier, settings }) => {
+      const app = koa.createKoaApp(dossier);
+      app.proxy = settings.trustProxy;
+      return createServer(app.callback());
+    },
+    env,
+    io,
   );
-  // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
-  // with the line to run, instead of failing each watch request.
-  const { dossier, logger } = await start(options, io, koa, (dossier) =>
-    dossier.options.workers ? dossier.startWorkers() : void dossier.watches,
-  );
-  const app = createKoaApp(dossier);
-  app.proxy = server.trustProxy;
-  // The client's address is the last one of X-Forwarded-For, which the proxy in front added; any
-  // before it are whatever the client sent.
-  app.maxIpsCount = 1;
-  const http = app.listen({ port: server.port, host: server.host, backlog: LISTEN_BACKLOG });
-  answerClientErrorsWithJson(http);
-  applyKeepAlive(http, server);
-  try {
-    await once(http, 'listening');
-  } catch (error) {
-    await dossier.close();
-    const code = (error as { code?: string }).code ?? 'error';
-    io.err(`dossier: cannot listen on HOST=${server.host} PORT=${server.port} (${code})\n`);
-    return EXIT.cannotListen;
-  }
-  const { address, port } = http.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  const panel = dossier.options.adminToken === undefined ? '' : `Administration panel on http://${host}:${port}/admin\n`;
-  // Heard from before the line is written: a signal sent on reading it must find the listeners there,
-  // or it would end the process at once instead of stopping it gracefully.
-  const stopping = stopSignal();
-  // One write, so that a reader of the first line has the second too.
-  io.out(`Dossier listening on http://${host}:${port} (store ${redact(dossier.options.store)})\n${panel}`);
-  logger.info('listening', { url: `http://${host}:${port}` });
-  const signal = await stopping;
-  const deadline = Date.now() + dossier.options.shutdownTimeoutMs;
-  logger.info('stopping', { signal });
-  const drained = await stopServing(http, dossier.options.shutdownTimeoutMs);
-  // A store whose server froze may never confirm its close: it gets what is left of the deadline
-  // (at least a second), and the process exits anyway (see main.ts).
-  const closed = await Promise.race([
-    dossier.close().then(() => true),
-    sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
-  ]);
-  logger.info('stopped', { drained, stores_closed: closed });
-  return EXIT.done;
 }
 
 /**
@@ -392,80 +289,4 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   await dossier.close();
   logger.info('stopped', {});
   return EXIT.done;
-}
-
-/**
- * A Dossier that logs to `io.err`, its stores open and each GeoIP file read once (before anyone can
- * send a request), and `work` done. On failure the error goes on to runCli, which prints it.
- */
-async function start(
-  options: DossierOptions,
-  io: CliOutput,
-  { createJsonLogger }: ProcessLog,
-  work: (dossier: Dossier) => Promise<void> | void,
-) {
-  const logger = createJsonLogger({ level: options.logLevel, destination: { write: (line: string) => io.err(line) } });
-  const dossier = createDossier({ ...options, logger });
-  try {
-    await dossier.ready();
-    await work(dossier);
-  } catch (error) {
-    // A store that accepts connections but never answers never confirms its close either: it gets
-    // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
-    await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
-    throw error;
-  }
-  return { dossier, logger };
-}
-
-/**
- * What each reading of the environment gives.
- * @throws DossierError `ERR_CONFIG_INVALID` naming every bad variable that any of them found
- */
-function readEveryOption<A, B>(first: () => A, second: () => B): [A, B] {
-  const problems: string[] = [];
-  const attempt = <T>(read: () => T): T => {
-    try {
-      return read();
-    } catch (error) {
-      if (!isDossierError(error, 'ERR_CONFIG_INVALID')) throw error;
-      problems.push(error.message);
-      return undefined as T; // never returned: the problems are thrown below
-    }
-  };
-  const read: [A, B] = [attempt(first), attempt(second)];
-  if (problems.length > 0) throw new DossierError('ERR_CONFIG_INVALID', problems.join('; '));
-  return read;
-}
-
-/** The next SIGINT or SIGTERM, by name. */
-async function stopSignal(): Promise<string> {
-  const [signal] = await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
-  return String(signal ?? '');
-}
-
-/** The least time stores get to close at shutdown, even past the shutdown deadline. */
-const STORE_CLOSE_MIN_MS = 1000;
-
-/**
- * Stops a server gracefully: it stops accepting connections at once, answers the requests in flight,
- * and closes each connection as soon as it is idle. Connections still busy after `timeoutMs` (or at a
- * second signal) are cut. Resolves true when every request in flight finished.
- */
-async function stopServing(http: Server, timeoutMs: number): Promise<boolean> {
-  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
-  // close() closes the connections idle now; these close those that become idle while draining.
-  const sweeper = setInterval(() => http.closeIdleConnections(), 50);
-  // Unref'd, it is left to run out: it holds the process no longer than the sweeper does.
-  const late = sleep(timeoutMs, false, { ref: false });
-  try {
-    const drained = await Promise.race([closed.then(() => true), late, stopSignal().then(() => false)]);
-    if (!drained) {
-      http.closeAllConnections();
-      await closed;
-    }
-    return drained;
-  } finally {
-    clearInterval(sweeper);
-  }
 }

@@ -1,4 +1,5 @@
-import { type Dossier, wireWatch } from '../../lib/index.js';
+import type { Dossier } from '../../lib/index.js';
+import { wireWatch } from '../http/wire.js';
 
 /**
  * `dossier watches list --key KEY_ID [--json]`: the watches the key created, newest first, one line each

@@ -1,13 +1,26 @@
-export { createAdminRouter } from './admin/index.js';
-export { createDossierRouter, createKoaApp } from './app.js';
+export { createKoaApp } from './app.js';
 export { authenticate, bearerSecret } from './auth.js';
-export { answerClientErrorsWithJson } from './client-errors.js';
-export { HTTP_ERRORS, type HttpError } from './error-map.js';
 export { errorMiddleware } from './error-middleware.js';
-export { createJsonLogger, type JsonLoggerOptions } from './logging.js';
-export { createMetrics, type DossierMetrics } from './metrics.js';
-export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';
-export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './schemas/openapi.js';
-export { ROUTES } from './schemas/routes.js';
-export { applyKeepAlive, serverOptionsFromEnv, type ServerOptions } from './server-options.js';
-export { validateAgainst, type Validation } from './schemas/validate.js';
+export { createAdminRouter, createDossierRouter, type DossierRouter, type KoaOptions } from './router.js';
+export {
+  answerClientErrorsWithJson,
+  buildOpenApiDocument,
+  createJsonLogger,
+  createMetrics,
+  defineRoute,
+  HTTP_ERRORS,
+  openApiDocument,
+  ROUTES,
+  routePatternOf,
+  applyKeepAlive,
+  serverOptionsFromEnv,
+  validateAgainst,
+  type DossierMetrics,
+  type HttpError,
+  type JsonLoggerOptions,
+  type OpenApiDocument,
+  type ResponseSpec,
+  type RouteSpec,
+  type ServerOptions,
+  type Validation,
+} from '../http/index.js';

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
-import { pino, stdTimeFunctions, type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { Logger, LogLevel } from '../../lib/index.js';
 import { SILENT_LOGGER } from '../../lib/internal.js';
 
@@ -22,6 +23,9 @@ export function createJsonLogger(
   context: () => object = () => ({}),
 ): Logger {
   if (level === 'silent') return SILENT_LOGGER;
+  // pino is an optional peer dependency, loaded when a log is made: an app that mounts Dossier with a
+  // logger of its own never needs it.
+  const { pino, stdTimeFunctions } = createRequire(import.meta.url)('pino') as typeof import('pino');
   const logger = pino(
     {
       level,

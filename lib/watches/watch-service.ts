@@ -108,6 +108,8 @@ interface CheckOutcome {
  */
 export class KeyvWatchService implements WatchService {
   private readonly events = new EventEmitter();
+  /** The on-demand checks this process is claiming and charging now, by watch. */
+  private readonly claiming = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: WatchServiceOptions) {}
 
@@ -222,14 +224,23 @@ export class KeyvWatchService implements WatchService {
     });
     // A paused watch is not checked, on demand either; a revoked key's watch is as good as gone.
     if (standing !== null && standing.status !== 'active') return idle();
+    // A request that comes while this process is claiming and charging a check of the watch waits for
+    // that step: finding the claim taken, it reads the quota once the check has counted, not between.
+    const claiming = this.claiming.get(id);
+    if (claiming !== undefined) await claiming.catch(() => {});
     const claim = randomUUID();
-    if (!(await counters.acquireLease(claimOf(id), claim, ON_DEMAND_CLAIM_MS))) return idle();
-    let quota: QuotaState | null = null;
+    const claimed = this.claimAndCharge(id, claim, payer, watch.type);
+    this.claiming.set(id, claimed);
+    let quota: QuotaState | null;
     try {
-      if (payer !== undefined) {
-        quota = await rules.charge(payer, watch.type);
-        if (!quota.allowed) throw rules.quotaExceeded(quota);
-      }
+      const outcome = await claimed;
+      if (outcome === undefined) return idle();
+      quota = outcome.quota;
+    } finally {
+      if (this.claiming.get(id) === claimed) this.claiming.delete(id);
+    }
+    try {
+      if (quota !== null && !quota.allowed) throw rules.quotaExceeded(quota);
       try {
         await this.jobs().checkNow(id, claim);
       } catch (error) {
@@ -242,6 +253,23 @@ export class KeyvWatchService implements WatchService {
       throw error;
     }
     return { watch: publicWatch(watch), started: true, quota };
+  }
+
+  /** Claims the on-demand check of the watch and charges its payer, or says the claim is taken. */
+  private async claimAndCharge(
+    id: string,
+    claim: string,
+    payer: ApiKey | undefined,
+    type: StoredWatch['type'],
+  ): Promise<{ quota: QuotaState | null } | undefined> {
+    const { counters, quota: rules } = this.options;
+    if (!(await counters.acquireLease(claimOf(id), claim, ON_DEMAND_CLAIM_MS))) return undefined;
+    try {
+      return { quota: payer === undefined ? null : await rules.charge(payer, type) };
+    } catch (error) {
+      await counters.releaseLease(claimOf(id), claim).catch(() => {});
+      throw error;
+    }
   }
 
   /**

@@ -397,8 +397,8 @@ describe("the dossier command as package.json's bin (issue 12)", () => {
     }
     expect(paths, 'the data files the build copies').to.include.members([
       'dist/lib/lookup/net/special-ranges.json',
-      'dist/adapters/koa/admin/panel/admin.js',
-      'dist/adapters/koa/admin/panel/admin.css',
+      'dist/adapters/http/admin/panel/admin.js',
+      'dist/adapters/http/admin/panel/admin.css',
     ]);
     expect(
       paths.filter((path) => path.endsWith('.map')),

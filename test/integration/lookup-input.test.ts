@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 
 // Every parameter of every lookup against hostile and malformed values: each gets its 400 and code,
 // none a 500, none touches the network, none consumes quota.
@@ -71,57 +71,59 @@ const BAD_IPS: [string, string][] = [
   ['254 characters', '1'.repeat(254)],
 ];
 
-describe('every lookup parameter against bad input', () => {
-  let dns: TestDnsServer;
-  let server: TestServer;
-  let key: string;
+eachAdapter(() => {
+  describe('every lookup parameter against bad input', () => {
+    let dns: TestDnsServer;
+    let server: TestServer;
+    let key: string;
 
-  before(async () => {
-    dns = await startDnsServer({});
-    server = await startTestServer({ dnsServers: [dns.address], allowPrivateTargets: true, lookupTimeoutMs: 1000 });
-  });
-  beforeEach(async () => {
-    key = await server.key({ dailyLimit: 5 });
-  });
-  after(async () => {
-    await server.close();
-    await dns.close();
-  });
-
-  // DNS names may carry underscores (`_dmarc.example.com`); hostnames for whois and TLS may not.
-  const underscore: [string, string] = ['an underscore in a hostname', 'ex_ample.com'];
-  const cases: [string, string, [string, string][], string][] = [
-    ['dns', 'domain', BAD_DOMAINS, 'invalid_domain'],
-    ['whois', 'domain', [...BAD_DOMAINS, underscore], 'invalid_domain'],
-    ['ssl', 'domain', [...BAD_DOMAINS, underscore], 'invalid_domain'],
-    ['ip', 'ip', BAD_IPS, 'invalid_ip'],
-  ];
-  for (const [kind, parameter, values, code] of cases) {
-    describe(`/api/${kind}?${parameter}=`, () => {
-      for (const [label, value] of values) {
-        it(`refuses ${label} with 400 ${code}`, async () => {
-          const asked = dns.questions;
-          const response = await server.get(`/api/${kind}?${parameter}=${encodeURIComponent(value)}`, key);
-          expect(response.status).to.equal(400);
-          expect(await response.json()).to.deep.include({ status: 'error', code });
-          expect(response.headers.get('X-RateLimit-Remaining')).to.equal('5');
-          expect(dns.questions).to.equal(asked);
-        });
-      }
-      it(`refuses a missing or repeated ${parameter} with 400 ${code}`, async () => {
-        for (const query of ['', `?${parameter}=a.com&${parameter}=b.com`, `?other=x`]) {
-          const response = await server.get(`/api/${kind}${query}`, key);
-          expect(response.status, query).to.equal(400);
-          expect((await response.json()).code).to.equal(code);
-          expect(response.headers.get('X-RateLimit-Remaining')).to.equal('5');
-        }
-      });
+    before(async () => {
+      dns = await startDnsServer({});
+      server = await startTestServer({ dnsServers: [dns.address], allowPrivateTargets: true, lookupTimeoutMs: 1000 });
     });
-  }
+    beforeEach(async () => {
+      key = await server.key({ dailyLimit: 5 });
+    });
+    after(async () => {
+      await server.close();
+      await dns.close();
+    });
 
-  it('accepts underscore labels in DNS names, as DNS does', async () => {
-    const response = await server.get('/api/dns?domain=_dmarc.example.test', key);
-    expect(response.status).to.equal(200);
-    expect((await response.json()).data.domain).to.equal('_dmarc.example.test');
+    // DNS names may carry underscores (`_dmarc.example.com`); hostnames for whois and TLS may not.
+    const underscore: [string, string] = ['an underscore in a hostname', 'ex_ample.com'];
+    const cases: [string, string, [string, string][], string][] = [
+      ['dns', 'domain', BAD_DOMAINS, 'invalid_domain'],
+      ['whois', 'domain', [...BAD_DOMAINS, underscore], 'invalid_domain'],
+      ['ssl', 'domain', [...BAD_DOMAINS, underscore], 'invalid_domain'],
+      ['ip', 'ip', BAD_IPS, 'invalid_ip'],
+    ];
+    for (const [kind, parameter, values, code] of cases) {
+      describe(`/api/${kind}?${parameter}=`, () => {
+        for (const [label, value] of values) {
+          it(`refuses ${label} with 400 ${code}`, async () => {
+            const asked = dns.questions;
+            const response = await server.get(`/api/${kind}?${parameter}=${encodeURIComponent(value)}`, key);
+            expect(response.status).to.equal(400);
+            expect(await response.json()).to.deep.include({ status: 'error', code });
+            expect(response.headers.get('X-RateLimit-Remaining')).to.equal('5');
+            expect(dns.questions).to.equal(asked);
+          });
+        }
+        it(`refuses a missing or repeated ${parameter} with 400 ${code}`, async () => {
+          for (const query of ['', `?${parameter}=a.com&${parameter}=b.com`, `?other=x`]) {
+            const response = await server.get(`/api/${kind}${query}`, key);
+            expect(response.status, query).to.equal(400);
+            expect((await response.json()).code).to.equal(code);
+            expect(response.headers.get('X-RateLimit-Remaining')).to.equal('5');
+          }
+        });
+      });
+    }
+
+    it('accepts underscore labels in DNS names, as DNS does', async () => {
+      const response = await server.get('/api/dns?domain=_dmarc.example.test', key);
+      expect(response.status).to.equal(200);
+      expect((await response.json()).data.domain).to.equal('_dmarc.example.test');
+    });
   });
 });

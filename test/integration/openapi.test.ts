@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/koa/schemas/openapi.js';
-import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/koa/schemas/shapes.js';
+import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/http/openapi.js';
+import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/http/schemas/shapes.js';
 import type { Document as CoreDocument } from '../../lib/ports/document-service.js';
 import type {
   DnsData as CoreDnsData,
@@ -10,7 +10,7 @@ import type {
   WhoisData as CoreWhoisData,
 } from '../../lib/ports/lookup-service.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 
 // What the core answers must fit the document's types (a compile-time check: this file does not
 // build when a port's type drifts from its schema).
@@ -55,135 +55,141 @@ const CONTRACT_ROUTES = [
   'GET /',
 ];
 
-describe('the OpenAPI document', () => {
-  let server: TestServer;
+eachAdapter(() => {
+  describe('the OpenAPI document', () => {
+    let server: TestServer;
 
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
-
-  it('is served at /openapi.json and is a valid OpenAPI 3.1 document', async () => {
-    const response = await server.get('/openapi.json');
-    expect(response.status).to.equal(200);
-    expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
-    const document = (await response.json()) as Record<string, unknown>;
-    const validator = new Validator();
-    const result = await validator.validate(document);
-    expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
-    expect(result.valid).to.equal(true);
-    expect(validator.version).to.equal('3.1');
-    expect(document).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())));
-  });
-
-  it('describes every route of the contract, both interfaces and the admin API', () => {
-    const { paths } = openApiDocument().document;
-    const declared = Object.entries(paths).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
-    );
-    expect(declared).to.include.members(CONTRACT_ROUTES);
-    const dns = paths['/api/dns']!.get as { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
-    expect(dns.parameters.map((p) => `${p.in}:${p.name}`)).to.include('query:domain');
-    expect(Object.keys(dns.responses)).to.include.members(['200', '400', '401', '403', '429', '502', '503', '504']);
-  });
-
-  it('labels a path with its route pattern, never the raw path', () => {
-    expect(routePatternOf('/api/v1/documents/42')).to.equal('/api/v1/documents/:id');
-    expect(routePatternOf('/API/DNS')).to.equal('/api/dns');
-    expect(routePatternOf('/api/v1/documents/')).to.equal('/api/v1/documents');
-    expect(routePatternOf('/admin/api/keys/key_1/usage')).to.equal('/admin/api/keys/:id/usage');
-    expect(routePatternOf('/wp-login.php')).to.equal(null);
-    expect(routePatternOf('/api/dns/extra')).to.equal(null);
-  });
-
-  describe('holds the answers to it (the check every harness request goes through)', () => {
-    const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
-      new Response(JSON.stringify(body), {
-        status,
-        headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r1', ...headers },
-      });
-    const quota = {
-      'X-RateLimit-Limit': '10',
-      'X-RateLimit-Remaining': '9',
-      'X-RateLimit-Reset': '1767225600',
-      'RateLimit-Policy': '"daily";q=10;w=86400',
-      RateLimit: '"daily";r=9;t=3600',
-    };
-    const data = {
-      domain: 'example.test',
-      exists: true,
-      A: [],
-      AAAA: [],
-      MX: [],
-      NS: [],
-      TXT: [],
-      CNAME: [],
-      SOA: null,
-      CAA: [],
-      dnssec: { signed: false, validated: null },
-      mail: { spf: null, dmarc: null },
-    };
-
-    it('accepts an answer that matches', async () => {
-      await checkAgainstDocument(
-        'GET',
-        '/api/dns?domain=example.test',
-        answer(200, { status: 'success', data, cached: false }, quota),
-      );
+    before(async () => {
+      server = await startTestServer();
+    });
+    after(async () => {
+      await server.close();
     });
 
-    for (const [what, response, message] of [
-      [
-        'a body with a field missing',
-        answer(200, { status: 'success', data: { ...data, NS: undefined }, cached: false }, quota),
-        /NS/,
-      ],
-      ['a body with a field of the wrong type', answer(200, { status: 'success', data, cached: 'no' }, quota), /cached/],
-      [
-        'a field the document does not declare',
-        answer(200, { status: 'success', data: { ...data, extra: 1 }, cached: false }, quota),
-        /additional/,
-      ],
-      ['a status it does not declare', answer(418, { status: 'error', code: 'teapot', message: 'x' }), /418/],
-      ['a header it says is always sent, missing', answer(200, { status: 'success', data, cached: false }), /X-RateLimit-Limit/],
-      [
-        'a declared header with a bad value',
-        answer(200, { status: 'success', data, cached: false }, { ...quota, 'X-RateLimit-Remaining': '-1' }),
-        /Remaining/,
-      ],
-      [
-        'a wrong error code for the status',
-        answer(401, { status: 'error', code: 'nope', message: 'x' }, { 'WWW-Authenticate': 'Bearer realm="dossier"' }),
-        /code/,
-      ],
-      [
-        'an answer without X-Request-Id',
-        new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }),
-        /X-Request-Id/,
-      ],
-    ] as const) {
-      it(`refuses ${what}`, async () => {
+    it('is served at /openapi.json and is a valid OpenAPI 3.1 document', async () => {
+      const response = await server.get('/openapi.json');
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      const document = (await response.json()) as Record<string, unknown>;
+      const validator = new Validator();
+      const result = await validator.validate(document);
+      expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
+      expect(result.valid).to.equal(true);
+      expect(validator.version).to.equal('3.1');
+      expect(document).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+    });
+
+    it('describes every route of the contract, both interfaces and the admin API', () => {
+      const { paths } = openApiDocument().document;
+      const declared = Object.entries(paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      );
+      expect(declared).to.include.members(CONTRACT_ROUTES);
+      const dns = paths['/api/dns']!.get as { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
+      expect(dns.parameters.map((p) => `${p.in}:${p.name}`)).to.include('query:domain');
+      expect(Object.keys(dns.responses)).to.include.members(['200', '400', '401', '403', '429', '502', '503', '504']);
+    });
+
+    it('labels a path with its route pattern, never the raw path', () => {
+      expect(routePatternOf('/api/v1/documents/42')).to.equal('/api/v1/documents/:id');
+      expect(routePatternOf('/API/DNS')).to.equal('/api/dns');
+      expect(routePatternOf('/api/v1/documents/')).to.equal('/api/v1/documents');
+      expect(routePatternOf('/admin/api/keys/key_1/usage')).to.equal('/admin/api/keys/:id/usage');
+      expect(routePatternOf('/wp-login.php')).to.equal(null);
+      expect(routePatternOf('/api/dns/extra')).to.equal(null);
+    });
+
+    describe('holds the answers to it (the check every harness request goes through)', () => {
+      const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+        new Response(JSON.stringify(body), {
+          status,
+          headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': 'r1', ...headers },
+        });
+      const quota = {
+        'X-RateLimit-Limit': '10',
+        'X-RateLimit-Remaining': '9',
+        'X-RateLimit-Reset': '1767225600',
+        'RateLimit-Policy': '"daily";q=10;w=86400',
+        RateLimit: '"daily";r=9;t=3600',
+      };
+      const data = {
+        domain: 'example.test',
+        exists: true,
+        A: [],
+        AAAA: [],
+        MX: [],
+        NS: [],
+        TXT: [],
+        CNAME: [],
+        SOA: null,
+        CAA: [],
+        dnssec: { signed: false, validated: null },
+        mail: { spf: null, dmarc: null },
+      };
+
+      it('accepts an answer that matches', async () => {
+        await checkAgainstDocument(
+          'GET',
+          '/api/dns?domain=example.test',
+          answer(200, { status: 'success', data, cached: false }, quota),
+        );
+      });
+
+      for (const [what, response, message] of [
+        [
+          'a body with a field missing',
+          answer(200, { status: 'success', data: { ...data, NS: undefined }, cached: false }, quota),
+          /NS/,
+        ],
+        ['a body with a field of the wrong type', answer(200, { status: 'success', data, cached: 'no' }, quota), /cached/],
+        [
+          'a field the document does not declare',
+          answer(200, { status: 'success', data: { ...data, extra: 1 }, cached: false }, quota),
+          /additional/,
+        ],
+        ['a status it does not declare', answer(418, { status: 'error', code: 'teapot', message: 'x' }), /418/],
+        [
+          'a header it says is always sent, missing',
+          answer(200, { status: 'success', data, cached: false }),
+          /X-RateLimit-Limit/,
+        ],
+        [
+          'a declared header with a bad value',
+          answer(200, { status: 'success', data, cached: false }, { ...quota, 'X-RateLimit-Remaining': '-1' }),
+          /Remaining/,
+        ],
+        [
+          'a wrong error code for the status',
+          answer(401, { status: 'error', code: 'nope', message: 'x' }, { 'WWW-Authenticate': 'Bearer realm="dossier"' }),
+          /code/,
+        ],
+        [
+          'an answer without X-Request-Id',
+          new Response('{}', { status: 200, headers: { 'Content-Type': 'application/json' } }),
+          /X-Request-Id/,
+        ],
+      ] as const) {
+        it(`refuses ${what}`, async () => {
+          let failure: unknown;
+          try {
+            await checkAgainstDocument('GET', '/api/dns', response);
+          } catch (error) {
+            failure = error;
+          }
+          expect(failure, what).to.be.an('error');
+          expect((failure as Error).message).to.match(message);
+        });
+      }
+
+      it('refuses an unknown path answered with something other than an error body of the API', async () => {
         let failure: unknown;
         try {
-          await checkAgainstDocument('GET', '/api/dns', response);
+          await checkAgainstDocument('GET', '/nowhere', answer(404, { error: 'nope' }));
         } catch (error) {
           failure = error;
         }
-        expect(failure, what).to.be.an('error');
-        expect((failure as Error).message).to.match(message);
+        expect(failure).to.be.an('error');
       });
-    }
-
-    it('refuses an unknown path answered with something other than an error body of the API', async () => {
-      let failure: unknown;
-      try {
-        await checkAgainstDocument('GET', '/nowhere', answer(404, { error: 'nope' }));
-      } catch (error) {
-        failure = error;
-      }
-      expect(failure).to.be.an('error');
     });
   });
 });

@@ -86,22 +86,11 @@ async function expectMissing(dir: string, names: string[]): Promise<void> {
   expect(load.stdout, 'the packages that are still found').to.equal('');
 }
 
-const KOA_LINE = 'npm install koa @koa/router koa-body swagger-ui-dist prom-client pino';
+const KOA_LINE = 'npm install koa swagger-ui-dist prom-client pino';
 
 describe('the package without any optional peer (npm install dossier alone)', function () {
   this.timeout(30_000);
-  const PEERS = [
-    'koa',
-    'koa-body',
-    '@koa/router',
-    'swagger-ui-dist',
-    'prom-client',
-    'pino',
-    '@keyv/redis',
-    'pg',
-    'mysql2',
-    'bullmq',
-  ];
+  const PEERS = ['koa', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg', 'mysql2', 'bullmq'];
   let dir: string;
   before(() => (dir = packageWithout(PEERS)));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -117,7 +106,7 @@ describe('the package without any optional peer (npm install dossier alone)', fu
   });
 });
 
-for (const peer of ['koa', 'koa-body', '@koa/router', 'swagger-ui-dist', 'prom-client', 'pino']) {
+for (const peer of ['koa', 'swagger-ui-dist', 'prom-client', 'pino']) {
   describe(`the package without the Koa adapter's peer ${peer}`, function () {
     this.timeout(30_000);
     let dir: string;
@@ -210,5 +199,96 @@ describe('the package without the job engine bullmq', function () {
       const served = await node(dir, ['dist/adapters/cli/main.js', 'serve'], { DOSSIER_STORE: redis, DOSSIER_WORKERS: workers });
       expectStopsWith(served, line);
     }
+  });
+});
+
+describe('an app that mounts Dossier with Express, without Koa (npm install dossier express swagger-ui-dist prom-client)', function () {
+  this.timeout(30_000);
+  const ABSENT = ['koa', '@koa/router', 'pino', 'fastify', 'hono', '@hono/node-server'];
+  let dir: string;
+  before(() => (dir = packageWithout(ABSENT)));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves the contract, /metrics included, through dossier/express', async () => {
+    await expectMissing(dir, ABSENT);
+    const served = await node(dir, [
+      '--input-type=module',
+      '-e',
+      `const { default: express } = await import('express');
+       const { createDossier } = await import('./dist/lib/index.js');
+       const { createDossierRouter } = await import('./dist/adapters/express/index.js');
+       const dossier = createDossier({ store: 'memory://', adminToken: '${'a'.repeat(32)}' });
+       const app = express();
+       app.use(createDossierRouter(dossier));
+       const server = app.listen(0, '127.0.0.1');
+       await new Promise((resolve) => server.once('listening', resolve));
+       const url = 'http://127.0.0.1:' + server.address().port;
+       const health = await fetch(url + '/healthz');
+       const metrics = await fetch(url + '/metrics', { headers: { Authorization: 'Bearer ${'a'.repeat(32)}' } });
+       console.log(health.status, JSON.stringify(await health.json()), metrics.status);
+       server.close();
+       await dossier.close();`,
+    ]);
+    expect(served.stderr).to.equal('');
+    expect(served.stdout.trim()).to.equal('200 {"status":"ok"} 200');
+  });
+});
+
+/** Makes each entry's mount in `dir` and prints what it threw: `code message`. */
+async function mountEach(dir: string, adminToken: string | undefined): Promise<string[]> {
+  const options = JSON.stringify({ store: 'memory://', ...(adminToken ? { adminToken } : {}) });
+  const run = await node(dir, [
+    '--input-type=module',
+    '-e',
+    `const { createDossier } = await import('./dist/lib/index.js');
+     const dossier = createDossier(${options});
+     const mounts = {
+       koa: async () => (await import('./dist/adapters/koa/index.js')).createDossierRouter(dossier),
+       express: async () => (await import('./dist/adapters/express/index.js')).createDossierRouter(dossier),
+       fastify: async () => {
+         const { default: Fastify } = await import('fastify');
+         await Fastify().register((await import('./dist/adapters/fastify/index.js')).dossierPlugin, { dossier }).ready();
+       },
+       fetch: async () => (await import('./dist/adapters/fetch/index.js')).createFetchHandler(dossier),
+     };
+     for (const [name, make] of Object.entries(mounts)) {
+       try { await make(); console.log(name, 'mounted'); } catch (error) { console.log(name, error.code, error.message); }
+     }
+     await dossier.close();`,
+  ]);
+  expect(run.stderr).to.equal('');
+  return run.stdout.trim().split('\n');
+}
+
+for (const { peer, adminToken } of [
+  { peer: 'swagger-ui-dist', adminToken: undefined },
+  { peer: 'prom-client', adminToken: 'b'.repeat(32) },
+]) {
+  describe(`the HTTP adapters without their peer ${peer}`, function () {
+    this.timeout(30_000);
+    let dir: string;
+    before(() => (dir = packageWithout([peer])));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it(`stop each mount with one line that names ${peer} and what to run`, async () => {
+      await expectMissing(dir, [peer]);
+      const line = `ERR_CONFIG_INVALID Dossier's HTTP adapters need ${peer}, which is not installed: run npm install swagger-ui-dist prom-client`;
+      expect(await mountEach(dir, adminToken)).to.deep.equal(
+        ['koa', 'express', 'fastify', 'fetch'].map((name) => `${name} ${line}`),
+      );
+    });
+  });
+}
+
+describe('the HTTP adapters without prom-client and without an admin token', function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(() => (dir = packageWithout(['prom-client'])));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('mount: metrics are off, and prom-client is not needed', async () => {
+    expect(await mountEach(dir, undefined)).to.deep.equal(
+      ['koa', 'express', 'fastify', 'fetch'].map((name) => `${name} mounted`),
+    );
   });
 });

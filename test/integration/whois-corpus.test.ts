@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
 import type { WhoisData } from '../../lib/ports/lookup-service.js';
-import { startTestServer, type TestServer } from '../support/harness.js';
+import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 import { loadWhoisCorpus, SCORED_FIELDS, type CorpusCase, type Reading } from '../support/whois-corpus.js';
 import { corpusDomain, scoredCases, Tally } from '../support/whois-corpus-score.js';
 import { startWhoisServer, type TestWhoisServer } from '../support/whois-server.js';
@@ -214,235 +214,237 @@ const NOT_FREE_NAME_ANSWERS: Record<string, string> = {
   'whois.nic.bo/bo/status_available': 'refused',
 };
 
-describe('whois accuracy on real answers (weppos/whois-parser fixtures, through GET /api/whois)', function () {
-  this.timeout(120_000);
-  const served = serveWhoisAnswers();
-  const corpus = loadWhoisCorpus();
-  const cases = scoredCases(corpus)
-    .filter((item) => !(item.id in NOT_FREE_NAME_ANSWERS))
-    .map(corrected);
-  const dossier = new Tally();
-  const whoiser = new Tally();
+eachAdapter(() => {
+  describe('whois accuracy on real answers (weppos/whois-parser fixtures, through GET /api/whois)', function () {
+    this.timeout(120_000);
+    const served = serveWhoisAnswers();
+    const corpus = loadWhoisCorpus();
+    const cases = scoredCases(corpus)
+      .filter((item) => !(item.id in NOT_FREE_NAME_ANSWERS))
+      .map(corrected);
+    const dossier = new Tally();
+    const whoiser = new Tally();
 
-  before(async () => {
-    const { registry, server, key } = served;
-    for (const item of cases) {
-      const domain = corpusDomain(item, corpus);
-      const asked = answerOnly(registry, domain, item.bytes);
-      const response = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}&fresh=1`, key);
-      const body = (await response.json()) as { data?: WhoisData };
-      // Read from another name's "No match", or about another name: nothing right.
-      const data = response.status === 200 && asked() && body.data!.domain === domain ? body.data! : null;
-      const text = item.bytes.toString('utf8');
-      dossier.add(item, data, text);
-      whoiser.add(item, whoiserReading(domain, item.bytes.toString('utf8')), text);
-    }
-  });
-
-  it('prints the share of fields right, per field and overall, beside whoiser', () => {
-    const pct = (share: number): string => `${(100 * share).toFixed(1)} %`.padStart(8);
-    const rows = [...SCORED_FIELDS, undefined].map((field) => {
-      const total = field === undefined ? [...dossier.total.values()].reduce((a, b) => a + b, 0) : dossier.total.get(field);
-      return `      ${(field ?? 'overall').padEnd(14)}${String(total).padStart(6)}${pct(dossier.share(field))}${pct(whoiser.share(field))}   ${(dossier.share(field) / whoiser.share(field)).toFixed(2)}×`;
-    });
-    console.log(
-      `      ${'field'.padEnd(14)}${'n'.padStart(6)}${'Dossier'.padStart(8)}${'whoiser'.padStart(8)}   ratio\n${rows.join('\n')}`,
-    );
-    expect(cases.length).to.be.greaterThan(450);
-  });
-
-  it('reads every field of every answer right, as its expectation or its erratum says', () => {
-    expect(dossier.misses, 'misses').to.deep.equal([]);
-    expect(dossier.share()).to.be.at.least(0.98);
-  });
-
-  it("reads at least as many of each field right as whoiser's parser", () => {
-    for (const field of SCORED_FIELDS) {
-      expect(dossier.right.get(field) ?? 0, field).to.be.at.least(whoiser.right.get(field) ?? 0);
-    }
-  });
-});
-
-describe("whois on the corpus's other answers: what CONTRACT §10 says they give, through GET /api/whois", function () {
-  this.timeout(60_000);
-  const served = serveWhoisAnswers();
-  const corpus = loadWhoisCorpus();
-  const named = (pattern: RegExp): CorpusCase[] => corpus.filter((item) => pattern.test(item.name));
-
-  /** GET /api/whois for `domain` (the case's own by default), the server answering the case's bytes about it. */
-  async function lookup(item: CorpusCase, domain = corpusDomain(item, corpus), fresh = true) {
-    answerOnly(served.registry, domain, item.bytes);
-    const response = await served.server.get(
-      `/api/whois?domain=${encodeURIComponent(domain)}${fresh ? '&fresh=1' : ''}`,
-      served.key,
-    );
-    return { status: response.status, body: (await response.json()) as { data?: WhoisData; code?: string; message?: string } };
-  }
-
-  it('answers every throttled or unavailable registry with a 502 that says so, never cached nor read as a free name', async () => {
-    const limited = named(/^response_(?:throttled|unavailable)/).filter((item) => !item.id.endsWith('.expected'));
-    expect(limited.length).to.be.at.least(20);
-    const registered = corpus.find((item) => item.id === 'whois.verisign-grs.com/status_registered')!;
-    for (const [index, item] of limited.entries()) {
-      // A name of its own, so that the check below sees what this answer left in the cache.
-      const domain = `limited${index}-${corpusDomain(item, corpus)}`;
-      const { status, body } = await lookup(item, domain, false);
-      expect(status, item.id).to.equal(502);
-      expect(body.code, item.id).to.equal('upstream_error');
-      expect(body.message, item.id).to.match(/limited the question|gave no data/);
-      // Not cached: the same name asked again, without fresh=1, reaches the registry, which now answers.
-      expect((await lookup(registered, domain, false)).status, item.id).to.equal(200);
-    }
-  });
-
-  it('never reads a reserved name as free: it is held, with the status "reserved", or a 502', async () => {
-    const reserved = named(/^(?:status_)?reserved$/);
-    // .name's "Not available for second level registration": a shared name, held for third-level names.
-    const shared = 'whois.nic.name/name/reserved';
-    expect(reserved.map((item) => item.id)).to.include(shared);
-    for (const item of reserved) {
-      const { status, body } = await lookup(item);
-      if (status === 502 && item.id !== shared) continue;
-      expect(status, item.id).to.equal(200);
-      expect(body.data?.registered, item.id).to.equal(true);
-      if (item.id === shared) expect(body.data?.status).to.deep.equal(['reserved']);
-    }
-  });
-
-  it('gives name servers and statuses in the normal form on every property_* answer', async () => {
-    const properties = named(/^property_/);
-    expect(properties.length).to.be.at.least(80);
-    for (const item of properties) {
-      const { status, body } = await lookup(item);
-      expect([200, 502], item.id).to.include(status);
-      const data = body.data;
-      if (data === undefined) continue;
-      for (const name of data.name_servers) {
-        expect(name, item.id).to.match(/^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/);
-        expect(name, item.id).not.to.match(/^[\d.]+$/);
+    before(async () => {
+      const { registry, server, key } = served;
+      for (const item of cases) {
+        const domain = corpusDomain(item, corpus);
+        const asked = answerOnly(registry, domain, item.bytes);
+        const response = await server.get(`/api/whois?domain=${encodeURIComponent(domain)}&fresh=1`, key);
+        const body = (await response.json()) as { data?: WhoisData };
+        // Read from another name's "No match", or about another name: nothing right.
+        const data = response.status === 200 && asked() && body.data!.domain === domain ? body.data! : null;
+        const text = item.bytes.toString('utf8');
+        dossier.add(item, data, text);
+        whoiser.add(item, whoiserReading(domain, item.bytes.toString('utf8')), text);
       }
-      expect(new Set(data.name_servers).size, item.id).to.equal(data.name_servers.length);
-      expect(data.name_servers, item.id).not.to.include(data.domain);
-      for (const word of data.status)
-        expect(word === word.toLowerCase() || /^[a-z]+[A-Z][A-Za-z]*$/.test(word), `${item.id}: ${word}`).to.equal(true);
-      const expected = item.expected?.nameservers;
-      if (Array.isArray(expected) && expected.length > 0 && item.name.startsWith('property_nameservers')) {
-        expect(data.name_servers, item.id).to.deep.equal(expected.map((name) => name.toLowerCase().replace(/\.$/, '')));
-      }
-    }
-  });
-});
-
-describe("whois answers in registries' own charsets, through GET /api/whois", () => {
-  const served = serveWhoisAnswers();
-
-  for (const [name, domain, bytes, organization] of [
-    [
-      'ISO-8859-1 (the default)',
-      'mueller.de',
-      Buffer.from(
-        'Domain: mueller.de\nStatus: connect\nChanged: 2020-01-02T03:04:05+01:00\n\n[Holder]\nOrganisation: M\u00fcller & S\u00f6hne\n',
-        'latin1',
-      ),
-      'Müller & Söhne',
-    ],
-    [
-      'EUC-KR (KISA)',
-      'example.kr',
-      Buffer.concat([
-        Buffer.from('Domain Name                 : example.kr\nRegistrant                  : '),
-        Buffer.from([0xb1, 0xb8, 0xb1, 0xdb]),
-        Buffer.from('\nRegistered Date             : 2007. 03. 02.\n'),
-      ]),
-      '구글',
-    ],
-  ] as const) {
-    it(`decodes ${name}: raw and the fields hold no U+FFFD`, async () => {
-      served.registry.reply = () => bytes;
-      const response = await served.server.get(`/api/whois?domain=${domain}`, served.key);
-      expect(response.status).to.equal(200);
-      const { data } = (await response.json()) as { data: WhoisData };
-      expect(data.raw).not.to.include('\ufffd');
-      expect(data.raw).to.include(organization);
-      expect(data.registrant.organization).to.equal(organization);
     });
-  }
-});
 
-/**
- * The question each registry of the corpus expects, where it is not the bare name: the forms of
- * weppos/whois's server table (`data/tld.json`, the client that captured these answers), and
- * Verisign's `domain` keyword, which limits its search to domains.
- */
-const QUESTION_FORMS: Record<string, (domain: string) => string> = {
-  'whois.denic.de': (domain) => `-T dn,ace ${domain}`,
-  'whois.jprs.jp': (domain) => `${domain}/e`,
-  'whois.nic.name': (domain) => `domain=${domain}`,
-  'whois.dk-hostmaster.dk': (domain) => `--show-handles ${domain}`,
-  'whois.cat': (domain) => `-C US-ASCII ace ${domain}`,
-  'whois.verisign-grs.com': (domain) => `domain ${domain}`,
-  'ccwhois.verisign-grs.com': (domain) => `domain ${domain}`,
-  'tvwhois.verisign-grs.com': (domain) => `domain ${domain}`,
-  'whois.nic.jobs': (domain) => `domain ${domain}`,
-};
-
-describe("whois on the corpus by the registries' own route: each registry asked, in its form, about the fixture's own name", function () {
-  this.timeout(120_000);
-  const corpus = loadWhoisCorpus();
-  // The registries' answers (a registrar's is reached by a referral, not by this route).
-  const registryZones = new Set(REGISTRY_ZONES.map(({ server }) => server));
-  const cases = scoredCases(corpus).filter(
-    (item) => (item.tld !== null || registryZones.has(item.server)) && !(item.id in NOT_FREE_NAME_ANSWERS),
-  );
-  let dns: TestDnsServer;
-  let directory: TestRdapServer;
-  let iana: TestWhoisServer;
-  let registry: TestWhoisServer;
-  let elsewhere: TestWhoisServer;
-
-  before(async () => {
-    const hosts = ['data.iana.test', 'elsewhere.test', ...new Set(cases.map((item) => item.server)), ...registryZones];
-    dns = await startDnsServer(Object.fromEntries(hosts.map((host) => [host, { A: [{ address: '127.0.0.1' }] }])));
-    // No RDAP server for any TLD: whois answers.
-    directory = await startRdapServer(() => ({ contentType: 'application/json', body: { version: '1.0', services: [] } }));
-    iana = await startWhoisServer(() => '% This query returned 0 objects.\n');
-    registry = await startWhoisServer(() => 'no answer set\r\n');
-    elsewhere = await startWhoisServer((query) => `No match for "${query}".\r\n`);
-  });
-  after(async () => {
-    await Promise.all([dns?.close(), directory?.close(), iana?.close(), registry?.close(), elsewhere?.close()]);
-  });
-
-  it('reaches the registry of every answer: through its zone when it runs one, else through IANA', async () => {
-    const wrong: string[] = [];
-    for (const item of cases) {
-      const domain = corpusDomain(item, corpus);
-      const zone = REGISTRY_ZONES.some(
-        ({ server, zones }) => server === item.server && zones.some((z) => domain.endsWith(`.${z}`)),
-      );
-      const tld = domain.slice(domain.lastIndexOf('.') + 1);
-      // IANA names the fixture's registry for its TLD, unless the name sits in a registry-run zone,
-      // where IANA's server for the TLD (Verisign's for uy.com) does not know it.
-      iana.reply = (query) =>
-        `whois:        ${query === tld && !zone ? `${item.server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`}\n`;
-      const asked = answerOnly(registry, (QUESTION_FORMS[item.server] ?? ((name: string) => name))(domain), item.bytes);
-      const whois = whoisLookupOnLoopback({
-        dnsServer: dns.address,
-        bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
-        ianaWhoisServer: parseHostPort(iana.address, 43)!,
-        registryZones: REGISTRY_ZONES.map(({ server, zones }) => ({
-          server: server === item.server ? `${server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`,
-          zones,
-        })),
+    it('prints the share of fields right, per field and overall, beside whoiser', () => {
+      const pct = (share: number): string => `${(100 * share).toFixed(1)} %`.padStart(8);
+      const rows = [...SCORED_FIELDS, undefined].map((field) => {
+        const total = field === undefined ? [...dossier.total.values()].reduce((a, b) => a + b, 0) : dossier.total.get(field);
+        return `      ${(field ?? 'overall').padEnd(14)}${String(total).padStart(6)}${pct(dossier.share(field))}${pct(whoiser.share(field))}   ${(dossier.share(field) / whoiser.share(field)).toFixed(2)}×`;
       });
-      const data = await whois
-        .run(whois.parse(domain), new AbortController().signal)
-        .then(({ data }) => data)
-        .catch(() => null);
-      const right = asked() && data?.domain === domain && data.registered === (item.expected?.available === false);
-      if (!right) wrong.push(`${item.id} (${domain}): ${registry.queries.at(-1) ?? 'not asked'}`);
+      console.log(
+        `      ${'field'.padEnd(14)}${'n'.padStart(6)}${'Dossier'.padStart(8)}${'whoiser'.padStart(8)}   ratio\n${rows.join('\n')}`,
+      );
+      expect(cases.length).to.be.greaterThan(450);
+    });
+
+    it('reads every field of every answer right, as its expectation or its erratum says', () => {
+      expect(dossier.misses, 'misses').to.deep.equal([]);
+      expect(dossier.share()).to.be.at.least(0.98);
+    });
+
+    it("reads at least as many of each field right as whoiser's parser", () => {
+      for (const field of SCORED_FIELDS) {
+        expect(dossier.right.get(field) ?? 0, field).to.be.at.least(whoiser.right.get(field) ?? 0);
+      }
+    });
+  });
+
+  describe("whois on the corpus's other answers: what CONTRACT §10 says they give, through GET /api/whois", function () {
+    this.timeout(60_000);
+    const served = serveWhoisAnswers();
+    const corpus = loadWhoisCorpus();
+    const named = (pattern: RegExp): CorpusCase[] => corpus.filter((item) => pattern.test(item.name));
+
+    /** GET /api/whois for `domain` (the case's own by default), the server answering the case's bytes about it. */
+    async function lookup(item: CorpusCase, domain = corpusDomain(item, corpus), fresh = true) {
+      answerOnly(served.registry, domain, item.bytes);
+      const response = await served.server.get(
+        `/api/whois?domain=${encodeURIComponent(domain)}${fresh ? '&fresh=1' : ''}`,
+        served.key,
+      );
+      return { status: response.status, body: (await response.json()) as { data?: WhoisData; code?: string; message?: string } };
     }
-    expect(cases.length).to.be.greaterThan(400);
-    expect(wrong).to.deep.equal([]);
+
+    it('answers every throttled or unavailable registry with a 502 that says so, never cached nor read as a free name', async () => {
+      const limited = named(/^response_(?:throttled|unavailable)/).filter((item) => !item.id.endsWith('.expected'));
+      expect(limited.length).to.be.at.least(20);
+      const registered = corpus.find((item) => item.id === 'whois.verisign-grs.com/status_registered')!;
+      for (const [index, item] of limited.entries()) {
+        // A name of its own, so that the check below sees what this answer left in the cache.
+        const domain = `limited${index}-${corpusDomain(item, corpus)}`;
+        const { status, body } = await lookup(item, domain, false);
+        expect(status, item.id).to.equal(502);
+        expect(body.code, item.id).to.equal('upstream_error');
+        expect(body.message, item.id).to.match(/limited the question|gave no data/);
+        // Not cached: the same name asked again, without fresh=1, reaches the registry, which now answers.
+        expect((await lookup(registered, domain, false)).status, item.id).to.equal(200);
+      }
+    });
+
+    it('never reads a reserved name as free: it is held, with the status "reserved", or a 502', async () => {
+      const reserved = named(/^(?:status_)?reserved$/);
+      // .name's "Not available for second level registration": a shared name, held for third-level names.
+      const shared = 'whois.nic.name/name/reserved';
+      expect(reserved.map((item) => item.id)).to.include(shared);
+      for (const item of reserved) {
+        const { status, body } = await lookup(item);
+        if (status === 502 && item.id !== shared) continue;
+        expect(status, item.id).to.equal(200);
+        expect(body.data?.registered, item.id).to.equal(true);
+        if (item.id === shared) expect(body.data?.status).to.deep.equal(['reserved']);
+      }
+    });
+
+    it('gives name servers and statuses in the normal form on every property_* answer', async () => {
+      const properties = named(/^property_/);
+      expect(properties.length).to.be.at.least(80);
+      for (const item of properties) {
+        const { status, body } = await lookup(item);
+        expect([200, 502], item.id).to.include(status);
+        const data = body.data;
+        if (data === undefined) continue;
+        for (const name of data.name_servers) {
+          expect(name, item.id).to.match(/^[a-z0-9_-]+(?:\.[a-z0-9_-]+)+$/);
+          expect(name, item.id).not.to.match(/^[\d.]+$/);
+        }
+        expect(new Set(data.name_servers).size, item.id).to.equal(data.name_servers.length);
+        expect(data.name_servers, item.id).not.to.include(data.domain);
+        for (const word of data.status)
+          expect(word === word.toLowerCase() || /^[a-z]+[A-Z][A-Za-z]*$/.test(word), `${item.id}: ${word}`).to.equal(true);
+        const expected = item.expected?.nameservers;
+        if (Array.isArray(expected) && expected.length > 0 && item.name.startsWith('property_nameservers')) {
+          expect(data.name_servers, item.id).to.deep.equal(expected.map((name) => name.toLowerCase().replace(/\.$/, '')));
+        }
+      }
+    });
+  });
+
+  describe("whois answers in registries' own charsets, through GET /api/whois", () => {
+    const served = serveWhoisAnswers();
+
+    for (const [name, domain, bytes, organization] of [
+      [
+        'ISO-8859-1 (the default)',
+        'mueller.de',
+        Buffer.from(
+          'Domain: mueller.de\nStatus: connect\nChanged: 2020-01-02T03:04:05+01:00\n\n[Holder]\nOrganisation: M\u00fcller & S\u00f6hne\n',
+          'latin1',
+        ),
+        'Müller & Söhne',
+      ],
+      [
+        'EUC-KR (KISA)',
+        'example.kr',
+        Buffer.concat([
+          Buffer.from('Domain Name                 : example.kr\nRegistrant                  : '),
+          Buffer.from([0xb1, 0xb8, 0xb1, 0xdb]),
+          Buffer.from('\nRegistered Date             : 2007. 03. 02.\n'),
+        ]),
+        '구글',
+      ],
+    ] as const) {
+      it(`decodes ${name}: raw and the fields hold no U+FFFD`, async () => {
+        served.registry.reply = () => bytes;
+        const response = await served.server.get(`/api/whois?domain=${domain}`, served.key);
+        expect(response.status).to.equal(200);
+        const { data } = (await response.json()) as { data: WhoisData };
+        expect(data.raw).not.to.include('\ufffd');
+        expect(data.raw).to.include(organization);
+        expect(data.registrant.organization).to.equal(organization);
+      });
+    }
+  });
+
+  /**
+   * The question each registry of the corpus expects, where it is not the bare name: the forms of
+   * weppos/whois's server table (`data/tld.json`, the client that captured these answers), and
+   * Verisign's `domain` keyword, which limits its search to domains.
+   */
+  const QUESTION_FORMS: Record<string, (domain: string) => string> = {
+    'whois.denic.de': (domain) => `-T dn,ace ${domain}`,
+    'whois.jprs.jp': (domain) => `${domain}/e`,
+    'whois.nic.name': (domain) => `domain=${domain}`,
+    'whois.dk-hostmaster.dk': (domain) => `--show-handles ${domain}`,
+    'whois.cat': (domain) => `-C US-ASCII ace ${domain}`,
+    'whois.verisign-grs.com': (domain) => `domain ${domain}`,
+    'ccwhois.verisign-grs.com': (domain) => `domain ${domain}`,
+    'tvwhois.verisign-grs.com': (domain) => `domain ${domain}`,
+    'whois.nic.jobs': (domain) => `domain ${domain}`,
+  };
+
+  describe("whois on the corpus by the registries' own route: each registry asked, in its form, about the fixture's own name", function () {
+    this.timeout(120_000);
+    const corpus = loadWhoisCorpus();
+    // The registries' answers (a registrar's is reached by a referral, not by this route).
+    const registryZones = new Set(REGISTRY_ZONES.map(({ server }) => server));
+    const cases = scoredCases(corpus).filter(
+      (item) => (item.tld !== null || registryZones.has(item.server)) && !(item.id in NOT_FREE_NAME_ANSWERS),
+    );
+    let dns: TestDnsServer;
+    let directory: TestRdapServer;
+    let iana: TestWhoisServer;
+    let registry: TestWhoisServer;
+    let elsewhere: TestWhoisServer;
+
+    before(async () => {
+      const hosts = ['data.iana.test', 'elsewhere.test', ...new Set(cases.map((item) => item.server)), ...registryZones];
+      dns = await startDnsServer(Object.fromEntries(hosts.map((host) => [host, { A: [{ address: '127.0.0.1' }] }])));
+      // No RDAP server for any TLD: whois answers.
+      directory = await startRdapServer(() => ({ contentType: 'application/json', body: { version: '1.0', services: [] } }));
+      iana = await startWhoisServer(() => '% This query returned 0 objects.\n');
+      registry = await startWhoisServer(() => 'no answer set\r\n');
+      elsewhere = await startWhoisServer((query) => `No match for "${query}".\r\n`);
+    });
+    after(async () => {
+      await Promise.all([dns?.close(), directory?.close(), iana?.close(), registry?.close(), elsewhere?.close()]);
+    });
+
+    it('reaches the registry of every answer: through its zone when it runs one, else through IANA', async () => {
+      const wrong: string[] = [];
+      for (const item of cases) {
+        const domain = corpusDomain(item, corpus);
+        const zone = REGISTRY_ZONES.some(
+          ({ server, zones }) => server === item.server && zones.some((z) => domain.endsWith(`.${z}`)),
+        );
+        const tld = domain.slice(domain.lastIndexOf('.') + 1);
+        // IANA names the fixture's registry for its TLD, unless the name sits in a registry-run zone,
+        // where IANA's server for the TLD (Verisign's for uy.com) does not know it.
+        iana.reply = (query) =>
+          `whois:        ${query === tld && !zone ? `${item.server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`}\n`;
+        const asked = answerOnly(registry, (QUESTION_FORMS[item.server] ?? ((name: string) => name))(domain), item.bytes);
+        const whois = whoisLookupOnLoopback({
+          dnsServer: dns.address,
+          bootstrapUrl: `http://data.iana.test:${directory.port}/rdap/dns.json`,
+          ianaWhoisServer: parseHostPort(iana.address, 43)!,
+          registryZones: REGISTRY_ZONES.map(({ server, zones }) => ({
+            server: server === item.server ? `${server}:${registry.port}` : `elsewhere.test:${elsewhere.port}`,
+            zones,
+          })),
+        });
+        const data = await whois
+          .run(whois.parse(domain), new AbortController().signal)
+          .then(({ data }) => data)
+          .catch(() => null);
+        const right = asked() && data?.domain === domain && data.registered === (item.expected?.available === false);
+        if (!right) wrong.push(`${item.id} (${domain}): ${registry.queries.at(-1) ?? 'not asked'}`);
+      }
+      expect(cases.length).to.be.greaterThan(400);
+      expect(wrong).to.deep.equal([]);
+    });
   });
 });

@@ -63,9 +63,28 @@ export interface Served {
   err(): string;
 }
 
-/** Starts `dossier serve` on a free port of 127.0.0.1 and waits for the line that names its URL. */
-export async function serve(env: NodeJS.ProcessEnv, cwd?: string): Promise<Served> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+/** A program that serves Dossier as `dossier serve` does: the command itself, and each example app. */
+export interface ServerProgram {
+  name: string;
+  /** What node runs. */
+  args: string[];
+}
+
+/** `dossier serve`, and the example apps of each adapter that serve as it does (examples/serve-*.ts). */
+export const SERVER_PROGRAMS: readonly ServerProgram[] = [
+  { name: 'dossier serve', args: [MAIN, 'serve'] },
+  ...['koa', 'express', 'fastify', 'hono'].map((name) => ({
+    name: `examples/serve-${name}`,
+    args: [fileURLToPath(new URL(`../../examples/serve-${name}.js`, import.meta.url))],
+  })),
+];
+
+/**
+ * Starts `dossier serve` (or another of the {@link SERVER_PROGRAMS}) on a free port of 127.0.0.1 and
+ * waits for the line that names its URL.
+ */
+export async function serve(env: NodeJS.ProcessEnv, cwd?: string, program: ServerProgram = SERVER_PROGRAMS[0]!): Promise<Served> {
+  const child = spawn(process.execPath, program.args, {
     cwd,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', ...env },
   });

@@ -1,16 +1,16 @@
-import type { AddressInfo } from 'node:net';
-import { createKoaApp } from '../../adapters/koa/app.js';
-import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
-import { answerClientErrorsWithJson } from '../../adapters/koa/client-errors.js';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import type { DossierOptions } from '../../lib/options.js';
 import type { NewKey } from '../../lib/ports/key-store.js';
+import { ADAPTERS, mount, type AdapterName, type MountOptions } from './adapters.js';
+import { emptyNamespaces } from './isolation.js';
 import { checkAgainstDocument } from './openapi-check.js';
 
 /** A Dossier served over HTTP on a free loopback port, for black-box tests. */
 export interface TestServer {
   dossier: Dossier;
-  /** `http://127.0.0.1:PORT` */
+  /** The adapter that serves it. */
+  adapter: AdapterName;
+  /** `http://127.0.0.1:PORT`, and the prefix Dossier is mounted under. */
   url: string;
   /** Creates a key and returns its plaintext secret. */
   key(input?: Partial<NewKey>): Promise<string>;
@@ -27,15 +27,55 @@ export function testOptions(options: DossierOptions = {}): DossierOptions {
   return { store: 'memory://', cache: 'memory://', ...options };
 }
 
-/** Builds a Dossier with {@link testOptions} and serves it with the Koa adapter on port 0. */
-export async function startTestServer(options: DossierOptions = {}): Promise<TestServer> {
+/** The adapters the suites run through: all of them, or those `DOSSIER_TEST_ADAPTERS` names (`koa,fetch`). */
+export function selectedAdapters(): readonly AdapterName[] {
+  const named = process.env.DOSSIER_TEST_ADAPTERS?.split(',').map((name) => name.trim());
+  return named === undefined ? ADAPTERS : ADAPTERS.filter((adapter) => named.includes(adapter));
+}
+
+/** The adapter the test being run serves through (see {@link eachAdapter}). */
+let current: AdapterName = 'koa';
+
+/** The adapter of the suite being run (see {@link eachAdapter}). */
+export function currentAdapter(): AdapterName {
+  return current;
+}
+
+/**
+ * Runs `suite` once for each adapter, in a `describe` of its own, whose test servers
+ * ({@link startTestServer}) mount Dossier through that adapter: every HTTP test proves every adapter.
+ */
+export function eachAdapter(suite: (adapter: AdapterName) => void): void {
+  for (const adapter of selectedAdapters()) {
+    describe(`through ${adapter}`, function () {
+      before(async () => {
+        current = adapter;
+        // Each adapter's run starts on empty shared stores, as a test file does.
+        await emptyNamespaces();
+      });
+      after(() => {
+        current = 'koa';
+      });
+      suite(adapter);
+    });
+  }
+}
+
+/**
+ * Builds a Dossier with {@link testOptions} and serves it on port 0, through the adapter of the suite
+ * being run ({@link eachAdapter}; Koa outside one), or `mounting.adapter`.
+ */
+export async function startTestServer(
+  options: DossierOptions = {},
+  mounting: MountOptions & { adapter?: AdapterName } = {},
+): Promise<TestServer> {
   const dossier = createDossier(testOptions(options));
-  const server = createKoaApp(dossier).listen({ port: 0, host: '127.0.0.1', backlog: LISTEN_BACKLOG });
-  answerClientErrorsWithJson(server);
-  await new Promise<void>((resolve) => server.once('listening', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const adapter = mounting.adapter ?? current;
+  const served = await mount(adapter, dossier, mounting);
+  const url = served.url + (mounting.prefix ?? '');
   return {
     dossier,
+    adapter,
     url,
     async key(input = {}) {
       return (await dossier.keys.create({ name: 'test', ...input })).secret;
@@ -44,12 +84,11 @@ export async function startTestServer(options: DossierOptions = {}): Promise<Tes
       const headers = new Headers(init.headers);
       if (key !== undefined) headers.set('Authorization', `Bearer ${key}`);
       const response = await fetch(url + path, { ...init, headers, redirect: 'manual' });
-      await checkAgainstDocument((init.method ?? 'GET').toUpperCase(), url + path, response);
+      await checkAgainstDocument((init.method ?? 'GET').toUpperCase(), path, response);
       return response;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await served.close();
       await dossier.close();
     },
   };

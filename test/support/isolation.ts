@@ -24,15 +24,26 @@ export async function mochaHooks(): Promise<RootHookObject> {
   if (redis) process.env.DOSSIER_TEST_REDIS = redis.url;
   if (postgres) process.env.DOSSIER_TEST_POSTGRES = postgres.url;
   if (mysqlDatabase) process.env.DOSSIER_TEST_MYSQL = mysqlDatabase.url;
-  const namespaces = [redis, postgres, mysqlDatabase];
+  namespaces = [redis, postgres, mysqlDatabase].filter((namespace) => namespace !== undefined);
   return {
     async beforeAll() {
-      for (const namespace of namespaces) await namespace?.reset(true);
+      await emptyNamespaces();
     },
     async afterAll() {
-      for (const namespace of namespaces) await namespace?.reset(false);
+      for (const namespace of namespaces) await namespace.reset(false);
     },
   };
+}
+
+/** This process's namespaces, once {@link mochaHooks} reserved them. */
+let namespaces: Namespace[] = [];
+
+/**
+ * Empties this process's Redis database, PostgreSQL schema and MySQL database, as each test file starts: for a file
+ * whose suites run again (once per adapter, see harness.ts's eachAdapter), each run starting afresh.
+ */
+export async function emptyNamespaces(): Promise<void> {
+  for (const namespace of namespaces) await namespace.reset(true);
 }
 
 /** A test process's own namespace on a shared server: its URL, and how to empty it (`keep`: for another file). */

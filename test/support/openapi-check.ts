@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openApiDocument } from '../../adapters/koa/schemas/openapi.js';
-import { FALLBACK_ERROR } from '../../adapters/koa/schemas/routes.js';
+import { openApiDocument } from '../../adapters/http/openapi.js';
+import { FALLBACK_ERROR } from '../../adapters/http/routes.js';
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

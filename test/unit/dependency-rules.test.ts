@@ -28,10 +28,14 @@ const SOUND: Tree = {
   'lib/keys/keyv-key-store.ts': ['lib/records/stored-key.ts', 'lib/stores/shared/lease.ts', 'lib/tokens.ts'],
   'lib/index.ts': ['lib/keys/keyv-key-store.ts'],
   'lib/internal.ts': ['lib/keys/keyv-key-store.ts'],
+  'adapters/http/handler.ts': ['lib/index.ts', 'lib/internal.ts'],
+  'adapters/http/index.ts': ['adapters/http/handler.ts'],
+  'adapters/http/wire.ts': ['lib/index.ts'],
   'adapters/koa/logging.ts': [],
   'adapters/koa/index.ts': ['adapters/koa/logging.ts'],
-  'adapters/koa/app.ts': ['lib/index.ts', 'lib/internal.ts'],
-  'adapters/cli/run.ts': ['lib/index.ts', 'adapters/koa/index.ts'],
+  'adapters/koa/app.ts': ['lib/index.ts', 'adapters/http/index.ts'],
+  'adapters/express/router.ts': ['lib/index.ts', 'adapters/http/index.ts'],
+  'adapters/cli/run.ts': ['lib/index.ts', 'adapters/koa/index.ts', 'adapters/http/wire.ts'],
 };
 
 /** Runs the project's rule file on `tree`; its exit code and what it printed. */
@@ -84,7 +88,11 @@ describe('the dependency rules (.dependency-cruiser.cjs)', function () {
     { rule: 'stores-stay-below', path: 'lib/stores/redis/backend.ts', target: 'lib/tokens.ts' },
     { rule: 'backends-keep-to-their-folder', path: 'lib/stores/redis/backend.ts', target: 'lib/stores/sqlite/backend.ts' },
     { rule: 'adapters-use-the-public-surface', path: 'adapters/koa/app.ts', target: 'lib/keys/keyv-key-store.ts' },
-    { rule: 'cli-uses-the-koa-adapter-whole', path: 'adapters/cli/run.ts', target: 'adapters/koa/logging.ts' },
+    { rule: 'cli-uses-the-adapters-whole', path: 'adapters/cli/run.ts', target: 'adapters/koa/logging.ts' },
+    { rule: 'cli-uses-the-adapters-whole', path: 'adapters/cli/run.ts', target: 'adapters/http/handler.ts' },
+    { rule: 'http-is-framework-free', path: 'adapters/http/handler.ts', target: 'adapters/koa/app.ts' },
+    { rule: 'framework-adapters-are-glue', path: 'adapters/express/router.ts', target: 'adapters/http/handler.ts' },
+    { rule: 'framework-adapters-are-glue', path: 'adapters/express/router.ts', target: 'adapters/koa/app.ts' },
     { rule: 'no-circular', path: 'lib/ports/key-store.ts', target: 'lib/ports/counter-store.ts' },
   ];
   for (const { rule, path, target } of BAD) {

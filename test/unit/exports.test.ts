@@ -57,8 +57,6 @@ const LIBRARY = {
     'optionsFromEnv',
     'parseBatchRequest',
     'resolveOptions',
-    'wireDelivery',
-    'wireWatch',
   ],
   types: [
     'AdminSessions',
@@ -133,7 +131,8 @@ const LIBRARY = {
 };
 
 // HOST, PORT, DOSSIER_TRUST_PROXY and DOSSIER_KEEP_ALIVE_TIMEOUT_MS are the server's settings: serverOptionsFromEnv and ServerOptions moved
-// here from the library's entry (issue 20), on purpose.
+// here from the library's entry (issue 20), on purpose. wireWatch and wireDelivery left the library's
+// entry for the HTTP contract, beside the watch's schema (issue 28): the wire shape is the HTTP edge's.
 const KOA_ADAPTER = {
   values: [
     'HTTP_ERRORS',
@@ -157,8 +156,10 @@ const KOA_ADAPTER = {
   ],
   types: [
     'DossierMetrics',
+    'DossierRouter',
     'HttpError',
     'JsonLoggerOptions',
+    'KoaOptions',
     'OpenApiDocument',
     'ResponseSpec',
     'RouteSpec',
@@ -167,9 +168,31 @@ const KOA_ADAPTER = {
   ],
 };
 
+const EXPRESS_ADAPTER = {
+  values: ['answerClientErrorsWithJson', 'applyKeepAlive', 'createDossierRouter', 'serverOptionsFromEnv'],
+  types: ['ExpressOptions', 'ServerOptions'],
+};
+
+const FASTIFY_ADAPTER = {
+  values: ['answerClientError', 'applyKeepAlive', 'dossierPlugin', 'serverOptionsFromEnv'],
+  types: ['DossierPluginOptions', 'ServerOptions'],
+};
+
+const FETCH_ADAPTER = { values: ['createFetchHandler'], types: ['FetchClient', 'FetchHandler', 'FetchOptions'] };
+
+// `dossier serve` as a function, for an app of one's own (examples/serve-*.ts).
+const SERVE = {
+  values: ['answerClientErrorsWithJson', 'applyKeepAlive', 'serve', 'serverOptionsFromEnv'],
+  types: ['ServeContext', 'ServerMaker', 'ServerOptions'],
+};
+
 for (const [name, entry, expected] of [
   ['dossier (lib/index.ts)', 'lib/index', LIBRARY],
   ['dossier/koa (adapters/koa/index.ts)', 'adapters/koa/index', KOA_ADAPTER],
+  ['dossier/express (adapters/express/index.ts)', 'adapters/express/index', EXPRESS_ADAPTER],
+  ['dossier/fastify (adapters/fastify/index.ts)', 'adapters/fastify/index', FASTIFY_ADAPTER],
+  ['dossier/fetch (adapters/fetch/index.ts)', 'adapters/fetch/index', FETCH_ADAPTER],
+  ['dossier/serve (adapters/serve/index.ts)', 'adapters/serve/index', SERVE],
 ] as const) {
   describe(`the exports of ${name}`, () => {
     it('are the listed values at run time', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import { SERVER_SETTINGS, serverOptionsFromEnv } from '../../adapters/koa/server-options.js';
+import { SERVER_SETTINGS, serverOptionsFromEnv } from '../../adapters/http/server-options.js';
 import { SETTINGS } from '../../lib/config/settings.js';
 import { isDossierError } from '../../lib/errors.js';
 import { optionsFromEnv, resolveOptions } from '../../lib/options.js';

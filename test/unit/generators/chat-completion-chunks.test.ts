@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DossierError } from '../../../lib/errors.js';
 import { MAX_EVENT_CHARS, readChatCompletionChunks } from '../../../lib/generators/chat-completion-chunks.js';
-import { HTTP_ERRORS } from '../../../adapters/koa/error-map.js';
+import { HTTP_ERRORS } from '../../../adapters/http/errors.js';
 
 /** A body that hands out `packets` one read at a time, and records whether it was cancelled. */
 function body(packets: (string | Uint8Array)[]): {

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Dossier } from '../../lib/index.js';
+import { createHttpHandler, nodeRequest, writeNodeResponse, type HttpOptions } from '../http/index.js';
+
+/** The options of {@link dossierPlugin}: the Dossier to serve; Fastify's own `prefix` says where. */
+export interface DossierPluginOptions extends HttpOptions {
+  /** The Dossier the plugin serves. */
+  dossier: Dossier;
+}
+
+/**
+ * All of Dossier's HTTP contract as a Fastify plugin (Fastify 5): `await app.register(dossierPlugin,
+ * { dossier })`, or under a prefix, `{ dossier, prefix: '/dossier' }`. Both interfaces, batch, watches,
+ * the administration panel and its API (with `adminToken`), /docs, /openapi.json, /metrics, /healthz,
+ * /readyz, `/`, the `X-Request-Id`, the log line of each request, and JSON errors for unknown paths and
+ * methods: every path under the prefix that the app does not route itself.
+ *
+ * Encapsulated (not wrapped in fastify-plugin): its routes and the hook that answers them stay inside
+ * it, and Dossier reads its request bodies itself, before Fastify's content-type parsers would, so
+ * that nothing of it leaks into the app's other routes.
+ * @throws DossierError `ERR_CONFIG_INVALID` when a peer dependency is not installed (see createHttpHandler)
+ */
+export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fastify, { dossier, ...options }) => {
+  const http = createHttpHandler(dossier, options);
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const response = await http.handle(nodeRequest(request.raw, reply.raw, request.raw.url ?? request.url, fastify.prefix));
+    if (response.stream !== null) {
+      reply.hijack();
+      await writeNodeResponse(reply.raw, response);
+      return reply;
+    }
+    reply.code(response.status);
+    for (const [name, value] of response.headers()) reply.header(name, value);
+    return reply.send(response.body === null ? undefined : Buffer.from(response.body));
+  };
+  for (const url of ['/', '/*']) {
+    // Answered in onRequest, before Fastify reads a body (or refuses a content type of its own accord).
+    fastify.route({ method: fastify.supportedMethods, url, exposeHeadRoute: false, onRequest: answer, handler: answer });
+  }
+  // Methods Fastify does not route (PROPFIND, …) end here, to be answered 501 as the contract says.
+  fastify.setNotFoundHandler(answer);
+};

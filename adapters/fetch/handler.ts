@@ -1,0 +1,88 @@
+import type { Dossier } from '../../lib/index.js';
+import { createHttpHandler, mountPrefix, type HttpOptions, type HttpRequest, type HttpResponse } from '../http/index.js';
+
+/** How Dossier is mounted in a fetch runtime. */
+export interface FetchOptions extends HttpOptions {
+  /** Where Dossier's paths are (`/dossier`), when the app routes only those to it. @default '' */
+  prefix?: string;
+}
+
+/** What the runtime knows of the connection, which a `Request` does not carry. */
+export interface FetchClient {
+  /** The address of the peer that connected (the panel's sign-in lock-out is per address). */
+  address?: string;
+}
+
+/** Answers a WHATWG `Request` with Dossier's HTTP contract. */
+export type FetchHandler = (request: Request, client?: FetchClient) => Promise<Response>;
+
+/** A `Request` as the contract reads it. */
+class FetchRequest implements HttpRequest {
+  readonly target: string;
+  readonly encrypted: boolean;
+
+  constructor(
+    private readonly request: Request,
+    readonly prefix: string,
+    readonly remoteAddress: string | undefined,
+  ) {
+    const url = new URL(request.url);
+    this.target = url.pathname + url.search;
+    this.encrypted = url.protocol === 'https:';
+  }
+
+  get method(): string {
+    return this.request.method;
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined;
+  }
+
+  get body(): AsyncIterable<Uint8Array> | null {
+    return this.request.body as AsyncIterable<Uint8Array> | null;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/**
+ * All of Dossier's HTTP contract as a fetch handler, `(request) => Promise<Response>`, for the runtimes
+ * and frameworks built on WHATWG requests: Hono (`app.all('*', (c) => handle(c.req.raw))`), Next.js route
+ * handlers, Bun, Deno, and Node through `@hono/node-server`. Give it the client's address when the
+ * runtime tells it (`handle(request, { address })`).
+ * @throws DossierError `ERR_CONFIG_INVALID` when a peer dependency is not installed (see createHttpHandler)
+ */
+export function createFetchHandler(dossier: Dossier, options: FetchOptions = {}): FetchHandler {
+  const http = createHttpHandler(dossier, options);
+  const prefix = mountPrefix(options.prefix);
+  return async (request, client) =>
+    toResponse(await http.handle(new FetchRequest(request, prefix, client?.address)), request.method);
+}
+
+/** The contract's answer as a WHATWG `Response` (without a body for HEAD). */
+function toResponse(response: HttpResponse, method: string): Response {
+  const headers = new Headers();
+  for (const [name, value] of response.headers()) headers.set(name, String(value));
+  const init = { status: response.status, headers };
+  if (response.stream !== null) return new Response(readable(response.stream), init);
+  return new Response(method === 'HEAD' || response.body === null ? null : (response.body as BodyInit), init);
+}
+
+/** A streamed body as a byte stream, read as the client reads it; a failure errors it, which cuts the answer. */
+function readable(stream: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const pieces = stream[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const { done, value } = await pieces.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await pieces.return?.();
+    },
+  });
+}

@@ -1,0 +1,1 @@
+export { createFetchHandler, type FetchClient, type FetchHandler, type FetchOptions } from './handler.js';

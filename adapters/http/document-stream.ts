@@ -1,0 +1,49 @@
+import { type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
+import { HTTP_ERRORS, logUnexpected } from './errors.js';
+
+/** True when the `Accept` header asks for `text/event-stream` (with a q-value above 0). */
+export function acceptsEventStream(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((range) => {
+    const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'text/event-stream') return false;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * A streamed creation as Server-Sent Events (CONTRACT.md §9): one `event: delta` per piece, the
+ * `event: document` at the end, or an `event: error` with `{"message","status"}` when the generation
+ * fails after the head went out; nothing more once the client is gone (`signal`).
+ */
+export async function* eventStream(
+  events: AsyncIterable<DocumentStreamEvent>,
+  signal: AbortSignal,
+  path: string,
+  logger: Logger,
+): AsyncGenerator<string> {
+  try {
+    for await (const event of events) {
+      if (event.type === 'delta') yield serverSentEvent('delta', { text: event.text });
+      else yield serverSentEvent('document', event.document);
+    }
+  } catch (error) {
+    // A client that went away hears nothing more; the generation stopped because of it.
+    if (!signal.aborted) yield serverSentEvent('error', streamError(error, path, logger));
+  }
+}
+
+function serverSentEvent(event: string, data: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The `error` event's data for what the generation threw; logged like a 5xx answer. */
+function streamError(error: unknown, path: string, logger: Logger): { message: string; status: number } {
+  if (error instanceof DossierError) {
+    const { status } = HTTP_ERRORS[error.code];
+    if (status >= 500) logger.warn('stream failed', { path, code: error.code, message: error.message });
+    return { message: error.message, status };
+  }
+  logUnexpected(logger, path, error);
+  return { message: 'Server Error.', status: 500 };
+}

@@ -1,0 +1,190 @@
+import { parse as parseQuery } from 'node:querystring';
+import { Type } from '@sinclair/typebox';
+import type { DocumentPage } from '../../lib/index.js';
+import { readFields } from './body.js';
+import { acceptsEventStream, eventStream } from './document-stream.js';
+import { keyOf, routeGroup, type Call } from './route.js';
+import type { HeaderName, ResponseSpec } from './schemas/define.js';
+import {
+  Document,
+  DocumentCreate,
+  DocumentDeleted,
+  DocumentError,
+  DocumentEvents,
+  DocumentList,
+  DocumentListQuery,
+  DocumentUpdate,
+  Envelope,
+  TemplateList,
+} from './schemas/shapes.js';
+
+// Interface B (CONTRACT.md §3, §9): `/api/v1/documents` and `/api/v1/templates`. Every route first
+// checks the key and its `documents` scope (the mount does, as the group declares), then reads the body
+// of a write (form-encoded or JSON, at most 64 KiB), then calls the document service. These requests
+// do not count against the lookup quota. A create that accepts `text/event-stream` is answered as
+// Server-Sent Events (CONTRACT.md §9).
+
+const documentError = (description: string, headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec => ({
+  description,
+  body: DocumentError,
+  headers,
+});
+
+const DOCUMENT_ERRORS = {
+  401: documentError('`Unauthenticated.`: no key, or an unknown or revoked one.', { 'WWW-Authenticate': true }),
+  403: documentError('The key lacks the `documents` scope.'),
+  404: documentError("`Resource not found.`: no such document for this key's owner, or a bad id."),
+  413: documentError('The body is larger than 64 KiB.'),
+  415: documentError('The body is neither form-encoded nor JSON.'),
+  422: documentError('Validation failed; `errors` names each field at fault.'),
+  502: documentError('The text generator failed or answered nonsense.'),
+  503: documentError('The document store is down.', { 'Retry-After': true }),
+  504: documentError('The text generator did not answer in time.'),
+  500: documentError('`Server Error.`: something went wrong on the server (logged).'),
+} satisfies Record<number, ResponseSpec>;
+
+/**
+ * A route of interface B: listed under Documents, for a key with the `documents` scope, the document's
+ * id as path parameter when the path has `:id`, a body form-encoded or JSON, and the
+ * {@link DOCUMENT_ERRORS} of the statuses it names.
+ */
+const documentRoute = routeGroup({
+  tag: 'Documents',
+  auth: 'key',
+  scope: 'documents',
+  idParams: Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) }),
+  bodyTypes: ['application/x-www-form-urlencoded', 'application/json'],
+  errors: DOCUMENT_ERRORS,
+});
+
+/** The owner of the call's key. */
+const ownerOf = (call: Call): string => keyOf(call).owner;
+
+/** The document id of the path. */
+const idOf = (call: Call): string => call.params.id ?? '';
+
+/** The filters carried into links, in this order (then `page`). */
+const LINK_ORDER = ['search', 'search_by', 'template_id', 'favorite', 'sort_by', 'sort', 'per_page'];
+
+/** The Laravel-shaped envelope of a page, with links that carry the filters. */
+function listBody(page: DocumentPage, path: string): DocumentList {
+  const link = (pageNumber: number): string => {
+    const params = new URLSearchParams();
+    for (const name of LINK_ORDER) {
+      const value = page.filters[name];
+      if (value !== undefined) params.set(name, value);
+    }
+    params.set('page', String(pageNumber));
+    return `${path}?${params.toString()}`;
+  };
+  return {
+    data: page.data,
+    links: {
+      first: link(1),
+      last: link(page.last_page),
+      prev: page.current_page > 1 ? link(page.current_page - 1) : null,
+      next: page.current_page < page.last_page ? link(page.current_page + 1) : null,
+    },
+    meta: {
+      current_page: page.current_page,
+      from: page.from,
+      last_page: page.last_page,
+      path,
+      per_page: page.per_page,
+      to: page.to,
+      total: page.total,
+    },
+    status: 200,
+  };
+}
+
+/** The routes of interface B, in the order of the reference page. */
+export const DOCUMENT_ROUTES = [
+  documentRoute('get', '/api/v1/documents', 'listDocuments', {
+    summary: "List the owner's documents",
+    query: DocumentListQuery,
+    answers: { 200: { description: 'One page.', body: DocumentList } },
+    errors: [401, 403, 422, 503, 500],
+    async handle(call) {
+      const page = await call.dossier.documents.list(ownerOf(call), parseQuery(call.query));
+      // Laravel builds absolute links from the request's host; without one, links are paths. The path
+      // as requested, so that links keep the prefix the contract is mounted under.
+      const path = call.path.replace(/\/+$/, '');
+      const { protocol, host } = call.client();
+      call.reply.json(listBody(page, host ? `${protocol}://${host}${path}` : path));
+    },
+  }),
+  documentRoute('post', '/api/v1/documents', 'createDocument', {
+    summary: 'Generate and store a document',
+    description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events (CONTRACT.md §9).',
+    body: { schema: DocumentCreate, required: true },
+    answers: {
+      200: {
+        description: 'The text as it is written, then the stored document.',
+        contentType: 'text/event-stream',
+        body: DocumentEvents,
+      },
+      201: { description: 'The stored document.', body: Envelope(Document, 201, 'DocumentCreated') },
+    },
+    errors: [401, 403, 413, 415, 422, 502, 503, 504, 500],
+    async handle(call) {
+      const owner = ownerOf(call);
+      const input = await readFields(call.request);
+      if (acceptsEventStream(call.request.header('accept'))) {
+        const { signal } = call.request;
+        // Validation throws here, before any event, to be answered as JSON like any other error.
+        const events = await call.dossier.documents.createStream(owner, input, signal);
+        call.reply.streamed(
+          {
+            'Content-Type': 'text/event-stream; charset=utf-8',
+            'Cache-Control': 'no-cache, no-transform',
+            'X-Accel-Buffering': 'no',
+          },
+          eventStream(events, signal, call.path, call.dossier.options.logger),
+        );
+        return;
+      }
+      call.reply.json({ data: await call.dossier.documents.create(owner, input), status: 201 }, 201);
+    },
+  }),
+  documentRoute('get', '/api/v1/documents/:id', 'getDocument', {
+    summary: 'Read one document',
+    answers: { 200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
+    errors: [401, 403, 404, 503, 500],
+    async handle(call) {
+      call.reply.json({ data: await call.dossier.documents.get(ownerOf(call), idOf(call)), status: 200 });
+    },
+  }),
+  ...(['put', 'patch'] as const).map((method) =>
+    documentRoute(method, '/api/v1/documents/:id', `${method}Document`, {
+      summary: 'Change the fields sent',
+      body: { schema: DocumentUpdate },
+      answers: { 200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
+      errors: [401, 403, 404, 413, 415, 422, 503, 500],
+      async handle(call) {
+        const input = await readFields(call.request);
+        call.reply.json({ data: await call.dossier.documents.update(ownerOf(call), idOf(call), input), status: 200 });
+      },
+    }),
+  ),
+  documentRoute('delete', '/api/v1/documents/:id', 'deleteDocument', {
+    summary: 'Delete a document',
+    answers: { 200: { description: 'Deleted.', body: DocumentDeleted } },
+    errors: [401, 403, 404, 503, 500],
+    async handle(call) {
+      const id = await call.dossier.documents.delete(ownerOf(call), idOf(call));
+      call.reply.json({ id, object: 'document', deleted: true, status: 200 });
+    },
+  }),
+  documentRoute('get', '/api/v1/templates', 'listTemplates', {
+    summary: 'Every template a document can be made from',
+    answers: { 200: { description: 'Templates by id.', body: TemplateList } },
+    errors: [401, 403, 503, 500],
+    handle(call) {
+      call.reply.json({
+        data: call.dossier.documents.templates().map(({ id, name, custom }) => ({ id, name, custom })),
+        status: 200,
+      });
+    },
+  }),
+];

@@ -1,0 +1,132 @@
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { dossierVersion } from '../version.js';
+import type { Route } from './route.js';
+import { Router } from './router.js';
+import { ROUTES } from './routes.js';
+import { HEADERS, JSON_TYPE, type HeaderName, type RouteSpec } from './schemas/define.js';
+
+/** An OpenAPI 3.1 document, as plain JSON. */
+export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
+
+/** `/api/v1/documents/:id` → `/api/v1/documents/{id}`. */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+}
+
+/** A schema as plain JSON: TypeBox's own markers (symbols) dropped. */
+function plain(schema: TSchema): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+function parameters(where: 'path' | 'query', object: TObject | undefined): Record<string, unknown>[] {
+  if (object === undefined) return [];
+  const required = new Set(object.required ?? []);
+  return Object.entries(object.properties).map(([name, schema]) => {
+    const { description, ...rest } = plain(schema);
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description !== undefined ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function operation(route: RouteSpec): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const headers = Object.fromEntries(
+      Object.entries({ 'X-Request-Id': true, ...response.headers }).map(([name, required]) => {
+        const { description, schema } = HEADERS[name as HeaderName];
+        return [name, { description, required, schema: plain(schema) }];
+      }),
+    );
+    const content: Record<string, unknown> = {};
+    if (response.body !== undefined) content[response.contentType ?? JSON_TYPE] = { schema: plain(response.body) };
+    for (const [type, schema] of Object.entries(response.alternatives ?? {})) content[type] = { schema: plain(schema) };
+    responses[status] = {
+      description: response.description,
+      headers,
+      ...(Object.keys(content).length > 0 ? { content } : {}),
+    };
+  }
+  const security = route.auth === 'key' ? [{ apiKey: [] }] : route.auth === 'admin' ? [{ adminToken: [] }] : [];
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description !== undefined ? { description: route.description } : {}),
+    tags: [route.tag],
+    security,
+    ...(route.scope !== undefined ? { 'x-scope': route.scope } : {}),
+    parameters: [...parameters('path', route.params), ...parameters('query', route.query)],
+    ...(route.body !== undefined
+      ? {
+          requestBody: {
+            required: route.body.required ?? false,
+            content: Object.fromEntries(route.body.types.map((type) => [type, { schema: plain(route.body!.schema) }])),
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+/**
+ * Builds the OpenAPI 3.1 document of `routes` (every route of Dossier by default), but those a route
+ * table leaves out of it (`hidden`: the panel's own pages).
+ */
+export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    if ((route as Partial<Route>).hidden) continue;
+    (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Dossier',
+      version: dossierVersion(),
+      summary: 'Domain lookups (DNS, whois/RDAP, IP, TLS) and phpContent-compatible documents.',
+      description:
+        'Interface A (lookups) answers `{"status","data","cached"}` and `{"status":"error","code","message"}`; interface B ' +
+        "(documents) answers phpContent's Laravel-shaped bodies. Every answer carries `X-Request-Id`.",
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    tags: [
+      { name: 'Lookups', description: 'Interface A: DNS, whois/RDAP, IP and TLS lookups, behind a key with a daily quota.' },
+      { name: 'Documents', description: 'Interface B: phpContent-compatible documents written by a text generator.' },
+      { name: 'Administration', description: "Keys, with DOSSIER_ADMIN_TOKEN (or the panel's session cookie)." },
+      { name: 'Operations', description: 'Health, readiness, metrics and this reference.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'A key made with `dossier keys create` or the admin API.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'DOSSIER_ADMIN_TOKEN.' },
+      },
+    },
+  };
+}
+
+let served: { document: OpenApiDocument; text: string } | undefined;
+
+/** The document of every route, built once per process, and its JSON text. */
+export function openApiDocument(): { document: OpenApiDocument; text: string } {
+  if (served === undefined) {
+    const document = buildOpenApiDocument();
+    served = { document, text: JSON.stringify(document) };
+  }
+  return served;
+}
+
+const router = new Router(ROUTES);
+
+/**
+ * The declared route pattern a path falls under (`/api/v1/documents/7` → `/api/v1/documents/:id`), as
+ * the router matches it (case-insensitively, with or without a trailing slash); `null` for any other
+ * path. A bounded set: what metrics and logs label a request with, never the raw path.
+ */
+export function routePatternOf(path: string): string | null {
+  return router.match(path)?.routes.label ?? null;
+}
