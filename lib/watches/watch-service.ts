@@ -32,6 +32,7 @@ import type {
   WatchListener,
   WatchOwner,
   WatchService,
+  WatchType,
 } from '../ports/watches.js';
 import { checkNewWatch } from './watch-rules.js';
 import { postWebhook } from './webhook-post.js';
@@ -96,6 +97,8 @@ interface CheckOutcome {
   events: WatchEvent[];
   /** A watch found with its key revoked, to remove once the lease is given back. */
   orphan?: StoredWatch;
+  /** The check made, if one was: reported once it has ended, its claim given back. */
+  made?: { type: WatchType; outcome: 'success' | 'failure' };
 }
 
 /**
@@ -321,7 +324,8 @@ export class KeyvWatchService implements WatchService {
    * the schedule as it is, and gives its claim back when it ends.
    */
   async runCheck(watchId: string, claim?: string): Promise<number | null> {
-    const { store, counters, clock } = this.options;
+    const { store, counters, clock, telemetry } = this.options;
+    let made: CheckOutcome['made'];
     try {
       if (claim !== undefined) {
         // Held again from now: the claim's time counts from when the check begins, not from when it was asked.
@@ -334,16 +338,19 @@ export class KeyvWatchService implements WatchService {
         if (wait > 0) return wait;
       }
       const outcome = await withLease(counters, leaseOf(watchId), () => this.checkLeased(watchId, claim !== undefined));
+      made = outcome.made;
       if (outcome.orphan !== undefined) await this.removeWatch(outcome.orphan);
       for (const event of outcome.events) this.emit(event);
       return outcome.next;
     } finally {
       if (claim !== undefined) await counters.releaseLease(claimOf(watchId), claim).catch(() => {});
+      // Once the check has ended, claim included: whoever hears of it may ask for the next one.
+      if (made !== undefined) telemetry.watchCheck(made.type, made.outcome);
     }
   }
 
   private async checkLeased(watchId: string, onDemand: boolean): Promise<CheckOutcome> {
-    const { store, lookups, clock, telemetry } = this.options;
+    const { store, lookups, clock } = this.options;
     const watch = await store.get(watchId);
     if (watch === undefined) return { next: null, events: [] };
     const interval = watch.intervalSeconds * 1000;
@@ -360,7 +367,6 @@ export class KeyvWatchService implements WatchService {
       if (!isDossierError(error) || error.code === 'ERR_STORE_UNAVAILABLE') throw error;
       result = { ok: false, error };
     }
-    telemetry.watchCheck(watch.type, result.ok ? 'success' : 'failure');
     const now = clock.now();
     const verdict = judgeCheck(watch.type, watch.memory, result, now);
     const timestamp = new Date(now).toISOString();
@@ -399,7 +405,11 @@ export class KeyvWatchService implements WatchService {
       nextCheckAt,
       lastError: result.ok ? null : result.error.message,
     });
-    return { next: Math.max(0, Date.parse(nextCheckAt) - now), events };
+    return {
+      next: Math.max(0, Date.parse(nextCheckAt) - now),
+      events,
+      made: { type: watch.type, outcome: result.ok ? 'success' : 'failure' },
+    };
   }
 
   /**
