@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/http/openapi.js';
 import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/http/schemas/shapes.js';
-import type { Document as CoreDocument } from '../../lib/ports/document-service.js';
+import type { wireDocument } from '../../adapters/http/document-shapes.js';
 import type {
   DnsData as CoreDnsData,
   IpData as CoreIpData,
@@ -20,7 +20,7 @@ export type CoreFitsDocument = [
   Fits<CoreWhoisData, WhoisData>,
   Fits<CoreIpData, IpData>,
   Fits<CoreSslData, SslData>,
-  Fits<CoreDocument, Document>,
+  Fits<ReturnType<typeof wireDocument>, Document>,
 ];
 
 /** Every route of CONTRACT.md §2–§9, as `METHOD path`. */

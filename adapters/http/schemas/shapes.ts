@@ -12,15 +12,8 @@ import { CREATIVITY_VALUES, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../li
  * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
  * validation and shown by the document.
  */
-export {
-  AdminKeyCreate,
-  AdminKeyRoll,
-  AdminKeyUpdate,
-  BatchRequest,
-  DocumentCreate,
-  DocumentListQuery,
-  DocumentUpdate,
-} from '../../../lib/index.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, BatchRequest } from '../../../lib/internal.js';
+export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './documents.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
