@@ -5,15 +5,7 @@ import { documentChangesOf, documentIdOf, listingOf, newDocumentOf, wireDocument
 import { acceptsEventStream, eventStream } from './document-stream.js';
 import { keyOf, routeGroup, type Call } from './route.js';
 import type { HeaderName, ResponseSpec } from './schemas/define.js';
-import {
-  Document,
-  DocumentDeleted,
-  DocumentError,
-  DocumentEvents,
-  DocumentList,
-  Envelope,
-  TemplateList,
-} from './schemas/shapes.js';
+import { Document, DocumentDeleted, DocumentError, DocumentList, Envelope, TemplateList } from './schemas/shapes.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
 
 // Interface B (CONTRACT.md §3, §9): `/api/v1/documents` and `/api/v1/templates`. Every route first
@@ -50,7 +42,8 @@ const documentRoute = routeGroup({
   tag: 'Documents',
   auth: 'key',
   scope: 'documents',
-  idParams: Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) }),
+  // A number, as the body's `id` is: any other path is a 404.
+  idParams: Type.Object({ id: Type.Integer({ minimum: 1, description: "the document's id" }) }),
   bodyTypes: ['application/x-www-form-urlencoded', 'application/json'],
   errors: DOCUMENT_ERRORS,
 });
@@ -83,10 +76,14 @@ export const DOCUMENT_ROUTES = [
     description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events (CONTRACT.md §9).',
     body: { schema: DocumentCreate, required: true },
     answers: {
+      // The stream declares no `content`: a generated client (openapi-typescript with openapi-fetch)
+      // would type every create's `data` as `string | DocumentCreated` with one. Without it, a JSON
+      // create is typed `DocumentCreated`; the stream is read from the response (docs/http-api.md).
       200: {
-        description: 'The text as it is written, then the stored document.',
-        contentType: 'text/event-stream',
-        body: DocumentEvents,
+        description:
+          'With `Accept: text/event-stream`: `text/event-stream; charset=utf-8`, Server-Sent Events: `event: delta` with ' +
+          '`data: {"text"}` while the text is written, then one `event: document` whose data is the stored `Document`; or ' +
+          '`event: error` with `data: {"message","status":502|504}` and nothing stored.',
       },
       201: { description: 'The stored document.', body: Envelope(Document, 201, 'DocumentCreated') },
     },
