@@ -114,7 +114,8 @@ export async function seed(url: string, from: number, to: number): Promise<void>
  */
 async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<void> {
   const columns = `id, ${INSERTED_COLUMNS}`;
-  const rowsOf = (batch: NewStoredDocument[], first: number) => batch.map((document, n) => [first + n, ...documentValues(document)]);
+  const rowsOf = (batch: NewStoredDocument[], first: number) =>
+    batch.map((document, n) => [first + n, ...documentValues(document)]);
   const count = batches.reduce((sum, batch) => sum + batch.length, 0);
   const handedOut = "SELECT COALESCE((SELECT value FROM dossier_counters WHERE name = 'documents:id'), 0) AS value";
   if (url.startsWith('sqlite://')) {
