@@ -59,6 +59,12 @@ const changed: Document = ok(
 ).data;
 const page = ok(await client.GET('/api/v1/documents', { params: { query: { template_id: 6, per_page: 25, favorite: '1' } } }));
 const deleted = ok(await client.DELETE('/api/v1/documents/{id}', { params: { path: { id } } }));
+const { data: stream } = await client.POST('/api/v1/documents', {
+  body: { name: 'Streamed', prompt: 'typed' },
+  headers: { Accept: 'text/event-stream' },
+  parseAs: 'stream',
+});
+const events = await new Response(stream).text();
 const missing = await client.GET('/api/v1/documents/{id}', { params: { path: { id } } });
 const notFound: string | undefined = missing.error?.message;
 
@@ -92,6 +98,7 @@ console.log(
     listed: page.data.map((document) => document.id),
     total: page.meta.total,
     deleted: deleted.deleted,
+    streamed: /^event: delta\\n/.test(events) && /event: document\\ndata: \\{"id":2,"name":"Streamed"/.test(events),
     deletedId: deleted.id === id,
     notFound,
     missingStatus: missing.response.status,
@@ -178,6 +185,7 @@ describe('a client generated from /openapi.json (openapi-typescript, openapi-fet
           listed: [1],
           total: 1,
           deleted: true,
+          streamed: true,
           deletedId: true,
           notFound: 'Resource not found.',
           missingStatus: 404,
