@@ -123,8 +123,9 @@ export const DOCUMENT_ROUTES = [
       answers: { 200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
       errors: [401, 403, 404, 413, 415, 422, 503, 500],
       async handle(call) {
-        const [owner, id] = [ownerOf(call), idOf(call)];
+        // The body is read first, then the id checked, then the fields: the order the answers always had.
         const fields = await readFields(call.request);
+        const [owner, id] = [ownerOf(call), idOf(call)];
         let changes;
         try {
           changes = documentChangesOf(fields);

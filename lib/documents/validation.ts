@@ -77,8 +77,8 @@ export function parseListOptions(options: DocumentListOptions | undefined): Docu
 }
 
 /**
- * Validates a create request against {@link NewDocumentSchema}. Strings are trimmed; unknown fields are
- * ignored; `creativity` and `templateId` default to the schema's defaults.
+ * Validates a create request against {@link NewDocumentSchema}. Strings are trimmed; an unknown field
+ * is refused; `creativity` and `templateId` default to the schema's defaults.
  * @throws DossierValidationError `ERR_DOCUMENT_INVALID` naming each bad field.
  */
 export function parseCreateInput(input: NewDocument): CreateInput {
