@@ -8,9 +8,10 @@ import { CREATIVITY_VALUES, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../li
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
  * routes that use `validateAgainst` all read these; nothing else describes the API.
  *
- * The request shapes that the core itself validates with (interface B's create, update and listing, the batch, and the fields of a key)
- * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
- * validation and shown by the document.
+ * The request shapes that the core validates as the wire has them (the batch, the fields of a key) are
+ * declared in the core, in `lib/schemas/`, and only re-exported here; interface B's are the wire's own
+ * (./documents.ts), turned into the library's camelCase input by ../document-shapes.ts. Either way one
+ * object is used by the validation and shown by the document.
  */
 export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, BatchRequest } from '../../../lib/internal.js';
 export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './documents.js';
