@@ -213,5 +213,5 @@ export interface LookupService {
    * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
    *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
    */
-  lookup<K extends LookupKind>(kind: K, input: unknown, options?: LookupOptions): Promise<LookupResult<LookupDataByKind[K]>>;
+  lookup<K extends LookupKind>(kind: K, input: string, options?: LookupOptions): Promise<LookupResult<LookupDataByKind[K]>>;
 }

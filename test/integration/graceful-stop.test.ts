@@ -95,7 +95,7 @@ for (const program of SERVER_PROGRAMS) {
 
       const library = createDossier({ store: env.DOSSIER_STORE! });
       try {
-        const stored = await library.documents.get('acct-stop', String(body.data.id));
+        const stored = await library.documents.get('acct-stop', body.data.id);
         expect(stored.result).to.equal('A text written slowly.');
       } finally {
         await library.close();
