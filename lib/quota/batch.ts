@@ -97,7 +97,7 @@ export async function runBatch(
     const sharing = `${kind} ${fresh ? 'fresh' : 'any'} ${target}`;
     let answer = shared.get(sharing);
     if (answer === undefined) {
-      answer = limited(() => rules.lookups.lookup(kind, target, { fresh }));
+      answer = limited(() => rules.lookups.lookup(kind, target, { fresh, logger: options.logger }));
       shared.set(sharing, answer);
     }
     const itemDone = answer.then(
