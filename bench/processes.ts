@@ -53,6 +53,18 @@ export async function startBare(framework: Framework, body: unknown): Promise<Se
   return { ...bare, name: NAMES[framework] };
 }
 
+/**
+ * Bare Koa making the library calls of one of Dossier's routes and nothing else (bench/floor-koa.js),
+ * configured by `env` as {@link startDossier} configures `dossier serve`: the floor of that route.
+ */
+export async function startFloor(
+  floor: 'lookup' | 'read' | 'create',
+  env: Record<string, string>,
+): Promise<ServerProcess & { name: string }> {
+  const server = await startProcess([fileURLToPath(new URL('./floor-koa.js', import.meta.url))], { ...env, BENCH_FLOOR: floor });
+  return { ...server, name: 'Koa + the same library calls' };
+}
+
 /** `dossier keys create --json` with `env`, as a user makes a key; returns the plaintext key. */
 export function cliKey(env: Record<string, string>, name: string, dailyLimit: number): string {
   const result = spawnSync(

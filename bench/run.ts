@@ -5,7 +5,16 @@ import { createDossier } from '../lib/dossier.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, QUICK, run, type BenchResult } from './harness.js';
 import { benchDocumentsScale } from './documents-scale.js';
-import { cliKey, FRAMEWORKS, startBare, startDossier, startExample, startRedis, type ServerProcess } from './processes.js';
+import {
+  cliKey,
+  FRAMEWORKS,
+  startBare,
+  startDossier,
+  startExample,
+  startFloor,
+  startRedis,
+  type ServerProcess,
+} from './processes.js';
 import { watchBenchStores, watchesBench } from './watches.js';
 
 // `npm run bench`: the cost of a request (issue 30), as server CPU per request: `dossier serve` as
@@ -88,6 +97,30 @@ async function cachedBody(server: ServerProcess, secret: string): Promise<unknow
   return answer.json();
 }
 
+/**
+ * The floor of a route: bare Koa making the same library calls alone (see bench/floor-koa.ts), beside
+ * bare Koa, with the same requests as the route's scenario.
+ */
+async function measureFloor(
+  floor: 'lookup' | 'read' | 'create',
+  scenario: string,
+  env: Record<string, string>,
+  request: Parameters<typeof measure>[3],
+): Promise<void> {
+  const server = await startFloor(floor, env);
+  try {
+    const { pathname, search } = new URL(request.url);
+    results.push(
+      await measure(`floor of ${scenario}: Koa + the library calls alone`, baseline!, server, {
+        ...request,
+        url: server.url + pathname + search,
+      }),
+    );
+  } finally {
+    await server.close();
+  }
+}
+
 let baseline: (ServerProcess & { name: string }) | undefined;
 /** A bare Koa answering `/healthz`'s body, for the floor scenario. */
 let healthBaseline: (ServerProcess & { name: string }) | undefined;
@@ -112,6 +145,7 @@ try {
           target,
         ),
       );
+      await measureFloor('lookup', `GET /api/dns (${label})`, env, { url: server.url + LOOKUP, headers: bearer(secret) });
       if (!QUICK) {
         const requests = mix.map((key) => ({ path: LOOKUP, headers: bearer(key) }));
         results.push(
@@ -167,6 +201,10 @@ try {
             0.6,
           ),
         );
+        await measureFloor('read', `GET /api/v1/documents/{id} (${label})`, env, {
+          url: `${server.url}/api/v1/documents/${data.id}`,
+          headers: bearer(secret),
+        });
         results.push(
           await measure(
             `POST /api/v1/documents, offline generator (${label})`,
@@ -181,6 +219,12 @@ try {
             0.3,
           ),
         );
+        await measureFloor('create', `POST /api/v1/documents (${label})`, env, {
+          url: `${server.url}/api/v1/documents`,
+          method: 'POST',
+          headers: { ...bearer(secret), 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: 'name=Bench&prompt=Write+a+tweet+about+remote+work+for+small+teams&template_id=33&creativity=0.5',
+        });
       }
     } finally {
       await server.close();
