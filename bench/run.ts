@@ -23,8 +23,11 @@ import { watchBenchStores, watchesBench } from './watches.js';
 // GET /api/dns on each real store, with keys made by `dossier keys create`; on SQLite, reading and creating
 // a document, and the same lookup through the example app of each framework (Koa, Express, Fastify,
 // Hono), each beside its bare self; the server's memory as requests grow; watches; documents at scale.
-// `BENCH_QUICK=1`: the issue-30 paths alone (one key), for a check while working.
+// `BENCH_QUICK=1`: the issue-30 paths alone (one key), for a check while working; `BENCH_EXTRAS=0`: all but
+// the watches and the documents at scale.
 
+/** `BENCH_EXTRAS=0`: without the watches and the documents at scale (as `BENCH_QUICK=1` is). */
+const EXTRAS = !QUICK && process.env.BENCH_EXTRAS !== '0';
 const DISTINCT_KEYS = Number(process.env.BENCH_KEYS ?? (QUICK ? 0 : 10_000));
 const DOMAIN = 'example.com';
 const LOOKUP = `/api/dns?domain=${DOMAIN}`;
@@ -248,7 +251,7 @@ try {
       await fresh.close();
     }
   }
-  if (!QUICK)
+  if (EXTRAS)
     watches = await watchesBench(
       watchBenchStores(dir, redis?.url).filter((store) => chosen.includes(store.label.toLowerCase())),
       dns.address,
@@ -270,6 +273,6 @@ if (!QUICK) {
   console.log('| store | after 10,000 requests | after 100,000 requests | change |\n|---|---:|---:|---:|');
   console.log(memory.join('\n'));
   console.log(`\n${watches}`);
-  console.log(`\n${await benchDocumentsScale(notes)}`);
+  if (EXTRAS) console.log(`\n${await benchDocumentsScale(notes)}`);
 }
 for (const note of notes) console.log(`\n${note}`);
