@@ -101,7 +101,7 @@ export const DOCUMENT_ROUTES = [
             'Cache-Control': 'no-cache, no-transform',
             'X-Accel-Buffering': 'no',
           },
-          eventStream(events, signal, call.path, call.dossier.options.logger),
+          eventStream(events, signal, call.path, call.logger),
         );
         return;
       }
