@@ -23,13 +23,23 @@ app.use(async (ctx) => {
   }
   const key = await dossier.metering.authenticate(secret, 'documents');
   if (floor === 'read') {
-    ctx.body = { data: await dossier.documents.get(key.owner, ctx.path.slice(ctx.path.lastIndexOf('/') + 1)), status: 200 };
+    ctx.body = {
+      data: await dossier.documents.get(key.owner, Number(ctx.path.slice(ctx.path.lastIndexOf('/') + 1))),
+      status: 200,
+    };
     return;
   }
   let text = '';
   for await (const chunk of ctx.req) text += String(chunk);
+  const form = new URLSearchParams(text);
+  const input = {
+    name: form.get('name') ?? '',
+    prompt: form.get('prompt') ?? '',
+    templateId: Number(form.get('template_id') ?? 1),
+    creativity: Number(form.get('creativity') ?? 0.5),
+  };
   ctx.status = 201;
-  ctx.body = { data: await dossier.documents.create(key.owner, Object.fromEntries(new URLSearchParams(text))), status: 201 };
+  ctx.body = { data: await dossier.documents.create(key.owner, input), status: 201 };
 });
 const server = app.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
