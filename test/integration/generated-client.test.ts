@@ -17,7 +17,8 @@ import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js
 
 const exec = promisify(execFile);
 const ROOT = projectRoot();
-const TSC = join(ROOT, 'node_modules/.bin/tsc');
+// TypeScript 7's own compiler: node_modules/.bin/tsc may be typescript5's, which installs a `tsc` too.
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const COMPILER_FLAGS = [
   '--strict',
   '--module',
@@ -27,6 +28,9 @@ const COMPILER_FLAGS = [
   '--target',
   'es2022',
   '--skipLibCheck',
+  // TypeScript 7 includes no @types package unless named.
+  '--types',
+  'node',
 ];
 
 const CLIENT = `import createClient from 'openapi-fetch';
