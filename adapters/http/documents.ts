@@ -116,7 +116,7 @@ export const DOCUMENT_ROUTES = [
   }),
   documentRoute('post', '/api/v1/documents', 'createDocument', {
     summary: 'Generate and store a document',
-    description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events (CONTRACT.md §9).',
+    description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events.',
     body: { schema: DocumentCreate, required: true },
     answers: {
       200: {

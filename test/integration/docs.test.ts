@@ -21,7 +21,7 @@ function references(html: string): string[] {
 const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:)?\/\//i;
 
 eachAdapter(() => {
-  describe('/docs, the reference page (CONTRACT.md §7)', () => {
+  describe('/docs, the reference page', () => {
     let server: TestServer;
 
     before(async () => {
