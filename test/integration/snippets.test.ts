@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createSelfSigned } from '../support/certificates.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { projectRoot } from '../support/paths.js';
@@ -54,7 +55,8 @@ const failure = (snippet: Snippet, ran: Ran): string =>
  * repository, the TypeScript ones in an app that installed the packed tarball, after `tsc --strict`
  * against its types. The machine they run on has only loopback peers: its resolver (the one
  * `DOSSIER_DNS_SERVERS` would name, and the one Node's programs find in the system's place) is a test
- * DNS server, `example.com` is 127.0.0.1 there and serves TLS on `DOSSIER_SSL_PORT`, npm is offline,
+ * DNS server, `example.com` is 127.0.0.1 there and serves TLS on `DOSSIER_SSL_PORT`, npm is offline
+ * (with a cache of its own),
  * and curl fails on an HTTP error (`--fail-with-body`, from a `.curlrc`), so a 4xx stops the snippet.
  */
 describe('the snippets of the README and docs/', function () {
@@ -92,11 +94,6 @@ describe('the snippets of the README and docs/', function () {
     tls = await startTlsServer({ key: certificate.keyPem, chain: [certificate.pem] });
     ports = { 3000: await freePort(), 5353: dns.port, 8080: await freePort() };
 
-    const resolver = join(work, 'resolver.mjs');
-    writeFileSync(
-      resolver,
-      `import dns from 'node:dns';\ndns.setServers([${JSON.stringify(dns.address)}]);\ndns.promises.setServers([${JSON.stringify(dns.address)}]);\n`,
-    );
     mkdirSync(join(work, 'curl'));
     writeFileSync(join(work, 'curl', '.curlrc'), 'fail-with-body\nshow-error\nmax-time = 60\n');
     const inherited = Object.fromEntries(
@@ -110,9 +107,11 @@ describe('the snippets of the README and docs/', function () {
       DOSSIER_ALLOW_PRIVATE_TARGETS: 'true',
       DOSSIER_SSL_PORT: String(tls.port),
       DOSSIER_LOG_LEVEL: 'warn',
-      NODE_OPTIONS: `--import=${resolver}`,
+      NODE_OPTIONS: `--import=${fileURLToPath(new URL('../support/system-resolver.js', import.meta.url))}`,
+      SNIPPETS_RESOLVER: dns.address,
       CURL_HOME: join(work, 'curl'),
       npm_config_offline: 'true',
+      npm_config_cache: join(work, 'npm-cache'),
       npm_config_update_notifier: 'false',
       npm_config_fund: 'false',
       npm_config_audit: 'false',
