@@ -218,7 +218,7 @@ export function shellScript(code: string, state: string): string {
     '__before=" $(compgen -v | tr "\\n" " ") "',
     code,
     'for __name in $(compgen -v); do',
-    '  case "$__before" in *" $__name "*) ;; *) [[ $__name == __* ]] || declare -p "$__name" >> ' +
+    '  case "$__before" in *" $__name "*) ;; *) [[ $__name == __* || $__name == BASH* || $__name == _ ]] || declare -p "$__name" >> ' +
       JSON.stringify(state) +
       ' ;; esac',
     'done',
