@@ -50,7 +50,12 @@ export function pages(): string[] {
 
 /** The fenced blocks of `page`, and the `PAGE#HEADING` its snippets run after, if any. */
 export function readSnippets(page: string): { snippets: Snippet[]; after?: string } {
-  const lines = readFileSync(join(projectRoot(), page), 'utf8').split('\n');
+  return parseSnippets(page, readFileSync(join(projectRoot(), page), 'utf8'));
+}
+
+/** The fenced blocks of the markdown `text` of `page`, and the `PAGE#HEADING` its snippets run after, if any. */
+export function parseSnippets(page: string, text: string): { snippets: Snippet[]; after?: string } {
+  const lines = text.split('\n');
   const snippets: Snippet[] = [];
   let after: string | undefined;
   for (let index = 0; index < lines.length; index++) {
@@ -78,16 +83,19 @@ export function readSnippets(page: string): { snippets: Snippet[]; after?: strin
   return { snippets, after };
 }
 
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+export function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
 /** The snippets of one section (`PAGE#HEADING`, GitHub's anchor), from its heading to the next of its level or above. */
 export function sectionSnippets(target: string): Snippet[] {
   const [page, anchor] = target.split('#') as [string, string];
   const lines = readFileSync(join(projectRoot(), page), 'utf8').split('\n');
-  const slug = (heading: string): string =>
-    heading
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
   const start = lines.findIndex((line) => {
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     return heading !== null && slug(heading[2]!) === anchor;
