@@ -66,7 +66,6 @@ describe('the snippets of the README and docs/', function () {
   let app: string;
   let dns: TestDnsServer;
   let tls: TestTlsPeer;
-  let ports: SnippetPorts;
   let env: NodeJS.ProcessEnv;
 
   before(async function () {
@@ -92,7 +91,6 @@ describe('the snippets of the README and docs/', function () {
     });
     const certificate = await createSelfSigned({ subject: 'CN=example.com', dnsNames: ['example.com'] });
     tls = await startTlsServer({ key: certificate.keyPem, chain: [certificate.pem] });
-    ports = { 3000: await freePort(), 5353: dns.port, 8080: await freePort() };
 
     mkdirSync(join(work, 'curl'));
     writeFileSync(join(work, 'curl', '.curlrc'), 'fail-with-body\nshow-error\nmax-time = 60\n');
@@ -101,7 +99,6 @@ describe('the snippets of the README and docs/', function () {
     );
     env = {
       ...inherited,
-      PORT: String(ports[3000]),
       HOST: '127.0.0.1',
       DOSSIER_ADMIN_TOKEN: 'snippets-admin-token-0123456789abcdefghij',
       DOSSIER_ALLOW_PRIVATE_TARGETS: 'true',
@@ -123,10 +120,11 @@ describe('the snippets of the README and docs/', function () {
     makeApp(app, packTarball(work, env));
     for (const page of pages()) {
       for (const snippet of readSnippets(page).snippets.filter((one) => one.language === 'ts' && !one.notRun)) {
-        writeFileSync(join(app, 'snippets', snippetFile(snippet)), withPorts(snippet.code, ports));
+        writeFileSync(join(app, 'snippets', snippetFile(snippet)), snippet.code);
       }
     }
-    // The programs to run, emitted without the type check that a test of its own makes.
+    // The programs to run, emitted without the type check that a test of its own makes; a page puts its
+    // ports in when it runs them.
     const emitted = spawnSync(process.execPath, [tsc(), '-p', app, '--noCheck'], { encoding: 'utf8' });
     if (emitted.status !== 0) throw new Error(`tsc: ${emitted.stdout}${emitted.stderr}`);
   });
@@ -135,6 +133,14 @@ describe('the snippets of the README and docs/', function () {
     await tls?.close();
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
   });
+
+  /** The program of a TypeScript snippet, as tsc emitted it, with the page's ports: a file beside it. */
+  function program(snippet: Snippet, ports: SnippetPorts): string {
+    const emitted = join(app, 'build', snippetFile(snippet).replace(/\.ts$/, '.js'));
+    const run = emitted.replace(/\.js$/, `.${ports[3000]}.js`);
+    writeFileSync(run, withPorts(readFileSync(emitted, 'utf8'), ports));
+    return run;
+  }
 
   const tsc = (): string => join(projectRoot(), 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -185,17 +191,18 @@ describe('the snippets of the README and docs/', function () {
       const state = join(work, `${page.replace(/\W/g, '-')}.state.sh`);
       writeFileSync(state, '');
       const servers = new Map<string, Started>();
+      // Ports of this page's own (a port freed at the end of a page may go to another test meanwhile).
+      const ports: SnippetPorts = { 3000: await freePort(), 5353: dns.port, 8080: await freePort() };
+      const pageEnv = { ...env, PORT: String(ports[3000]) };
       try {
         for (const snippet of [...(after === undefined ? [] : sectionSnippets(after)), ...snippets].filter(runnable)) {
           const code = withPorts(snippet.code, ports);
           // Both in the page's terminal: a program sees the variables the page exported (WEBHOOK_SECRET).
           const [script, cwd] =
-            snippet.language === 'sh'
-              ? [code, clone]
-              : [`node ${JSON.stringify(join(app, 'build', snippetFile(snippet).replace(/\.ts$/, '.js')))}`, app];
+            snippet.language === 'sh' ? [code, clone] : [`node ${JSON.stringify(program(snippet, ports))}`, app];
           const [command, args] = ['bash', ['-c', shellScript(script, state)]];
           if (snippet.serves === undefined && snippet.readyWhenPrinted === undefined) {
-            const ran = await runToEnd(command, args, { cwd, env });
+            const ran = await runToEnd(command, args, { cwd, env: pageEnv });
             expect(ran.status, failure(snippet, ran)).to.equal(0);
             continue;
           }
@@ -203,7 +210,7 @@ describe('the snippets of the README and docs/', function () {
           const place =
             snippet.serves === undefined ? `${snippet.page}:${snippet.line}` : new URL(withPorts(snippet.serves, ports)).host;
           await servers.get(place)?.stop();
-          const started = new Started(command, args, { cwd, env });
+          const started = new Started(command, args, { cwd, env: pageEnv });
           servers.set(place, started);
           if (snippet.serves !== undefined) await waitUntilServing(started, withPorts(snippet.serves, ports));
           else await waitUntilPrinted(started, snippet.readyWhenPrinted!);
