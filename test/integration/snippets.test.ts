@@ -55,9 +55,10 @@ const failure = (snippet: Snippet, ran: Ran): string =>
  * repository, the TypeScript ones in an app that installed the packed tarball, after `tsc --strict`
  * against its types. The machine they run on has only loopback peers: its resolver (the one
  * `DOSSIER_DNS_SERVERS` would name, and the one Node's programs find in the system's place) is a test
- * DNS server, `example.com` is 127.0.0.1 there and serves TLS on `DOSSIER_SSL_PORT`, npm is offline
- * (with a cache of its own),
- * and curl fails on an HTTP error (`--fail-with-body`, from a `.curlrc`), so a 4xx stops the snippet.
+ * DNS server (test/support/system-resolver.ts), `example.com` is 127.0.0.1 there and serves TLS on
+ * `DOSSIER_SSL_PORT`, npm is offline (with a cache of its own), and curl fails on an HTTP error
+ * (`--fail-with-body`, from a `.curlrc`), so a 4xx stops the snippet. Each page gets free ports in
+ * place of the 3000 and 8080 it shows, and the resolver's in place of 5353.
  */
 describe('the snippets of the README and docs/', function () {
   this.timeout(300_000);
