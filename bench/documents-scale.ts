@@ -8,7 +8,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createDossier } from '../lib/dossier.js';
 import { KeyvDocumentStore } from '../lib/documents/keyv-document-store.js';
-import type { NewDocument } from '../lib/ports/document-store.js';
+import type { NewStoredDocument } from '../lib/ports/document-store.js';
 import { nameTrigramRows } from '../lib/stores/mysql/documents.js';
 import { openBackend } from '../lib/stores/open-backend.js';
 import { nameSortKey, searchText } from '../lib/records/stored-document.js';
@@ -59,7 +59,7 @@ function codeOf(n: number): string {
 }
 
 /** Document `n` of the owner: names with a code of its own, results of ~700 characters, 1 in 100 with "zephyr". */
-function documentNumber(n: number): NewDocument {
+function documentNumber(n: number): NewStoredDocument {
   let state = n * 7919 + 1;
   const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   const words = Array.from({ length: 110 }, () => WORDS[Math.floor(random() * WORDS.length)]!);
@@ -94,7 +94,7 @@ export async function seed(url: string, from: number, to: number): Promise<void>
     const documents = backend.documents ?? new KeyvDocumentStore(backend.kv, backend.counters, clock);
     // Makes the tables (and moves nothing: the store is new).
     await documents.list(OWNER, { searchBy: 'name', templateId: 1, sortBy: 'id', sort: 'desc', perPage: 10, page: 1 });
-    const batches: NewDocument[][] = [];
+    const batches: NewStoredDocument[][] = [];
     for (let start = from; start < to; start += 1000) {
       batches.push(Array.from({ length: Math.min(1000, to - start) }, (_, n) => documentNumber(start + n)));
     }
@@ -112,9 +112,10 @@ export async function seed(url: string, from: number, to: number): Promise<void>
  * Rows straight into the tables, with ids after those handed out (the creates of the measures take some),
  * then the id counter and the counts.
  */
-async function insertRows(url: string, batches: NewDocument[][]): Promise<void> {
+async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<void> {
   const columns = `id, ${INSERTED_COLUMNS}`;
-  const rowsOf = (batch: NewDocument[], first: number) => batch.map((document, n) => [first + n, ...documentValues(document)]);
+  const rowsOf = (batch: NewStoredDocument[], first: number) =>
+    batch.map((document, n) => [first + n, ...documentValues(document)]);
   const count = batches.reduce((sum, batch) => sum + batch.length, 0);
   const handedOut = "SELECT COALESCE((SELECT value FROM dossier_counters WHERE name = 'documents:id'), 0) AS value";
   if (url.startsWith('sqlite://')) {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -19,26 +19,27 @@ export interface ServerProcess {
   pid: number;
   /** Resident set size of the process now, in MiB (Linux `/proc`). */
   rssMiB(): number;
-  /** CPU time (user and system) the process has used so far, in ms (Linux `/proc`). */
+  /** CPU time (user and system) the process group has used so far, in ms (Linux `/proc`). */
   cpuMs(): number;
   close(): Promise<void>;
 }
 
 /**
- * `dossier serve` on a free port, configured by `env` (`DOSSIER_STORE`, …) the way users configure it.
- * Its request log goes nowhere: a benchmark measures the server, not a terminal.
+ * `dossier serve` on a free port, as `npm start` runs it: configured by `env` (`DOSSIER_STORE`, …) the
+ * way users configure it, at the default log level (`info`: a line a request), its standard error (the
+ * log) sent to `log` as `2>>file` would.
  */
-export function startDossier(env: Record<string, string>): Promise<ServerProcess> {
-  return startProcess([CLI, 'serve'], { ...env, HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'silent' });
+export function startDossier(env: Record<string, string>, log = '/dev/null'): Promise<ServerProcess> {
+  return startProcess([CLI, 'serve'], { HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'info', ...env }, log);
 }
 
 /**
  * The example app of `framework` (examples/serve-<name>.js, Dossier mounted at its root), configured as
  * {@link startDossier} configures `dossier serve`.
  */
-export function startExample(framework: Framework, env: Record<string, string>): Promise<ServerProcess> {
+export function startExample(framework: Framework, env: Record<string, string>, log = '/dev/null'): Promise<ServerProcess> {
   const example = fileURLToPath(new URL(`../examples/serve-${framework}.js`, import.meta.url));
-  return startProcess([example], { ...env, HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'silent' });
+  return startProcess([example], { HOST: '127.0.0.1', PORT: '0', DOSSIER_LOG_LEVEL: 'info', ...env }, log);
 }
 
 /** The frameworks' names, as people write them. */
@@ -50,6 +51,18 @@ export async function startBare(framework: Framework, body: unknown): Promise<Se
     BENCH_BODY: JSON.stringify(body),
   });
   return { ...bare, name: NAMES[framework] };
+}
+
+/**
+ * Bare Koa making the library calls of one of Dossier's routes and nothing else (bench/floor-koa.js),
+ * configured by `env` as {@link startDossier} configures `dossier serve`: the floor of that route.
+ */
+export async function startFloor(
+  floor: 'lookup' | 'read' | 'create',
+  env: Record<string, string>,
+): Promise<ServerProcess & { name: string }> {
+  const server = await startProcess([fileURLToPath(new URL('./floor-koa.js', import.meta.url))], { ...env, BENCH_FLOOR: floor });
+  return { ...server, name: 'Koa + the same library calls' };
 }
 
 /** `dossier keys create --json` with `env`, as a user makes a key; returns the plaintext key. */
@@ -66,10 +79,20 @@ export function cliKey(env: Record<string, string>, name: string, dailyLimit: nu
   return (JSON.parse(result.stdout) as { key: string }).key;
 }
 
-async function startProcess(args: string[], env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * `node args…` in a process group of its own (whose CPU time is the server's, threads and children
+ * included), standard error to the file `log` (`undefined`: kept, for a failure to start).
+ */
+async function startProcess(args: string[], env: Record<string, string>, log?: string): Promise<ServerProcess> {
+  const fd = log === undefined ? undefined : openSync(log, 'a');
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', fd ?? 'pipe'],
+    detached: true,
+  });
+  if (fd !== undefined) closeSync(fd);
   let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + String(chunk)).slice(-4000);
   });
   let output = '';
@@ -78,19 +101,39 @@ async function startProcess(args: string[], env: Record<string, string>): Promis
     const url = /listening on (http:\/\/\S+)/i.exec(output)?.[1];
     if (url !== undefined) {
       child.stdout!.resume();
-      return { url, pid: child.pid!, rssMiB: () => rssMiB(child.pid!), cpuMs: () => cpuMs(child.pid!), close: () => stop(child) };
+      return {
+        url,
+        pid: child.pid!,
+        rssMiB: () => rssMiB(child.pid!),
+        cpuMs: () => groupCpuMs(child.pid!),
+        close: () => stop(child),
+      };
     }
   }
+  if (log !== undefined && log !== '/dev/null') errors = readFileSync(log, 'utf8').slice(-4000);
   throw new Error(`${args.join(' ')} did not start: ${output}${errors}`);
 }
 
 /** Clock ticks per second, the unit of `/proc/<pid>/stat`'s times. */
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-function cpuMs(pid: number): number {
-  // utime and stime are fields 14 and 15 of stat: the 12th and 13th after the command's name, which may hold spaces.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+/** The CPU time (user and system) of the processes of group `group`, in ms. */
+function groupCpuMs(group: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // After the command's name (which may hold spaces): state, ppid, pgrp, …; utime and stime are the
+    // 12th and 13th fields after it (fields 14 and 15 of stat).
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+    if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
 }
 
 function rssMiB(pid: number): number {

@@ -46,14 +46,18 @@ export class DossierError extends Error {
   }
 }
 
-/** A request that was well-formed but broke the rules: `errors` maps each field to its problems. */
+/**
+ * A request that was well-formed but broke the rules: `errors` maps each field to its problems, and
+ * `code` names the domain whose rules it broke (`ERR_DOCUMENT_INVALID`, `ERR_KEY_INVALID`,
+ * `ERR_WATCH_INVALID`, …).
+ */
 export class DossierValidationError extends DossierError {
   override readonly name = 'DossierValidationError';
 
   constructor(
+    code: ErrorCode,
     readonly errors: Record<string, string[]>,
     message = Object.values(errors).flat()[0] ?? 'The given data was invalid.',
-    code: ErrorCode = 'ERR_DOCUMENT_INVALID',
   ) {
     super(code, message);
   }

@@ -22,7 +22,16 @@ export type { Clock } from './ports/clock.js';
 export type { CounterStore, IncrementOptions } from './ports/counter-store.js';
 export type { DnsResolver } from './ports/dns-resolver.js';
 export type { DnsMessageAnswer, DnsMessageClient, DnsMessageRecord, DnsMessageType } from './ports/dns-message-client.js';
-export type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from './ports/document-service.js';
+export type {
+  Document,
+  DocumentChanges,
+  DocumentListOptions,
+  DocumentPage,
+  DocumentService,
+  DocumentStreamEvent,
+  NewDocument,
+  Template,
+} from './ports/document-service.js';
 export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './ports/key-store.js';
 export { SCOPES } from './keys/key-rules.js';
 export { keyStatusAt } from './records/stored-key.js';
@@ -50,10 +59,6 @@ export type { BatchItemOutcome, BatchItemRequest, BatchOptions, BatchRun, Metere
 export type { LookupOutcome, Telemetry } from './ports/telemetry.js';
 export type { GenerationRequest, TextGenerator } from './ports/text-generator.js';
 export { BATCH_MAX_ITEMS, parseBatchRequest } from './quota/batch-request.js';
-// The request schemas (TypeBox, i.e. JSON Schema) that the core validates with and the OpenAPI document shows.
-export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
-export { BatchRequest } from './schemas/batch.js';
-export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate } from './schemas/keys.js';
 export { BATCH_CONCURRENCY } from './quota/batch.js';
 export { isPublicAddress } from './lookup/net/target-guard.js';
 export {
@@ -71,4 +76,3 @@ export {
   type WatchOwner,
   type WatchService,
 } from './ports/watches.js';
-export { WatchCreate } from './schemas/watches.js';

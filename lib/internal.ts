@@ -6,11 +6,26 @@
 export { checkKeyBody, checkUsageDays, requireScope } from './keys/key-rules.js';
 export { SILENT_LOGGER } from './options.js';
 export { redact } from './dossier.js';
-export { AdminUsageQuery, KeyScope } from './schemas/keys.js';
-export { CREATIVITY_VALUES } from './schemas/documents.js';
+// The HTTP API's request schemas that the core validates with (snake_case, as the wire has them).
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, AdminUsageQuery, KeyScope } from './schemas/keys.js';
+export { BatchRequest } from './schemas/batch.js';
+export { WatchCreate } from './schemas/watches.js';
+export {
+  CREATIVITY_VALUES,
+  DocumentName,
+  DocumentPrompt,
+  DocumentResult,
+  literals,
+  PAGE_MAX,
+  PER_PAGE_VALUES,
+  SEARCH_FIELDS,
+  SORT_FIELDS,
+  SORT_ORDERS,
+} from './schemas/documents.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
 export { compiledSchema, fieldProblems } from './schemas/ajv.js';
-export { laravelSentence } from './schemas/laravel.js';
+export { DOCUMENT_MESSAGES } from './documents/validation.js';
+export { checkLaravel, defaultOf, laravelSentence, type LaravelRules } from './schemas/laravel.js';
 // The settings' table, readers and checks, for the server's own settings (HOST, PORT, DOSSIER_TRUST_PROXY),
 // which the Koa adapter declares as the core declares its own.
 export { checkOptions, readEnvironment, type Setting, type SettingValues } from './config/settings.js';

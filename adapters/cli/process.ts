@@ -12,9 +12,62 @@ export type ProcessLog = Pick<typeof import('../log/json-logger.js'), 'createJso
 /** The least time stores get to close at shutdown, even past the shutdown deadline. */
 export const STORE_CLOSE_MIN_MS = 1000;
 
+/** A log's lines past this many characters waiting are written at once. */
+const LOG_BATCH_CHARS = 64 * 1024;
+
 /**
- * A Dossier that logs to `io.err`, its stores open and each GeoIP file read once (before anyone can
- * send a request), and `work` done. On failure the error goes on to the caller, which prints it.
+ * Log lines for `write`, written a batch at a time: the lines of one turn of the event loop in one
+ * write, or at once past {@link LOG_BATCH_CHARS}. Under load a write (a system call) per line cost more
+ * than making the line. `close` writes what waits and stops; the process's exit writes what waits too,
+ * so that a line is lost only to a process killed outright.
+ */
+export class LogBatch {
+  private waiting: string[] = [];
+  private chars = 0;
+  private scheduled = false;
+  private closed = false;
+  private readonly onExit = (): void => this.flush();
+
+  constructor(private readonly write: (text: string) => void) {
+    process.on('exit', this.onExit);
+  }
+
+  add(line: string): void {
+    if (this.closed) return this.write(line);
+    this.waiting.push(line);
+    this.chars += line.length;
+    if (this.chars >= LOG_BATCH_CHARS) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  /** Writes the lines waiting, now. */
+  flush(): void {
+    if (this.waiting.length === 0) return;
+    const text = this.waiting.join('');
+    this.waiting = [];
+    this.chars = 0;
+    this.write(text);
+  }
+
+  /** Writes what waits; lines added after are written at once. */
+  close(): void {
+    this.flush();
+    process.off('exit', this.onExit);
+    this.closed = true;
+  }
+}
+
+/**
+ * A Dossier that logs to `io.err` (a batch of lines at a time: see {@link LogBatch}; `log.close()`
+ * writes the last ones), its stores open and each GeoIP file read once (before anyone can send a
+ * request), and `work` done. On failure the lines logged so far are written and the error goes on to
+ * the caller, which prints it.
  */
 export async function start(
   options: DossierOptions,
@@ -22,7 +75,8 @@ export async function start(
   { createJsonLogger }: ProcessLog,
   work: (dossier: Dossier) => Promise<void> | void,
 ) {
-  const logger = createJsonLogger({ level: options.logLevel, destination: { write: (line: string) => io.err(line) } });
+  const log = new LogBatch(io.err);
+  const logger = createJsonLogger({ level: options.logLevel, destination: { write: (line: string) => log.add(line) } });
   const dossier = createDossier({ ...options, logger });
   try {
     await dossier.ready();
@@ -31,9 +85,10 @@ export async function start(
     // A store that accepts connections but never answers never confirms its close either: it gets
     // STORE_CLOSE_MIN_MS, then the process exits anyway (see main.ts), rather than hang before saying why.
     await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
+    log.close();
     throw error;
   }
-  return { dossier, logger };
+  return { dossier, logger, log };
 }
 
 /**

@@ -278,7 +278,9 @@ async function serveKoa(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> 
  */
 async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   // The server's log, without the request fields: the worker's lines read as the server's.
-  const { dossier, logger } = await start(optionsFromEnv(env), io, await loadProcessLog(), (dossier) => dossier.startWorkers());
+  const { dossier, logger, log } = await start(optionsFromEnv(env), io, await loadProcessLog(), (dossier) =>
+    dossier.startWorkers(),
+  );
   const stopping = stopSignal(); // before the line, as serve does
   io.out(`Dossier worker running (store ${redact(dossier.options.store)})\n`);
   // The engines' timers do not hold the process (a server's socket does); here this one does, until a signal.
@@ -288,5 +290,6 @@ async function worker(env: NodeJS.ProcessEnv, io: CliOutput): Promise<number> {
   logger.info('stopping', { signal });
   await dossier.close();
   logger.info('stopped', {});
+  log.close();
   return EXIT.done;
 }

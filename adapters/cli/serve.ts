@@ -62,7 +62,7 @@ async function serveUntilStopped(makeServer: ServerMaker, env: NodeJS.ProcessEnv
   );
   // Without workers, the watches API still needs its job engine's package: a missing one stops start-up
   // with the line to run, instead of failing each watch request.
-  const { dossier, logger } = await start(options, io, { createJsonLogger }, (dossier) =>
+  const { dossier, logger, log } = await start(options, io, { createJsonLogger }, (dossier) =>
     dossier.options.workers ? dossier.startWorkers() : void dossier.watches,
   );
   let http: Server;
@@ -70,6 +70,7 @@ async function serveUntilStopped(makeServer: ServerMaker, env: NodeJS.ProcessEnv
     http = await makeServer({ dossier, settings });
   } catch (error) {
     await Promise.race([dossier.close(), sleep(STORE_CLOSE_MIN_MS)]);
+    log.close();
     throw error;
   }
   answerClientErrorsWithJson(http);
@@ -79,6 +80,7 @@ async function serveUntilStopped(makeServer: ServerMaker, env: NodeJS.ProcessEnv
     await once(http, 'listening');
   } catch (error) {
     await dossier.close();
+    log.close();
     const code = (error as { code?: string }).code ?? 'error';
     io.err(`dossier: cannot listen on HOST=${settings.host} PORT=${settings.port} (${code})\n`);
     return EXIT.cannotListen;
@@ -103,6 +105,7 @@ async function serveUntilStopped(makeServer: ServerMaker, env: NodeJS.ProcessEnv
     sleep(Math.max(deadline - Date.now(), STORE_CLOSE_MIN_MS)).then(() => false),
   ]);
   logger.info('stopped', { drained, stores_closed: closed });
+  log.close();
   return EXIT.done;
 }
 

@@ -47,7 +47,7 @@ export const BATCH_ROUTE: Route = {
   async handle(call) {
     const lines = call.accepts('application/json', NDJSON) === NDJSON ? new Lines() : null;
     const onItem = lines ? (index: number, item: BatchItemOutcome) => lines.push({ index, ...itemBody(item) }) : undefined;
-    const batch = await call.dossier.metering.batch(call.secret, () => readText(call.request), { onItem });
+    const batch = await call.dossier.metering.batch(call.secret, () => readText(call.request), { onItem, logger: call.logger });
     const run = settleMetered(call, batch);
     if (lines !== null) {
       // The head goes now, with the quota as the batch took it; the lines follow as the items finish,
@@ -55,7 +55,7 @@ export const BATCH_ROUTE: Route = {
       run.done.then(
         () => lines.end(),
         (error: unknown) => {
-          logUnexpected(call.dossier.options.logger, call.path, error);
+          logUnexpected(call.logger, call.path, error);
           // Cut short, so that the client sees an incomplete answer rather than a complete-looking one.
           lines.fail(error);
         },

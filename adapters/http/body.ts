@@ -45,7 +45,7 @@ export async function readText(request: HttpRequest): Promise<string> {
  * A body's text as a JSON object.
  * @throws DossierValidationError (`errors.body`, with `code`) when the text is not a JSON object
  */
-export function jsonObject(text: string, code?: ErrorCode): Record<string, unknown> {
+export function jsonObject(text: string, code: ErrorCode): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -53,7 +53,7 @@ export function jsonObject(text: string, code?: ErrorCode): Record<string, unkno
     value = undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new DossierValidationError({ body: ['The body must be a JSON object.'] }, undefined, code);
+    throw new DossierValidationError(code, { body: ['The body must be a JSON object.'] });
   }
   return value as Record<string, unknown>;
 }
@@ -63,7 +63,7 @@ export function jsonObject(text: string, code?: ErrorCode): Record<string, unkno
  * is not a JSON object, a 413 past {@link MAX_BODY_BYTES}. Whatever the `Content-Type` says, the text must be JSON.
  * @throws DossierValidationError, RequestError
  */
-export async function readJsonObject(request: HttpRequest, code?: ErrorCode): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: HttpRequest, code: ErrorCode): Promise<Record<string, unknown>> {
   const text = await readLimited(request, MAX_BODY_BYTES);
   if (text === null) throw new RequestError(413, 'payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
   return text.trim() === '' ? {} : jsonObject(text, code);
@@ -136,5 +136,7 @@ function strictJson(text: string): unknown {
 
 /** A body that is not a form or a JSON object of fields is a validation error like any other (422). */
 function unreadableBody(): DossierValidationError {
-  return new DossierValidationError({ body: ['The request body must be form fields or a JSON object of fields.'] });
+  return new DossierValidationError('ERR_DOCUMENT_INVALID', {
+    body: ['The request body must be form fields or a JSON object of fields.'],
+  });
 }

@@ -1,4 +1,5 @@
 import { type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
+import { wireDocument } from './document-shapes.js';
 import { HTTP_ERRORS, logUnexpected } from './errors.js';
 
 /** True when the `Accept` header asks for `text/event-stream` (with a q-value above 0). */
@@ -25,7 +26,7 @@ export async function* eventStream(
   try {
     for await (const event of events) {
       if (event.type === 'delta') yield serverSentEvent('delta', { text: event.text });
-      else yield serverSentEvent('document', event.document);
+      else yield serverSentEvent('document', wireDocument(event.document));
     }
   } catch (error) {
     // A client that went away hears nothing more; the generation stopped because of it.

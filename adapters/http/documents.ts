@@ -1,22 +1,12 @@
 import { parse as parseQuery } from 'node:querystring';
 import { Type } from '@sinclair/typebox';
-import type { DocumentPage } from '../../lib/index.js';
 import { readFields } from './body.js';
+import { documentChangesOf, documentIdOf, listingOf, newDocumentOf, wireDocument, wireDocumentList } from './document-shapes.js';
 import { acceptsEventStream, eventStream } from './document-stream.js';
 import { keyOf, routeGroup, type Call } from './route.js';
 import type { HeaderName, ResponseSpec } from './schemas/define.js';
-import {
-  Document,
-  DocumentCreate,
-  DocumentDeleted,
-  DocumentError,
-  DocumentEvents,
-  DocumentList,
-  DocumentListQuery,
-  DocumentUpdate,
-  Envelope,
-  TemplateList,
-} from './schemas/shapes.js';
+import { Document, DocumentDeleted, DocumentError, DocumentList, Envelope, TemplateList } from './schemas/shapes.js';
+import { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
 
 // Interface B (CONTRACT.md §3, §9): `/api/v1/documents` and `/api/v1/templates`. Every route first
 // checks the key and its `documents` scope (the mount does, as the group declares), then reads the body
@@ -52,7 +42,8 @@ const documentRoute = routeGroup({
   tag: 'Documents',
   auth: 'key',
   scope: 'documents',
-  idParams: Type.Object({ id: Type.String({ pattern: '^[1-9]\\d*$', description: "the document's id" }) }),
+  // A number, as the body's `id` is: any other path is a 404.
+  idParams: Type.Object({ id: Type.Integer({ minimum: 1, description: "the document's id" }) }),
   bodyTypes: ['application/x-www-form-urlencoded', 'application/json'],
   errors: DOCUMENT_ERRORS,
 });
@@ -61,42 +52,7 @@ const documentRoute = routeGroup({
 const ownerOf = (call: Call): string => keyOf(call).owner;
 
 /** The document id of the path. */
-const idOf = (call: Call): string => call.params.id ?? '';
-
-/** The filters carried into links, in this order (then `page`). */
-const LINK_ORDER = ['search', 'search_by', 'template_id', 'favorite', 'sort_by', 'sort', 'per_page'];
-
-/** The Laravel-shaped envelope of a page, with links that carry the filters. */
-function listBody(page: DocumentPage, path: string): DocumentList {
-  const link = (pageNumber: number): string => {
-    const params = new URLSearchParams();
-    for (const name of LINK_ORDER) {
-      const value = page.filters[name];
-      if (value !== undefined) params.set(name, value);
-    }
-    params.set('page', String(pageNumber));
-    return `${path}?${params.toString()}`;
-  };
-  return {
-    data: page.data,
-    links: {
-      first: link(1),
-      last: link(page.last_page),
-      prev: page.current_page > 1 ? link(page.current_page - 1) : null,
-      next: page.current_page < page.last_page ? link(page.current_page + 1) : null,
-    },
-    meta: {
-      current_page: page.current_page,
-      from: page.from,
-      last_page: page.last_page,
-      path,
-      per_page: page.per_page,
-      to: page.to,
-      total: page.total,
-    },
-    status: 200,
-  };
-}
+const idOf = (call: Call): number => documentIdOf(call.params.id);
 
 /** The routes of interface B, in the order of the reference page. */
 export const DOCUMENT_ROUTES = [
@@ -106,12 +62,13 @@ export const DOCUMENT_ROUTES = [
     answers: { 200: { description: 'One page.', body: DocumentList } },
     errors: [401, 403, 422, 503, 500],
     async handle(call) {
-      const page = await call.dossier.documents.list(ownerOf(call), parseQuery(call.query));
+      const { options, filters } = listingOf(parseQuery(call.query));
+      const page = await call.dossier.documents.list(ownerOf(call), options);
       // Laravel builds absolute links from the request's host; without one, links are paths. The path
       // as requested, so that links keep the prefix the contract is mounted under.
       const path = call.path.replace(/\/+$/, '');
       const { protocol, host } = call.client();
-      call.reply.json(listBody(page, host ? `${protocol}://${host}${path}` : path));
+      call.reply.json(wireDocumentList(page, filters, host ? `${protocol}://${host}${path}` : path));
     },
   }),
   documentRoute('post', '/api/v1/documents', 'createDocument', {
@@ -119,17 +76,21 @@ export const DOCUMENT_ROUTES = [
     description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events.',
     body: { schema: DocumentCreate, required: true },
     answers: {
+      // The stream declares no `content`: a generated client (openapi-typescript with openapi-fetch)
+      // would type every create's `data` as `string | DocumentCreated` with one. Without it, a JSON
+      // create is typed `DocumentCreated`; the stream is read from the response (docs/http-api.md).
       200: {
-        description: 'The text as it is written, then the stored document.',
-        contentType: 'text/event-stream',
-        body: DocumentEvents,
+        description:
+          'With `Accept: text/event-stream`: `text/event-stream; charset=utf-8`, Server-Sent Events: `event: delta` with ' +
+          '`data: {"text"}` while the text is written, then one `event: document` whose data is the stored `Document`; or ' +
+          '`event: error` with `data: {"message","status":502|504}` and nothing stored.',
       },
       201: { description: 'The stored document.', body: Envelope(Document, 201, 'DocumentCreated') },
     },
     errors: [401, 403, 413, 415, 422, 502, 503, 504, 500],
     async handle(call) {
       const owner = ownerOf(call);
-      const input = await readFields(call.request);
+      const input = newDocumentOf(await readFields(call.request));
       if (acceptsEventStream(call.request.header('accept'))) {
         const { signal } = call.request;
         // Validation throws here, before any event, to be answered as JSON like any other error.
@@ -140,11 +101,11 @@ export const DOCUMENT_ROUTES = [
             'Cache-Control': 'no-cache, no-transform',
             'X-Accel-Buffering': 'no',
           },
-          eventStream(events, signal, call.path, call.dossier.options.logger),
+          eventStream(events, signal, call.path, call.logger),
         );
         return;
       }
-      call.reply.json({ data: await call.dossier.documents.create(owner, input), status: 201 }, 201);
+      call.reply.json({ data: wireDocument(await call.dossier.documents.create(owner, input)), status: 201 }, 201);
     },
   }),
   documentRoute('get', '/api/v1/documents/:id', 'getDocument', {
@@ -152,7 +113,7 @@ export const DOCUMENT_ROUTES = [
     answers: { 200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
     errors: [401, 403, 404, 503, 500],
     async handle(call) {
-      call.reply.json({ data: await call.dossier.documents.get(ownerOf(call), idOf(call)), status: 200 });
+      call.reply.json({ data: wireDocument(await call.dossier.documents.get(ownerOf(call), idOf(call))), status: 200 });
     },
   }),
   ...(['put', 'patch'] as const).map((method) =>
@@ -162,8 +123,18 @@ export const DOCUMENT_ROUTES = [
       answers: { 200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
       errors: [401, 403, 404, 413, 415, 422, 503, 500],
       async handle(call) {
-        const input = await readFields(call.request);
-        call.reply.json({ data: await call.dossier.documents.update(ownerOf(call), idOf(call), input), status: 200 });
+        // The body is read first, then the id checked, then the fields: the order the answers always had.
+        const fields = await readFields(call.request);
+        const [owner, id] = [ownerOf(call), idOf(call)];
+        let changes;
+        try {
+          changes = documentChangesOf(fields);
+        } catch (error) {
+          // An unknown document is a 404 whatever the body says, as the service answers it.
+          await call.dossier.documents.get(owner, id);
+          throw error;
+        }
+        call.reply.json({ data: wireDocument(await call.dossier.documents.update(owner, id, changes)), status: 200 });
       },
     }),
   ),

@@ -9,7 +9,7 @@ import { createMetrics, type DossierMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
 import { Reply, type HttpResponse } from './reply.js';
 import { clientFacts, preferredType, type ClientFacts, type HttpRequest } from './request.js';
-import { noteKeyId, requestContext, requestIdFrom, type RequestContext } from './request-context.js';
+import { requestIdFrom, requestLogger, type RequestContext } from './request-context.js';
 import { panelOf, type Call, type Mount, type Route } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
@@ -105,6 +105,7 @@ class RouteCall implements Call {
   key: Call['key'] = undefined;
   params: Readonly<Record<string, string>> = {};
   private facts: ClientFacts | undefined;
+  private log: Logger | undefined;
 
   constructor(
     readonly mount: Mount,
@@ -112,10 +113,16 @@ class RouteCall implements Call {
     readonly reply: Reply,
     readonly path: string,
     readonly query: string,
+    readonly context: RequestContext,
   ) {}
 
   get dossier(): Dossier {
     return this.mount.dossier;
+  }
+
+  get logger(): Logger {
+    const logger = this.mount.dossier.options.logger;
+    return logger === SILENT_LOGGER ? logger : (this.log ??= requestLogger(logger, this.context));
   }
 
   client(): ClientFacts {
@@ -154,17 +161,16 @@ class Dispatcher implements HttpHandler {
     const context: RequestContext = { request_id: requestIdFrom(request.header('x-request-id')) };
     reply.header('X-Request-Id', context.request_id);
     const { path, query } = splitTarget(request.target);
-    const call = new RouteCall(this.mount, request, reply, path, query);
+    const call = new RouteCall(this.mount, request, reply, path, query, context);
     if (!this.logs && this.metrics === undefined) {
       await this.dispatch(call);
       return reply.finish();
     }
     const start = performance.now();
-    // On Node 20 an AsyncLocalStorage slows every promise once used: only when lines are written.
-    const route = await (this.logs ? requestContext.run(context, () => this.dispatch(call)) : this.dispatch(call));
+    const route = await this.dispatch(call);
     const done = (): void => this.observe(request.method, route, reply.status, start, context);
     if (reply.stream === null) done();
-    else reply.stream = observed(reply.stream, this.logs ? context : undefined, done);
+    else reply.stream = observed(reply.stream, done);
     return reply.finish();
   }
 
@@ -201,7 +207,7 @@ class Dispatcher implements HttpHandler {
         if (reply.status === 0) failure(404, 'not_found', `There is no ${request.method} ${call.path}.`);
       }
     } catch (error) {
-      answerError(reply, call.path, error, this.mount.dossier.options.logger);
+      answerError(reply, call.path, error, call.logger);
     }
     return match.routes.label;
   }
@@ -217,7 +223,7 @@ class Dispatcher implements HttpHandler {
       if (route.metered) return true;
       const key = await call.dossier.metering.authenticate(call.secret);
       // Named in the log line even when its scope then refuses it.
-      noteKeyId(key.id);
+      call.context.key_id = key.id;
       if (route.scope !== undefined) requireScope(key, route.scope);
       call.key = key;
       return true;
@@ -250,15 +256,13 @@ class Dispatcher implements HttpHandler {
 }
 
 /**
- * A streamed body that runs in the request's log context (when lines are written) and calls `done`
- * once it has ended, however it ended: the request lasts until then, for its log line and metrics.
+ * A streamed body that calls `done` once it has ended, however it ended: the request lasts until then,
+ * for its log line and metrics.
  */
-function observed(stream: AsyncIterable<string>, context: RequestContext | undefined, done: () => void): AsyncIterable<string> {
+function observed(stream: AsyncIterable<string>, done: () => void): AsyncIterable<string> {
   return {
     [Symbol.asyncIterator](): AsyncIterator<string> {
       const inner = stream[Symbol.asyncIterator]();
-      const within = <T>(step: () => Promise<T>): Promise<T> =>
-        context === undefined ? step() : requestContext.run(context, step);
       let finished = false;
       const end = <T>(result: IteratorResult<T>): IteratorResult<T> => {
         if (result.done && !finished) {
@@ -269,11 +273,11 @@ function observed(stream: AsyncIterable<string>, context: RequestContext | undef
       };
       return {
         next: () =>
-          within(() => inner.next()).then(end, (error: unknown) => {
+          inner.next().then(end, (error: unknown) => {
             end({ done: true, value: undefined });
             throw error;
           }),
-        return: () => within(async () => end((await inner.return?.()) ?? { done: true, value: undefined })),
+        return: async () => end((await inner.return?.()) ?? { done: true, value: undefined }),
       };
     },
   };

@@ -11,7 +11,6 @@ export { nodeRequest, writeNodeResponse, writeNodeStream } from './node.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './openapi.js';
 export { Reply, type HttpResponse } from './reply.js';
 export type { HttpRequest } from './request.js';
-export { noteKeyId } from './request-context.js';
 export { ROUTES } from './routes.js';
 export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';
 export { validateAgainst, type Validation } from './schemas/validate.js';

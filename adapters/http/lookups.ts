@@ -1,7 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { LOOKUP_KINDS, type LookupKind, type Metered, type QuotaState } from '../../lib/index.js';
 import type { Reply } from './reply.js';
-import { noteKeyId } from './request-context.js';
 import type { Call, Route } from './route.js';
 import { defineLookupRoute, JSON_TYPE, MAYBE_QUOTA, QUOTA, type HeaderName, type ResponseSpec } from './schemas/define.js';
 import {
@@ -77,7 +76,10 @@ function lookupRoute(kind: LookupKind): Route {
     async handle(call) {
       const params = new URLSearchParams(call.query);
       const fresh = isFresh(oneOrAll(params, 'fresh'));
-      const outcome = await call.dossier.metering.lookup(call.secret, kind, oneOrAll(params, parameter), { fresh });
+      const outcome = await call.dossier.metering.lookup(call.secret, kind, oneOrAll(params, parameter), {
+        fresh,
+        logger: call.logger,
+      });
       const { data: answer, cached } = settleMetered(call, outcome);
       call.reply.send(200, JSON_TYPE, `{"status":"success","data":${jsonOf(answer)},"cached":${cached}}`);
     },
@@ -142,7 +144,7 @@ function jsonOf(data: unknown): string {
  * log lines. Then the value, or the outcome's error thrown for the error map.
  */
 export function settleMetered<T>(call: Call, outcome: Metered<T>): T {
-  if (outcome.key !== null) noteKeyId(outcome.key.id);
+  if (outcome.key !== null) call.context.key_id = outcome.key.id;
   if (outcome.quota !== null) setQuotaHeaders(call.reply, outcome.quota, call.dossier.options.clock.now());
   if (!outcome.ok) throw outcome.error;
   return outcome.value;

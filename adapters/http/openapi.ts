@@ -3,7 +3,7 @@ import { dossierVersion } from '../version.js';
 import type { Route } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
-import { HEADERS, JSON_TYPE, type HeaderName, type RouteSpec } from './schemas/define.js';
+import { HEADERS, JSON_MEDIA, type HeaderName, type RouteSpec } from './schemas/define.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
@@ -16,6 +16,36 @@ export function openApiPath(pattern: string): string {
 /** A schema as plain JSON: TypeBox's own markers (symbols) dropped. */
 function plain(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The document's named schemas (`components.schemas`), gathered while the operations are written: every
+ * schema with a `title` is declared once under it and referenced (`$ref`) wherever it appears, so that a
+ * generated client has a `Document`, a `Key`, an `ApiError` … to import. Two different schemas may not
+ * share a title.
+ */
+class NamedSchemas {
+  readonly schemas: Record<string, Json> = {};
+
+  /** `schema` as plain JSON, each titled part of it (itself included) replaced by a reference. */
+  use(schema: TSchema): Json {
+    return this.named(plain(schema)) as Json;
+  }
+
+  private named(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map((item) => this.named(item));
+    if (typeof value !== 'object' || value === null) return value;
+    const schema = Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, this.named(inner)]));
+    const title = schema.title;
+    if (typeof title !== 'string') return schema;
+    const known = this.schemas[title];
+    if (known === undefined) this.schemas[title] = schema;
+    else if (JSON.stringify(known) !== JSON.stringify(schema))
+      throw new Error(`Two different schemas are titled ${title}; the document names each schema once.`);
+    return { $ref: `#/components/schemas/${title}` };
+  }
 }
 
 function parameters(where: 'path' | 'query', object: TObject | undefined): Record<string, unknown>[] {
@@ -33,7 +63,7 @@ function parameters(where: 'path' | 'query', object: TObject | undefined): Recor
   });
 }
 
-function operation(route: RouteSpec): Record<string, unknown> {
+function operation(route: RouteSpec, named: NamedSchemas): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(route.responses)) {
     const headers = Object.fromEntries(
@@ -43,8 +73,8 @@ function operation(route: RouteSpec): Record<string, unknown> {
       }),
     );
     const content: Record<string, unknown> = {};
-    if (response.body !== undefined) content[response.contentType ?? JSON_TYPE] = { schema: plain(response.body) };
-    for (const [type, schema] of Object.entries(response.alternatives ?? {})) content[type] = { schema: plain(schema) };
+    if (response.body !== undefined) content[response.contentType ?? JSON_MEDIA] = { schema: named.use(response.body) };
+    for (const [type, schema] of Object.entries(response.alternatives ?? {})) content[type] = { schema: named.use(schema) };
     responses[status] = {
       description: response.description,
       headers,
@@ -64,6 +94,8 @@ function operation(route: RouteSpec): Record<string, unknown> {
       ? {
           requestBody: {
             required: route.body.required ?? false,
+            // Inline, not named: a generator reads a named schema's defaulted fields as always there,
+            // and a request may leave them out.
             content: Object.fromEntries(route.body.types.map((type) => [type, { schema: plain(route.body!.schema) }])),
           },
         }
@@ -78,9 +110,10 @@ function operation(route: RouteSpec): Record<string, unknown> {
  */
 export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
+  const named = new NamedSchemas();
   for (const route of routes) {
     if ((route as Partial<Route>).hidden) continue;
-    (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route);
+    (paths[openApiPath(route.path)] ??= {})[route.method] = operation(route, named);
   }
   return {
     openapi: '3.1.0',
@@ -90,7 +123,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Ope
       summary: 'Domain lookups (DNS, whois/RDAP, IP, TLS) and phpContent-compatible documents.',
       description:
         'Interface A (lookups) answers `{"status","data","cached"}` and `{"status":"error","code","message"}`; interface B ' +
-        "(documents) answers phpContent's Laravel-shaped bodies. Every answer carries `X-Request-Id`.",
+        "(documents) answers phpContent's Laravel-shaped bodies. Every answer carries `X-Request-Id`. This document " +
+        'describes every route of the API; the admin panel’s own pages (its sign-in and sign-out forms, key pages and ' +
+        'assets) are HTML for a browser, not calls of the API, and are left out.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: [
@@ -101,6 +136,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Ope
     ],
     paths,
     components: {
+      schemas: Object.fromEntries(Object.entries(named.schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'A key made with `dossier keys create` or the admin API.' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'DOSSIER_ADMIN_TOKEN.' },

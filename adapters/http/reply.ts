@@ -25,21 +25,24 @@ export class Reply implements HttpResponse {
   status = 0;
   body: string | Uint8Array | null = null;
   stream: AsyncIterable<string> | null = null;
-  private readonly list = new Map<string, [string, string | number]>();
+  /** Name and value of each header, in the order first set: a handful, which a scan finds faster than a map. */
+  private readonly list: [string, string | number][] = [];
 
   headers(): Iterable<[string, string | number]> {
-    return this.list.values();
+    return this.list;
   }
 
-  /** Sets a header (again: in its place). */
+  /** Sets a header (again, in any case: in its place). */
   header(name: string, value: string | number): this {
-    const key = name.toLowerCase();
-    const entry = this.list.get(key);
-    if (entry === undefined) this.list.set(key, [name, value]);
-    else {
-      entry[0] = name;
-      entry[1] = value;
+    for (const entry of this.list) {
+      const set = entry[0];
+      if (set === name || (set.length === name.length && set.toLowerCase() === name.toLowerCase())) {
+        entry[0] = name;
+        entry[1] = value;
+        return this;
+      }
     }
+    this.list.push([name, value]);
     return this;
   }
 

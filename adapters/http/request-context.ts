@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../lib/index.js';
 
 /** What every log line a request causes carries. */
 export interface RequestContext {
@@ -8,9 +8,6 @@ export interface RequestContext {
   /** The id (never the secret) of the key that authenticated, once one did. */
   key_id?: string;
 }
-
-/** The context of the request being served, for the log lines written while it is. */
-export const requestContext = new AsyncLocalStorage<RequestContext>();
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -26,8 +23,19 @@ export function requestIdFrom(header: string | undefined): string {
   return header !== undefined && VALID_ID.test(header) ? header : ID_PREFIX + (++sequence).toString(36);
 }
 
-/** Records the authenticated key's id in the current request's context (no-op outside a request). */
-export function noteKeyId(keyId: string): void {
-  const context = requestContext.getStore();
-  if (context !== undefined) context.key_id = keyId;
+/**
+ * `logger` for the lines one request causes, here and in the core (handed to it with the call): each
+ * carries the request's `request_id`, and its `key_id` once a key authenticated. The context goes with
+ * the call, explicitly: an `AsyncLocalStorage` would tax every promise of the process (on Node 20).
+ */
+export function requestLogger(logger: Logger, context: RequestContext): Logger {
+  const fields = (own: Record<string, unknown> | undefined): Record<string, unknown> =>
+    context.key_id === undefined
+      ? { request_id: context.request_id, ...own }
+      : { request_id: context.request_id, key_id: context.key_id, ...own };
+  return {
+    info: (message, own) => logger.info(message, fields(own)),
+    warn: (message, own) => logger.warn(message, fields(own)),
+    error: (message, own) => logger.error(message, fields(own)),
+  };
 }

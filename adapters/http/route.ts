@@ -1,8 +1,9 @@
-import type { ApiKey, Dossier } from '../../lib/index.js';
+import type { ApiKey, Dossier, Logger } from '../../lib/index.js';
 import type { AdminAccess } from './admin/access.js';
 import type { DossierMetrics } from './metrics.js';
 import type { Reply } from './reply.js';
 import type { ClientFacts, HttpRequest } from './request.js';
+import type { RequestContext } from './request-context.js';
 import type { TObject } from '@sinclair/typebox';
 import type { ResponseSpec, RouteSpec } from './schemas/define.js';
 
@@ -35,6 +36,10 @@ export interface Call {
   readonly secret: string | null;
   /** The key that authenticated, on a route of `auth: 'key'` that is not metered. */
   readonly key: ApiKey | undefined;
+  /** What the request's log lines carry: its id, and the key's id once one authenticated (set it then). */
+  readonly context: RequestContext;
+  /** The logger for the lines the request causes (hand it to the core's calls that take one). */
+  readonly logger: Logger;
   /** The scheme, host and address of the client (behind a trusted proxy, as it says). */
   client(): ClientFacts;
   /** The first of `types` the client prefers (see {@link preferredType}). */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { type Delivery, WATCH_EVENTS, WATCH_TYPES, type Watch } from '../../lib/index.js';
+import { type Delivery, DossierValidationError, WATCH_EVENTS, WATCH_TYPES, type Watch } from '../../lib/index.js';
 import { Exact, IsoDate, Nullable } from './schemas/shapes.js';
 
 // A watch and a delivery on the wire (CONTRACT.md §11): their schemas, and the one place where each
@@ -67,4 +67,16 @@ export function wireDelivery(delivery: Delivery): Static<typeof DeliveryData> {
     response_status: delivery.responseStatus,
     next_attempt_at: delivery.nextAttemptAt,
   };
+}
+
+/** The wire's names of a new watch's fields, by the library's. */
+const WIRE_FIELDS: Readonly<Record<string, string>> = { webhookUrl: 'webhook_url', intervalSeconds: 'interval_seconds' };
+
+/** A refused new watch with its fields named as the wire names them; any other error as it is. */
+export function wireWatchErrors(error: unknown): unknown {
+  if (!(error instanceof DossierValidationError)) return error;
+  const errors = Object.fromEntries(
+    Object.entries(error.errors).map(([field, problems]) => [WIRE_FIELDS[field] ?? field, problems]),
+  );
+  return new DossierValidationError(error.code, errors, error.message);
 }

@@ -1,11 +1,12 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { WatchCreate } from '../../lib/index.js';
+import type { NewWatch } from '../../lib/index.js';
+import { WatchCreate } from '../../lib/internal.js';
 import { jsonObject, readText } from './body.js';
 import { keyOf, type Call, type Route } from './route.js';
 import { settleMetered } from './lookups.js';
 import { type ResponseSpec, type RouteSpec, defineLookupRoute, MAYBE_QUOTA, QUOTA } from './schemas/define.js';
 import { apiError, ApiErrorWith, ApiValidationError, Exact, INTERNAL, unauthenticated } from './schemas/shapes.js';
-import { CreatedWatch, DeliveryData, WatchData, wireDelivery, wireWatch } from './watch-shapes.js';
+import { CreatedWatch, DeliveryData, WatchData, wireDelivery, wireWatch, wireWatchErrors } from './watch-shapes.js';
 
 // Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
 // watches, rotates their secrets, and reads their deliveries. Only an on-demand check counts against
@@ -60,17 +61,22 @@ export const WATCH_ROUTES: readonly Route[] = [
     async (call) => {
       const key = keyOf(call);
       const body = jsonObject(await readText(call.request), 'ERR_WATCH_INVALID');
-      const { watch, secret } = await call.dossier.watches.create(
-        {
-          type: body.type,
-          domain: body.domain,
-          webhookUrl: body.webhook_url,
-          intervalSeconds: body.interval_seconds,
-          keyId: key.id,
-          owner: key.owner,
-        },
-        { webhookRequired: true },
-      );
+      const { watch, secret } = await call.dossier.watches
+        .create(
+          // As sent: the service checks every field, whatever its type.
+          {
+            type: body.type as NewWatch['type'],
+            domain: body.domain as NewWatch['domain'],
+            webhookUrl: body.webhook_url as NewWatch['webhookUrl'],
+            intervalSeconds: body.interval_seconds as NewWatch['intervalSeconds'],
+            keyId: key.id,
+            owner: key.owner,
+          },
+          { webhookRequired: true },
+        )
+        .catch((error: unknown) => {
+          throw wireWatchErrors(error);
+        });
       call.reply.json({ status: 'success', data: { ...wireWatch(watch), secret } }, 201);
     },
   ),

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { ApiKey, Dossier, Scope } from '../../lib/index.js';
-import { bearerToken, noteKeyId } from '../http/index.js';
+import { bearerToken } from '../http/index.js';
 
 /**
  * The secret of the request's `Authorization: Bearer` header, for routes of your own: `null` without
@@ -12,13 +12,11 @@ export function bearerSecret(ctx: Context): string | null {
 
 /**
  * Finds the working key of the request's bearer header, for routes of your own; it must hold `scope`
- * when given, and is named (by its id) in the request's log lines.
+ * when given.
  * @throws DossierError `ERR_AUTH_MISSING_KEY` without a bearer header, `ERR_AUTH_INVALID_KEY` for an
  *   unknown, expired or revoked key, `ERR_AUTH_INSUFFICIENT_SCOPE`, `ERR_STORE_UNAVAILABLE` when the key
  *   store is down.
  */
 export async function authenticate(ctx: Context, dossier: Dossier, scope?: Scope): Promise<ApiKey> {
-  const key = await dossier.metering.authenticate(bearerSecret(ctx), scope);
-  noteKeyId(key.id);
-  return key;
+  return dossier.metering.authenticate(bearerSecret(ctx), scope);
 }

@@ -72,14 +72,15 @@ export class CachingLookupService implements LookupService {
     const lookup = this.lookupFor(kind);
     const target = this.parse(kind, input);
     const cacheKey = `${kind}:${target}`;
+    const logger = options.logger ?? this.options.logger;
     if (options.fresh !== true) {
-      const hit = await this.cached<LookupDataByKind[K]>(cacheKey);
+      const hit = await this.cached<LookupDataByKind[K]>(cacheKey, logger);
       if (hit !== undefined) return { data: hit, cached: true };
     }
 
     let pending = this.inflight.get(cacheKey);
     if (pending === undefined) {
-      pending = this.runWithDeadline(lookup, target).finally(() => this.inflight.delete(cacheKey));
+      pending = this.runWithDeadline(lookup, target, logger).finally(() => this.inflight.delete(cacheKey));
       this.inflight.set(cacheKey, pending);
       // Only an answer is written: a failure is never cached, so the next lookup asks again.
       pending.then(
@@ -87,7 +88,7 @@ export class CachingLookupService implements LookupService {
           if (ttlSeconds <= 0) return;
           this.recent.set(cacheKey, { data, expiresAt: this.options.clock.now() + ttlSeconds * 1000 });
           this.options.cache.set(cacheKey, data, ttlSeconds * 1000).catch((error: unknown) => {
-            this.options.logger.warn('lookup cache write failed', { error: String(error) });
+            logger.warn('lookup cache write failed', { error: String(error) });
           });
         },
         () => {},
@@ -98,12 +99,12 @@ export class CachingLookupService implements LookupService {
   }
 
   /** The answer cached under `cacheKey` and not yet expired: this process's own first, then the shared cache's. */
-  private async cached<T>(cacheKey: string): Promise<T | undefined> {
+  private async cached<T>(cacheKey: string, logger: Logger): Promise<T | undefined> {
     const now = this.options.clock.now();
     const recent = this.recent.get(cacheKey);
     if (recent !== undefined && recent.expiresAt > now) return recent.data as T;
     const hit = await this.options.cache.getEntry<T>(cacheKey).catch((error: unknown) => {
-      this.options.logger.warn('lookup cache read failed', { error: String(error) });
+      logger.warn('lookup cache read failed', { error: String(error) });
       return undefined;
     });
     if (hit === undefined) return undefined;
@@ -117,7 +118,7 @@ export class CachingLookupService implements LookupService {
     return lookup;
   }
 
-  private async runWithDeadline(lookup: Lookup, target: string): Promise<{ data: unknown; ttlSeconds: number }> {
+  private async runWithDeadline(lookup: Lookup, target: string, logger: Logger): Promise<{ data: unknown; ttlSeconds: number }> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -131,7 +132,7 @@ export class CachingLookupService implements LookupService {
       }, this.options.timeoutMs);
     });
     try {
-      return await Promise.race([lookup.run(target, controller.signal), deadline]);
+      return await Promise.race([lookup.run(target, controller.signal, logger), deadline]);
     } catch (error) {
       if (error instanceof DossierError) throw error;
       throw new DossierError('ERR_UPSTREAM_FAILED', `The ${lookup.kind} lookup of ${target} failed.`, { cause: error });

@@ -2,11 +2,11 @@ import { DossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
 import type {
-  DocumentChanges,
+  StoredChanges,
   DocumentQuery,
   DocumentRows,
   DocumentStore,
-  NewDocument,
+  NewStoredDocument,
   StoredDocument,
 } from '../ports/document-store.js';
 import type { KvStore } from '../ports/kv-store.js';
@@ -37,7 +37,7 @@ export class KeyvDocumentStore implements DocumentStore {
     this.cache = new ListingCache(kv, counters, clock, cache);
   }
 
-  async create(document: NewDocument): Promise<StoredDocument> {
+  async create(document: NewStoredDocument): Promise<StoredDocument> {
     // The id and the owner's log slot at once (neither depends on the other).
     const log = this.cache.log(document.owner);
     const [taken, reserved] = await Promise.allSettled([this.counters.increment(DOCUMENT_ID_COUNTER), log.reserve()]);
@@ -60,7 +60,7 @@ export class KeyvDocumentStore implements DocumentStore {
     return isStoredDocument(stored, owner) ? stored : undefined;
   }
 
-  update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined> {
+  update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     return this.serialized(id, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;

@@ -1,11 +1,20 @@
 import { DossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { Document, DocumentPage, DocumentService, DocumentStreamEvent, Template } from '../ports/document-service.js';
-import type { DocumentChanges, DocumentStore, StoredDocument } from '../ports/document-store.js';
+import type {
+  Document,
+  DocumentChanges,
+  DocumentListOptions,
+  DocumentPage,
+  DocumentService,
+  DocumentStreamEvent,
+  NewDocument,
+  Template,
+} from '../ports/document-service.js';
+import type { StoredChanges, DocumentStore, StoredDocument } from '../ports/document-store.js';
 import type { GenerationRequest, TextGenerator } from '../ports/text-generator.js';
 import { GenerationRun } from './generation-run.js';
 import { StreamedText } from './streamed-text.js';
-import { parseCreateInput, parseDocumentId, parseListQuery, parseUpdateInput, type CreateInput } from './validation.js';
+import { documentId, parseCreateInput, parseListOptions, parseUpdateInput, type CreateInput } from './validation.js';
 import { RESULT_MAX } from '../schemas/documents.js';
 import { countWords } from './word-count.js';
 
@@ -32,57 +41,52 @@ export class StoreDocumentService implements DocumentService {
     this.templateList = [...options.templates.values()].sort((a, b) => a.id - b.id);
   }
 
-  async list(owner: string, query: Record<string, unknown>): Promise<DocumentPage> {
-    const parsed = parseListQuery(query);
+  async list(owner: string, options?: DocumentListOptions): Promise<DocumentPage> {
+    const parsed = parseListOptions(options);
     const { documents: docs, total } = await this.options.store.list(owner, parsed);
     const from = docs.length === 0 ? null : (parsed.page - 1) * parsed.perPage + 1;
     return {
       data: docs.map((doc) => toDocument(doc, this.options.templates)),
-      filters: parsed.filters,
-      current_page: parsed.page,
-      per_page: parsed.perPage,
-      last_page: Math.max(1, Math.ceil(total / parsed.perPage)),
+      currentPage: parsed.page,
+      perPage: parsed.perPage,
+      lastPage: Math.max(1, Math.ceil(total / parsed.perPage)),
       from,
       to: from === null ? null : from + docs.length - 1,
       total,
     };
   }
 
-  async get(owner: string, id: string): Promise<Document> {
+  async get(owner: string, id: number): Promise<Document> {
     return toDocument(await this.read(owner, id), this.options.templates);
   }
 
-  async create(owner: string, input: Record<string, unknown>): Promise<Document> {
+  async create(owner: string, input: NewDocument): Promise<Document> {
     const { fields, template } = this.parseCreate(input);
     // Generate first: a failed generation stores nothing and takes no id.
     const result = await this.generate(generationRequest(fields, template));
     return this.store(owner, fields, template, result);
   }
 
-  async createStream(
-    owner: string,
-    input: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<AsyncIterable<DocumentStreamEvent>> {
+  async createStream(owner: string, input: NewDocument, signal?: AbortSignal): Promise<AsyncIterable<DocumentStreamEvent>> {
     const { fields, template } = this.parseCreate(input);
     return this.streamDocument(owner, fields, template, signal);
   }
 
-  async update(owner: string, id: string, input: Record<string, unknown>): Promise<Document> {
+  async update(owner: string, id: number, changes: DocumentChanges): Promise<Document> {
     const current = await this.read(owner, id);
-    const fields = parseUpdateInput(input);
+    const fields = parseUpdateInput(changes);
     if (Object.keys(fields).length === 0) return toDocument(current, this.options.templates);
-    const changes: DocumentChanges = {
+    const stored: StoredChanges = {
       ...fields,
       ...(fields.result === undefined ? {} : { words: countWords(fields.result) }),
       updated_at: new Date(this.options.clock.now()).toISOString(),
     };
-    const updated = await this.options.store.update(owner, current.id, changes);
+    const updated = await this.options.store.update(owner, current.id, stored);
     if (updated === undefined) throw notFound();
     return toDocument(updated, this.options.templates);
   }
 
-  async delete(owner: string, id: string): Promise<number> {
+  async delete(owner: string, id: number): Promise<number> {
     const current = await this.read(owner, id);
     if (!(await this.options.store.delete(owner, current.id))) throw notFound();
     return current.id;
@@ -92,16 +96,16 @@ export class StoreDocumentService implements DocumentService {
     return this.templateList.map((template) => ({ ...template }));
   }
 
-  /** The owner's document `id`; any other id, owner or form is "not found". */
-  private async read(owner: string, rawId: string): Promise<StoredDocument> {
-    const id = parseDocumentId(rawId);
+  /** The owner's document `id`; any other id or owner is "not found". */
+  private async read(owner: string, rawId: number): Promise<StoredDocument> {
+    const id = documentId(rawId);
     const stored = id === undefined ? undefined : await this.options.store.get(owner, id);
     if (stored === undefined) throw notFound();
     return stored;
   }
 
   /** The valid fields of a creation and their template. */
-  private parseCreate(input: Record<string, unknown>): { fields: CreateInput; template: Template } {
+  private parseCreate(input: NewDocument): { fields: CreateInput; template: Template } {
     const fields = parseCreateInput(input);
     const template = this.options.templates.get(fields.templateId);
     if (template === undefined) throw new DossierError('ERR_DOCUMENT_INVALID', 'The template does not exist.');
@@ -213,7 +217,7 @@ function capCharacters(text: string, max: number): string {
   return Array.from(text).slice(0, max).join('');
 }
 
-/** The API form of a stored document (CONTRACT.md §3): the owner left out, the template named. */
+/** The library's form of a stored document (CONTRACT.md §3): the owner left out, the template named. */
 export function toDocument(stored: StoredDocument, templates: Map<number, Template>): Document {
   return {
     id: stored.id,
@@ -224,7 +228,7 @@ export function toDocument(stored: StoredDocument, templates: Map<number, Templa
     result: stored.result,
     words: stored.words,
     favorite: stored.favorite,
-    created_at: stored.created_at,
-    updated_at: stored.updated_at,
+    createdAt: stored.created_at,
+    updatedAt: stored.updated_at,
   };
 }

@@ -32,7 +32,7 @@ function fits(schema: TSchema, value: unknown): boolean {
 
 /** A key's field refused: `ERR_KEY_INVALID`, with `errors` by field. */
 function invalidKey(errors: Record<string, string[]>): DossierValidationError {
-  return new DossierValidationError(errors, undefined, 'ERR_KEY_INVALID');
+  return new DossierValidationError('ERR_KEY_INVALID', errors);
 }
 
 /** `value`, when it is what `schema` describes. @throws DossierValidationError `ERR_KEY_INVALID` on `field`, with `message` */
@@ -71,36 +71,36 @@ export function checkScopes(scopes: unknown): Scope[] {
 
 /**
  * {@link KeyDailyLimit}: a daily limit from 1 to 10⁹, or `null` for the configured default.
- * @throws DossierValidationError `ERR_KEY_INVALID` on `daily_limit`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `dailyLimit`
  */
 export function checkLimit(limit: unknown): number | null {
-  return checked(KeyDailyLimit, limit, 'daily_limit', `The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`);
+  return checked(KeyDailyLimit, limit, 'dailyLimit', `The daily limit must be a whole number from 1 to ${KEY_DAILY_LIMIT_MAX}.`);
 }
 
 /**
  * {@link KeyExpiry}: `null` for never, else a `YYYY-MM-DD` date (midnight UTC) or an ISO 8601 instant
  * with its offset, that exists in the calendar and is after `now`; returned as an ISO 8601 UTC instant.
- * @throws DossierValidationError `ERR_KEY_INVALID` on `expires_at`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `expiresAt`
  */
 export function checkExpiry(expiresAt: unknown, now: number): string | null {
   if (expiresAt === null) return null;
   const instant = fits(KeyExpiry, expiresAt) ? parseInstant(expiresAt as string) : undefined;
   if (instant === undefined) {
     throw invalidKey({
-      expires_at: ['The expiry must be a date (YYYY-MM-DD) or an ISO 8601 instant such as 2030-01-31T12:00:00Z.'],
+      expiresAt: ['The expiry must be a date (YYYY-MM-DD) or an ISO 8601 instant such as 2030-01-31T12:00:00Z.'],
     });
   }
-  if (instant <= now) throw invalidKey({ expires_at: ['The expiry must be in the future.'] });
+  if (instant <= now) throw invalidKey({ expiresAt: ['The expiry must be in the future.'] });
   return new Date(instant).toISOString();
 }
 
 /**
  * {@link GraceSeconds}: a roll's grace period, whole seconds from 0 to 30 days.
- * @throws DossierValidationError `ERR_KEY_INVALID` on `grace_seconds`
+ * @throws DossierValidationError `ERR_KEY_INVALID` on `graceSeconds`
  */
 export function checkGraceSeconds(seconds: unknown): number {
   const message = `The grace period must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}.`;
-  return checked(GraceSeconds, seconds, 'grace_seconds', message);
+  return checked(GraceSeconds, seconds, 'graceSeconds', message);
 }
 
 /** The rule of each field of a key body, by its name in the schemas. */
@@ -139,7 +139,8 @@ export function checkKeyBody(
       rule(value, now);
     } catch (error) {
       if (!(error instanceof DossierValidationError)) throw error;
-      Object.assign(errors, error.errors);
+      // The rule names the field as the library does (`dailyLimit`); the body names it as the wire does.
+      errors[field] = Object.values(error.errors).flat();
     }
   }
   const takes = `Unknown field; this request takes ${fields.join(', ') || 'no field'}.`;

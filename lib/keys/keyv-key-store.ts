@@ -103,11 +103,9 @@ export class KeyvKeyStore implements KeyStore {
       // A new secret for a key that no longer works would not work either.
       const status = keyStatusAt(key, now);
       if (status !== 'active') {
-        throw new DossierValidationError(
-          { id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`] },
-          undefined,
-          'ERR_KEY_INACTIVE',
-        );
+        throw new DossierValidationError('ERR_KEY_INACTIVE', {
+          id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`],
+        });
       }
       const secret = newSecret();
       const digest = digestOf(secret);

@@ -1,21 +1,28 @@
-import type { Document } from './document-service.js';
-
 /**
- * A document as a store keeps it: the API fields (derived from the port's, so that the two cannot
- * drift), its template by id only, and its owner, which is never returned.
+ * A document as a store keeps it: its template by id only, and its owner, which is never returned.
+ * Its fields are named as the stores' columns and records always were (they outlive a version).
  */
-export interface StoredDocument extends Omit<Document, 'template'> {
+export interface StoredDocument {
+  id: number;
   /** The account whose document this is. */
   owner: string;
-  /** The id of its template; the API form names the template from it. */
+  name: string;
+  /** The id of its template; the library's form names the template from it. */
   template_id: number;
+  prompt: string;
+  creativity: number;
+  result: string;
+  words: number;
+  favorite: boolean;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A document to store: everything but the id, which the store hands out. */
-export type NewDocument = Omit<StoredDocument, 'id'>;
+export type NewStoredDocument = Omit<StoredDocument, 'id'>;
 
 /** What an update changes: the fields given (the others stay as they are) and the time of the change. */
-export interface DocumentChanges {
+export interface StoredChanges {
   name?: string;
   result?: string;
   /** The word count of `result`, given with it. */
@@ -57,7 +64,7 @@ export interface DocumentStore {
    * out before, to any process.
    * @throws DossierError `ERR_STORE_UNAVAILABLE`; nothing is stored then.
    */
-  create(document: NewDocument): Promise<StoredDocument>;
+  create(document: NewStoredDocument): Promise<StoredDocument>;
   /** The owner's document `id`, or `undefined`. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   get(owner: string, id: number): Promise<StoredDocument | undefined>;
   /**
@@ -66,7 +73,7 @@ export interface DocumentStore {
    * when there is no such document.
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
-  update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined>;
+  update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined>;
   /** Deletes the owner's document `id`; false when there was none. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   delete(owner: string, id: number): Promise<boolean>;
   /** One page of the owner's documents that `query` matches, and their number. @throws DossierError `ERR_STORE_UNAVAILABLE` */

@@ -1,3 +1,5 @@
+import type { Logger } from './logger.js';
+
 /** The four lookups of interface A, in the order they are listed (a tuple, so that the type below follows it). */
 export const LOOKUP_KINDS = ['dns', 'whois', 'ip', 'ssl'] as const;
 
@@ -184,10 +186,11 @@ export interface Lookup<K extends LookupKind = LookupKind> {
   parse(input: unknown): string;
   /**
    * Answers for a parsed target. Must stop all I/O (close sockets) when `signal` aborts.
-   * `ttlSeconds` says how long the answer may be cached (0: not at all).
+   * `ttlSeconds` says how long the answer may be cached (0: not at all). What it logs goes to `logger`
+   * when given (the logger of the request that asked, whose lines name it).
    * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`, `ERR_UPSTREAM_TIMEOUT`.
    */
-  run(target: string, signal: AbortSignal): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
+  run(target: string, signal: AbortSignal, logger?: Logger): Promise<{ data: LookupDataByKind[K]; ttlSeconds: number }>;
 }
 
 /** How one lookup is asked. */
@@ -197,6 +200,11 @@ export interface LookupOptions {
    * replaces the cached one (`fresh=1`, CONTRACT.md §8). @default false
    */
   fresh?: boolean;
+  /**
+   * Where the lines this lookup causes go: the asking request's logger, which names the request on
+   * each of them. @default the Dossier's logger
+   */
+  logger?: Logger;
 }
 
 /** Interface A: the four lookups, with cache and deadline. */
@@ -213,5 +221,5 @@ export interface LookupService {
    * @throws DossierError `ERR_LOOKUP_INVALID_*`, `ERR_LOOKUP_TARGET_NOT_ALLOWED`, `ERR_UPSTREAM_FAILED`,
    *   `ERR_UPSTREAM_TIMEOUT` (after `lookupTimeoutMs`), `ERR_NOT_IMPLEMENTED`.
    */
-  lookup<K extends LookupKind>(kind: K, input: unknown, options?: LookupOptions): Promise<LookupResult<LookupDataByKind[K]>>;
+  lookup<K extends LookupKind>(kind: K, input: string, options?: LookupOptions): Promise<LookupResult<LookupDataByKind[K]>>;
 }

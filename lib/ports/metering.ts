@@ -53,6 +53,11 @@ export interface BatchOptions {
    * given), and only for a batch that is let through: never for one refused whole.
    */
   onItem?: (index: number, outcome: BatchItemOutcome) => void;
+  /**
+   * Where the lines the batch causes go: the asking request's logger, which names the request on each
+   * of them. @default the Dossier's logger
+   */
+  logger?: Logger;
 }
 
 /** The quota rules an on-demand watch check is held to ({@link Metering} implements them). */

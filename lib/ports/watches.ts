@@ -46,14 +46,15 @@ export interface CreatedWatch {
   secret: string;
 }
 
-/** What {@link Watch} is made from. */
+/** What {@link Watch} is made from (checked at run time too: a bad field is `ERR_WATCH_INVALID`). */
 export interface NewWatch {
-  type: unknown;
-  domain: unknown;
+  type: WatchType;
+  /** A domain, as the lookups take it. */
+  domain: string;
   /** An `http` or `https` URL; none for a watch heard only in-process. */
-  webhookUrl?: unknown;
+  webhookUrl?: string | null;
   /** 60 to 604800; the type's default when not given. */
-  intervalSeconds?: unknown;
+  intervalSeconds?: number;
   /** The key whose places it takes (`DOSSIER_WATCHES_PER_KEY`). @default the owner */
   keyId?: string;
   /** The account whose watch it is. @default 'default' */

@@ -97,7 +97,8 @@ export async function runBatch(
     const sharing = `${kind} ${fresh ? 'fresh' : 'any'} ${target}`;
     let answer = shared.get(sharing);
     if (answer === undefined) {
-      answer = limited(() => rules.lookups.lookup(kind, target, { fresh }));
+      const { logger } = options;
+      answer = limited(() => rules.lookups.lookup(kind, target, logger === undefined ? { fresh } : { fresh, logger }));
       shared.set(sharing, answer);
     }
     const itemDone = answer.then(

@@ -156,7 +156,9 @@ export class Metering implements QuotaCharges {
     try {
       return { ok: true, value: await this.lookups.lookup(kind, target, options), key, quota };
     } catch (error) {
-      const refunded = isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED') ? await this.refund(key, quota, kind) : quota;
+      const refunded = isDossierError(error, 'ERR_LOOKUP_TARGET_NOT_ALLOWED')
+        ? await this.refund(key, quota, kind, options.logger)
+        : quota;
       return failure(error, key, refunded);
     }
   }
@@ -196,7 +198,7 @@ export class Metering implements QuotaCharges {
       quotas: this.quotas,
       lookups: this.lookups,
       quotaExceeded: (quota) => this.quotaExceeded(quota),
-      refund: (refunded, quota, kind) => this.refund(refunded, quota, kind),
+      refund: (refunded, quota, kind) => this.refund(refunded, quota, kind, options.logger),
       peek: (peeked) => this.peekOrNothing(peeked, null),
     };
     return runBatch(rules, key, this.limitOf(key), items, options);
@@ -275,14 +277,17 @@ export class Metering implements QuotaCharges {
     return this.quotas.peek(key.id, this.limitOf(key));
   }
 
-  /** Gives a counted lookup back; the state after it, or as it was when the refund failed. */
-  async refund(key: ApiKey, quota: QuotaState, kind: LookupKind): Promise<QuotaState> {
+  /**
+   * Gives a counted lookup back; the state after it, or as it was when the refund failed (said to
+   * `logger`, the asking request's when given).
+   */
+  async refund(key: ApiKey, quota: QuotaState, kind: LookupKind, logger = this.options.logger): Promise<QuotaState> {
     try {
       await this.quotas.refund(key.id, quota, kind);
       return { ...quota, remaining: Math.min(quota.limit, quota.remaining + 1) };
     } catch (error) {
       // The 400 is still the answer; the lookup stays counted.
-      this.options.logger.warn('quota refund failed', { keyId: key.id, error: String(error) });
+      logger.warn('quota refund failed', { keyId: key.id, error: String(error) });
       return quota;
     }
   }

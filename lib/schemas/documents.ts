@@ -1,11 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../documents/templates.js';
 
+export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN };
+
 /**
- * The request shapes of interface B (CONTRACT.md §3), declared once with TypeBox (plain JSON Schema,
- * no framework): `lib/documents/validation.ts` checks every create, update and listing against these
- * very objects, and the Koa adapter's OpenAPI document shows them. A rule (field, type, range, set of
- * values, length, default) changes here or nowhere.
+ * What the document service takes (CONTRACT.md §3), in the library's own terms, declared with TypeBox
+ * (plain JSON Schema): `lib/documents/validation.ts` checks every create, update and listing against
+ * these. The HTTP API's shapes of the same requests (snake_case, numbers written as text) are declared
+ * in adapters/http/schemas/documents.ts from the bounds below, so that a rule changes in one place.
  */
 
 /** The longest `name`, in characters. */
@@ -16,67 +18,52 @@ export const PROMPT_MAX = 2048;
 export const RESULT_MAX = 20480;
 /** The allowed `creativity` values. */
 export const CREATIVITY_VALUES: readonly number[] = [0, 0.25, 0.5, 0.75, 1];
-/** The allowed `per_page` values. */
+/** The page sizes the HTTP API takes (phpContent's). */
 export const PER_PAGE_VALUES: readonly number[] = [10, 25, 50, 100];
+/** The largest page the library gives (any size from 1 up to it). */
+export const PER_PAGE_MAX = 100;
 /** The highest `page` (15 digits). */
 export const PAGE_MAX = 999_999_999_999_999;
 
-const literals = <T extends string | number>(values: readonly T[]) => values.map((value) => Type.Literal(value));
+/** One literal schema a value. */
+export const literals = <T extends string | number>(values: readonly T[]) => values.map((value) => Type.Literal(value));
 
-/** `1`/`0`/`true`/`false`, as text, a boolean or the numbers 1 and 0. */
-const Flag = Type.Union([...literals(['1', '0', 'true', 'false']), Type.Boolean(), ...literals([1, 0])]);
+/** The text of a document's name. */
+export const DocumentName = Type.String({ minLength: 1, maxLength: NAME_MAX });
+/** The text a document is written from. */
+export const DocumentPrompt = Type.String({ minLength: 1, maxLength: PROMPT_MAX });
+/** A document's text, as stored. */
+export const DocumentResult = Type.String({ maxLength: RESULT_MAX });
+/** What a listing searches in. */
+export const SEARCH_FIELDS = ['name', 'result'] as const;
+/** What a listing sorts by. */
+export const SORT_FIELDS = ['id', 'name'] as const;
+/** A listing's orders. */
+export const SORT_ORDERS = ['desc', 'asc'] as const;
 
-/** `POST /api/v1/documents` body: form-encoded or JSON. Strings are trimmed; other fields are ignored. */
-export const DocumentCreate = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
-    prompt: Type.String({ minLength: 1, maxLength: PROMPT_MAX }),
-    creativity: Type.Optional(
-      Type.Union(
-        [
-          ...literals(CREATIVITY_VALUES),
-          Type.String({
-            pattern: '^(?:\\d{1,3}(?:\\.\\d{1,6})?|\\.\\d{1,6})$',
-            description: 'the same number written as a form sends it',
-          }),
-        ],
-        { default: 0.5, description: 'one of 0, 0.25, 0.5, 0.75, 1 (the temperature); default 0.5' },
-      ),
-    ),
-    template_id: Type.Optional(
-      Type.Union(
-        [
-          Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX }),
-          Type.String({ pattern: '^[1-9]\\d?$', description: 'the same number written as a form sends it' }),
-        ],
-        { default: 1, description: `${TEMPLATE_ID_MIN} to ${TEMPLATE_ID_MAX}; default 1` },
-      ),
-    ),
-  },
-  { title: 'DocumentCreate' },
-);
-export type DocumentCreate = Static<typeof DocumentCreate>;
+/** `documents.create` (NewDocument). */
+export const NewDocumentSchema = Type.Object({
+  name: DocumentName,
+  prompt: DocumentPrompt,
+  creativity: Type.Optional(Type.Union(literals(CREATIVITY_VALUES), { default: 0.5 })),
+  templateId: Type.Optional(Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX, default: 1 })),
+});
 
-/** `PUT`/`PATCH /api/v1/documents/{id}` body: only the fields sent change; other fields are ignored. */
-export const DocumentUpdate = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX })),
-    result: Type.Optional(Type.Union([Type.String({ maxLength: RESULT_MAX }), Type.Null()], { description: 'null empties it' })),
-    favorite: Type.Optional(Flag),
-  },
-  { title: 'DocumentUpdate' },
-);
-export type DocumentUpdate = Static<typeof DocumentUpdate>;
+/** `documents.update` (DocumentChanges). */
+export const DocumentChangesSchema = Type.Object({
+  name: Type.Optional(DocumentName),
+  result: Type.Optional(Type.Union([DocumentResult, Type.Null()])),
+  favorite: Type.Optional(Type.Boolean()),
+});
 
-/** The query of `GET /api/v1/documents`. */
-export const DocumentListQuery = Type.Object({
-  search: Type.Optional(Type.String({ description: 'a substring, case-insensitively, of the field search_by names' })),
-  search_by: Type.Optional(Type.Union(literals(['name', 'result'] as const), { default: 'name' })),
-  template_id: Type.Optional(Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX, default: 1 })),
-  favorite: Type.Optional(Type.Union(literals(['1', '0', 'true', 'false'] as const))),
-  sort_by: Type.Optional(Type.Union(literals(['id', 'name'] as const), { default: 'id' })),
-  sort: Type.Optional(Type.Union(literals(['desc', 'asc'] as const), { default: 'desc' })),
-  per_page: Type.Optional(Type.Union(literals(PER_PAGE_VALUES), { default: 10 })),
+/** `documents.list` (DocumentListOptions). */
+export const DocumentListOptionsSchema = Type.Object({
+  search: Type.Optional(Type.String()),
+  searchBy: Type.Optional(Type.Union(literals(SEARCH_FIELDS), { default: 'name' })),
+  templateId: Type.Optional(Type.Integer({ minimum: TEMPLATE_ID_MIN, maximum: TEMPLATE_ID_MAX, default: 1 })),
+  favorite: Type.Optional(Type.Boolean()),
+  sortBy: Type.Optional(Type.Union(literals(SORT_FIELDS), { default: 'id' })),
+  sort: Type.Optional(Type.Union(literals(SORT_ORDERS), { default: 'desc' })),
+  perPage: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: 10 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_MAX, default: 1 })),
 });
-export type DocumentListQuery = Static<typeof DocumentListQuery>;

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
-import { DossierValidationError } from '../errors.js';
+import { DossierValidationError, type ErrorCode } from '../errors.js';
 import { compiledSchema, fieldProblems, oncePer, plainSchema, type FieldProblem } from './ajv.js';
 
 /**
@@ -28,6 +28,8 @@ export interface LaravelRules {
   singleValues?: boolean;
   /** Custom sentences by field, with `:attribute`, `:values`, `:min` and `:max`. */
   messages?: Readonly<Record<string, string>>;
+  /** The code of the domain whose rules these are (`ERR_DOCUMENT_INVALID`). */
+  code: ErrorCode;
 }
 
 /** What {@link checkLaravel} read: the fields sent, as checked, and their text as sent (after trimming). */
@@ -93,7 +95,7 @@ export function checkLaravel(schema: TObject, input: Record<string, unknown>, ru
     const errors = Object.fromEntries(ordered.map((field) => [field, [first[field]!]]));
     const more = ordered.length - 1;
     const suffix = more === 0 ? '' : ` (and ${more} more error${more === 1 ? '' : 's'})`;
-    throw new DossierValidationError(errors, `${first[ordered[0]!]}${suffix}`);
+    throw new DossierValidationError(rules.code, errors, `${first[ordered[0]!]}${suffix}`);
   }
   return { values, written };
 }
@@ -127,8 +129,15 @@ function sentence(field: string, schema: Json, problems: FieldProblem[], rules: 
 
 /** A problem as Laravel words it: `The daily limit field must be at least 1.`, or `The selected sort is invalid.` */
 export function laravelSentence(field: string, phrase: string | null): string {
-  const attribute = field.replace(/_/g, ' ');
+  const attribute = attributeOf(field);
   return phrase === null ? `The selected ${attribute} is invalid.` : `The ${attribute} field ${phrase}.`;
+}
+
+/** A field as a sentence names it: `template_id` and `templateId` are both `template id`. */
+function attributeOf(field: string): string {
+  return field
+    .replace(/_/g, ' ')
+    .replace(/([a-z\d])([A-Z])/g, (_, before: string, capital: string) => `${before} ${capital.toLowerCase()}`);
 }
 
 /**
@@ -141,7 +150,7 @@ function fill(template: string, field: string, schema: Json): string {
   const list = values.length > 1 ? `${values.slice(0, -1).join(', ')} or ${values.at(-1)}` : (values[0] ?? '');
   const bound = (name: 'minimum' | 'maximum') => String(all.find((b) => typeof b[name] === 'number')?.[name] ?? '');
   return template
-    .replace(/:attribute/g, field.replace(/_/g, ' '))
+    .replace(/:attribute/g, attributeOf(field))
     .replace(/:values/g, list)
     .replace(/:min\b/g, bound('minimum'))
     .replace(/:max\b/g, bound('maximum'));

@@ -31,7 +31,7 @@ export interface WatchFields {
 }
 
 /**
- * Checks the fields of a new watch (CONTRACT.md §11), each problem under its wire name.
+ * Checks the fields of a new watch (CONTRACT.md §11), each problem under its field's name.
  * @param webhookRequired true for the HTTP API, where a watch is only heard through its webhook
  * @param allowPrivate `DOSSIER_ALLOW_PRIVATE_TARGETS`: a literal private address is refused unless it is set
  * @throws DossierValidationError `ERR_WATCH_INVALID`, with `errors` by field
@@ -60,11 +60,11 @@ export function checkNewWatch(
   }
   let webhookUrl: string | null = null;
   if (fields.webhookUrl === undefined || fields.webhookUrl === null) {
-    if (webhookRequired) errors.webhook_url = ['The webhook url field is required.'];
+    if (webhookRequired) errors.webhookUrl = ['The webhook url field is required.'];
   } else {
     const problem = webhookProblem(fields.webhookUrl, allowPrivate);
     if (problem === undefined) webhookUrl = new URL(fields.webhookUrl as string).href;
-    else errors.webhook_url = [problem];
+    else errors.webhookUrl = [problem];
   }
   let intervalSeconds = type === undefined ? 0 : DEFAULT_INTERVALS[type];
   if (fields.intervalSeconds !== undefined) {
@@ -75,12 +75,12 @@ export function checkNewWatch(
       interval < MIN_INTERVAL_SECONDS ||
       interval > MAX_INTERVAL_SECONDS
     ) {
-      errors.interval_seconds = [
+      errors.intervalSeconds = [
         `The interval seconds must be a whole number from ${MIN_INTERVAL_SECONDS} to ${MAX_INTERVAL_SECONDS}.`,
       ];
     } else intervalSeconds = interval;
   }
-  if (Object.keys(errors).length > 0) throw new DossierValidationError(errors, undefined, 'ERR_WATCH_INVALID');
+  if (Object.keys(errors).length > 0) throw new DossierValidationError('ERR_WATCH_INVALID', errors);
   return { type: type!, domain, webhookUrl, intervalSeconds };
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Backend } from '../../lib/ports/backend.js';
-import type { DocumentQuery, DocumentStore, NewDocument } from '../../lib/ports/document-store.js';
+import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { searchText } from '../../lib/records/stored-document.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
@@ -106,12 +106,12 @@ function randomness(seed: number): () => number {
 }
 
 /** Documents with tricky names and results: case variants of one name, accents composed and not, LIKE wildcards. */
-function trickyDocuments(owner: string, count: number): NewDocument[] {
+function trickyDocuments(owner: string, count: number): NewStoredDocument[] {
   const random = randomness(29);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
   const text = (length: number) => Array.from({ length }, () => pick(TRICKY)).join('');
   const words = ['The quick', 'brown fox', 'jumps', 'over', 'the lazy dog', 'ÉCLAIR', 'straße', 'ΟΔΟΣ', '100%', 'snake_case'];
-  return Array.from({ length: count }, (_, n): NewDocument => {
+  return Array.from({ length: count }, (_, n): NewStoredDocument => {
     const name =
       n % 7 === 0 ? ['apple', 'Apple', 'APPLE', 'Éclair', 'eclair', 'Eclair'][n % 6]! : text(1 + Math.floor(random() * 10));
     const result = Array.from({ length: 1 + Math.floor(random() * 8) }, () => (random() < 0.5 ? pick(words) : text(4))).join(' ');
@@ -158,7 +158,7 @@ export function documentListingContract(backend: BackendCase): void {
 
     /** Creates the documents in both stores, in the same order; answers each id of the store's by the reference's. */
     async function seed(
-      documents: NewDocument[],
+      documents: NewStoredDocument[],
     ): Promise<{ tested: DocumentStore; expected: DocumentStore; ids: Map<number, number> }> {
       const tested = documentsOf(store);
       const expected = documentsOf(reference);

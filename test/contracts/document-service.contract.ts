@@ -24,10 +24,10 @@ export function documentServiceContract(backend: BackendCase): void {
       for (let round = 0; round < 15; round += 1) {
         const { id } = await first.documents.create(owner, { name: 'before', prompt: 'p' });
         await Promise.all([
-          first.documents.update(owner, String(id), { name: `renamed ${round}` }),
-          second.documents.update(owner, String(id), { favorite: '1' }),
+          first.documents.update(owner, id, { name: `renamed ${round}` }),
+          second.documents.update(owner, id, { favorite: true }),
         ]);
-        expect(await second.documents.get(owner, String(id)), `round ${round}`).to.include({
+        expect(await second.documents.get(owner, id), `round ${round}`).to.include({
           name: `renamed ${round}`,
           favorite: true,
         });
@@ -38,11 +38,11 @@ export function documentServiceContract(backend: BackendCase): void {
       for (let round = 0; round < 15; round += 1) {
         const { id } = await first.documents.create(owner, { name: 'doomed', prompt: 'p' });
         const outcomes = await Promise.allSettled([
-          first.documents.delete(owner, String(id)),
-          second.documents.update(owner, String(id), { name: 'revived?' }),
+          first.documents.delete(owner, id),
+          second.documents.update(owner, id, { name: 'revived?' }),
         ]);
         expect(outcomes[0].status, `round ${round}`).to.equal('fulfilled');
-        const after = await first.documents.get(owner, String(id)).catch((error: unknown) => error);
+        const after = await first.documents.get(owner, id).catch((error: unknown) => error);
         expect(after, `round ${round}`).to.have.property('code', 'ERR_DOCUMENT_NOT_FOUND');
         expect((await second.documents.list(owner, { search: 'revived' })).total, `round ${round}`).to.equal(0);
       }

@@ -30,11 +30,11 @@ eachAdapter(() => {
       ];
       for (const fields of seed) {
         const created = await docs.create('alice', { name: fields.name, prompt: fields.prompt });
-        await docs.update('alice', String(created.id), { result: fields.result });
+        await docs.update('alice', created.id, { result: fields.result });
       }
-      await docs.update('alice', '2', { favorite: '1' });
-      await docs.update('alice', '5', { favorite: 'true' });
-      await docs.create('alice', { name: 'Outline apple', prompt: 'p', template_id: '6' });
+      await docs.update('alice', 2, { favorite: true });
+      await docs.update('alice', 5, { favorite: true });
+      await docs.create('alice', { name: 'Outline apple', prompt: 'p', templateId: 6 });
       await docs.create('bob', { name: 'apple of bob', prompt: 'p' });
     });
 
@@ -207,8 +207,8 @@ eachAdapter(() => {
 
     it('sees writes made by the service at once (the listing cache follows the version)', async () => {
       expect((await list()).body.meta.total).to.equal(6);
-      await server.dossier.documents.delete('alice', '3');
-      await server.dossier.documents.update('alice', '4', { name: 'zucchini loaf' });
+      await server.dossier.documents.delete('alice', 3);
+      await server.dossier.documents.update('alice', 4, { name: 'zucchini loaf' });
       const { body } = await list('?sort_by=name&sort=desc');
       expect(body.meta.total).to.equal(5);
       expect(body.data[0]?.name).to.equal('zucchini loaf');

@@ -44,17 +44,17 @@ eachAdapter(() => {
     });
 
     it("each instance lists the other's writes (creates, updates, deletes) at once", async () => {
-      const query = { per_page: '100' };
+      const query = { perPage: 100 };
       await first.documents.create('alice', { name: 'from first', prompt: 'p' });
       expect((await second.documents.list('alice', query)).total).to.equal(1);
       expect((await first.documents.list('alice', query)).total).to.equal(1);
       const made = await second.documents.create('alice', { name: 'from second', prompt: 'p' });
       expect((await first.documents.list('alice', query)).data.map((d) => d.name)).to.deep.equal(['from second', 'from first']);
-      await second.documents.update('alice', String(made.id), { name: 'renamed', favorite: '1' });
-      expect((await first.documents.list('alice', { favorite: '1' })).data.map((d) => d.name)).to.deep.equal(['renamed']);
-      await second.documents.delete('alice', String(made.id));
+      await second.documents.update('alice', made.id, { name: 'renamed', favorite: true });
+      expect((await first.documents.list('alice', { favorite: true })).data.map((d) => d.name)).to.deep.equal(['renamed']);
+      await second.documents.delete('alice', made.id);
       expect((await first.documents.list('alice', query)).data.map((d) => d.name)).to.deep.equal(['from first']);
-      const missing = await first.documents.get('alice', String(made.id)).catch((error: unknown) => error);
+      const missing = await first.documents.get('alice', made.id).catch((error: unknown) => error);
       expect(missing).to.have.property('code', 'ERR_DOCUMENT_NOT_FOUND');
     });
 
@@ -62,7 +62,7 @@ eachAdapter(() => {
       const made = await first.documents.create('alice', { name: 'kept', prompt: 'p' });
       await first.close();
       first = createDossier({ store: `sqlite://${join(dir, 'shared.sqlite')}`, cache: 'memory://' });
-      expect((await first.documents.get('alice', String(made.id))).name).to.equal('kept');
+      expect((await first.documents.get('alice', made.id)).name).to.equal('kept');
       expect((await first.documents.list('alice', {})).total).to.equal(1);
     });
   });

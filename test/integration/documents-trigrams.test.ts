@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
+import type { DocumentListOptions } from '../../lib/index.js';
 import { until } from '../support/until.js';
 
 const postgres = process.env.DOSSIER_TEST_POSTGRES;
@@ -43,11 +44,11 @@ describe(`documents on a PostgreSQL database where the role may not create pg_tr
   }
 
   async function expectSearches(dossier: Dossier): Promise<void> {
-    const found = async (query: Record<string, string>) => (await dossier.documents.list('alice', query)).data.map((d) => d.name);
+    const found = async (query: DocumentListOptions) => (await dossier.documents.list('alice', query)).data.map((d) => d.name);
     expect(await found({ search: 'APPLE' })).to.deep.equal(['apple 100%', 'Apple pie']);
     expect(await found({ search: '100%' })).to.deep.equal(['apple 100%']);
-    expect(await found({ search: 'ÉCL', search_by: 'result' })).to.deep.equal(['Apple pie']);
-    expect(await found({ search: 'zz', search_by: 'result' })).to.deep.equal([]);
+    expect(await found({ search: 'ÉCL', searchBy: 'result' })).to.deep.equal(['Apple pie']);
+    expect(await found({ search: 'zz', searchBy: 'result' })).to.deep.equal([]);
   }
 
   it('lists and searches the same without it (reading the rows), says so, and builds the trigram indexes once it is there', async function () {
@@ -57,7 +58,7 @@ describe(`documents on a PostgreSQL database where the role may not create pg_tr
     try {
       await dossier.documents.create('alice', { name: 'Apple pie', prompt: 'p' });
       const pie = (await dossier.documents.list('alice', {})).data[0]!;
-      await dossier.documents.update('alice', String(pie.id), { result: 'with an éclair' });
+      await dossier.documents.update('alice', pie.id, { result: 'with an éclair' });
       await dossier.documents.create('alice', { name: 'apple 100%', prompt: 'p' });
       await expectSearches(dossier);
       expect(warnings.join('\n')).to.match(/pg_trgm/);

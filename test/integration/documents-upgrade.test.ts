@@ -24,7 +24,25 @@ interface Fixture {
   documents: Record<string, Document[]>;
 }
 
-const FIXTURE = JSON.parse(readFileSync(join(projectRoot(), 'test/fixtures/documents-kv/store.json'), 'utf8')) as Fixture;
+/** A document as that release answered it (the wire's shape), in the library's form. */
+function libraryForm({
+  created_at,
+  updated_at,
+  ...rest
+}: Omit<Document, 'createdAt' | 'updatedAt'> & { created_at: string; updated_at: string }): Document {
+  return { ...rest, createdAt: created_at, updatedAt: updated_at };
+}
+
+const RAW_FIXTURE = JSON.parse(readFileSync(join(projectRoot(), 'test/fixtures/documents-kv/store.json'), 'utf8')) as Fixture;
+const FIXTURE: Fixture = {
+  ...RAW_FIXTURE,
+  documents: Object.fromEntries(
+    Object.entries(RAW_FIXTURE.documents).map(([owner, documents]) => [
+      owner,
+      documents.map((document) => libraryForm(document as never)),
+    ]),
+  ),
+};
 const OWNERS = Object.keys(FIXTURE.documents);
 const ID_COUNTER = FIXTURE.counters.find(([name]) => name === 'documents:id')![1];
 
@@ -135,19 +153,18 @@ async function expectEveryDocument(url: string, expected: Record<string, Documen
       for (const template of [1, 6, 53, 72]) {
         for (let page = 1; ; page += 1) {
           const answer = await dossier.documents.list(owner, {
-            template_id: String(template),
-            per_page: '100',
-            page: String(page),
+            templateId: template,
+            perPage: 100,
+            page,
             sort: 'asc',
           });
           listed.push(...answer.data);
-          if (page >= answer.last_page) break;
+          if (page >= answer.lastPage) break;
         }
       }
       expect(listed, `the documents of ${owner}`).to.deep.equal(want);
-      for (const document of want.slice(0, 60))
-        expect(await dossier.documents.get(owner, String(document.id))).to.deep.equal(document);
-      const favorites = await dossier.documents.list(owner, { favorite: '1', per_page: '100' });
+      for (const document of want.slice(0, 60)) expect(await dossier.documents.get(owner, document.id)).to.deep.equal(document);
+      const favorites = await dossier.documents.list(owner, { favorite: true, perPage: 100 });
       expect(favorites.total).to.equal(want.filter((document) => document.favorite && document.template.id === 1).length);
     }
   } finally {

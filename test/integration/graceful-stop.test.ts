@@ -95,7 +95,7 @@ for (const program of SERVER_PROGRAMS) {
 
       const library = createDossier({ store: env.DOSSIER_STORE! });
       try {
-        const stored = await library.documents.get('acct-stop', String(body.data.id));
+        const stored = await library.documents.get('acct-stop', body.data.id);
         expect(stored.result).to.equal('A text written slowly.');
       } finally {
         await library.close();
@@ -115,6 +115,41 @@ for (const program of SERVER_PROGRAMS) {
       expect(lines.at(-1)).to.include({ msg: 'stopped', drained: true, stores_closed: true });
       // The whole run's log holds none of the secrets it used.
       for (const secret of [created.key, ADMIN_TOKEN, UPSTREAM_KEY]) expect(stderr).to.not.include(secret);
+    });
+
+    it('writes the log line of every request it answered, signalled under load (lines are written a batch at a time)', async () => {
+      const server = await serve(env, undefined, program);
+      child = server.child;
+      const answered: string[] = [];
+      let sent = 0;
+      let refused = false;
+      const load = async (): Promise<void> => {
+        while (!refused) {
+          const id = `load-${(sent += 1)}`;
+          try {
+            const response = await fetch(`${server.url}/healthz`, { headers: { 'X-Request-Id': id } });
+            await response.arrayBuffer();
+            answered.push(id);
+          } catch {
+            refused = true; // the server stopped (or is stopping): this one may never have reached it
+          }
+        }
+      };
+      const clients = Array.from({ length: 8 }, load);
+      await until(() => answered.length >= 300, 'requests to be answered');
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await Promise.all(clients);
+      const [code] = await exited;
+      expect(code).to.equal(0);
+      const lines = server
+        .err()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const logged = new Set(lines.filter((line) => line.msg === 'request').map((line) => line.request_id));
+      expect(answered.filter((id) => !logged.has(id))).to.deep.equal([]);
+      expect(lines.at(-1)).to.include({ msg: 'stopped', drained: true });
     });
 
     it('cuts what still runs after DOSSIER_SHUTDOWN_TIMEOUT_MS, stores nothing of it, and still exits 0', async () => {

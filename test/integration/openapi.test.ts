@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { buildOpenApiDocument, openApiDocument, routePatternOf } from '../../adapters/http/openapi.js';
+import { buildOpenApiDocument, openApiDocument, openApiPath, routePatternOf } from '../../adapters/http/openapi.js';
+import { ROUTES } from '../../adapters/http/routes.js';
 import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/http/schemas/shapes.js';
-import type { Document as CoreDocument } from '../../lib/ports/document-service.js';
+import type { wireDocument } from '../../adapters/http/document-shapes.js';
 import type {
   DnsData as CoreDnsData,
   IpData as CoreIpData,
@@ -20,7 +21,7 @@ export type CoreFitsDocument = [
   Fits<CoreWhoisData, WhoisData>,
   Fits<CoreIpData, IpData>,
   Fits<CoreSslData, SslData>,
-  Fits<CoreDocument, Document>,
+  Fits<ReturnType<typeof wireDocument>, Document>,
 ];
 
 /** Every route of CONTRACT.md §2–§9, as `METHOD path`. */
@@ -88,6 +89,58 @@ eachAdapter(() => {
       const dns = paths['/api/dns']!.get as { parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
       expect(dns.parameters.map((p) => `${p.in}:${p.name}`)).to.include('query:domain');
       expect(Object.keys(dns.responses)).to.include.members(['200', '400', '401', '403', '429', '502', '503', '504']);
+    });
+
+    it('is made for generators: named schemas, plain application/json, numeric document ids', () => {
+      const { document } = openApiDocument();
+      const schemas = (document.components as { schemas: Record<string, unknown> }).schemas;
+      expect(schemas).to.include.keys(
+        'Document',
+        'DocumentList',
+        'DocumentCreated',
+        'DocumentAnswer',
+        'DocumentDeleted',
+        'DocumentError',
+        'TemplateList',
+        'AdminKey',
+        'Watch',
+        'CreatedWatch',
+        'Delivery',
+        'DnsAnswer',
+        'WhoisAnswer',
+        'IpAnswer',
+        'SslAnswer',
+        'BatchAnswer',
+        'UsageAnswer',
+        'ApiError',
+        'ApiValidationError',
+      );
+      const text = JSON.stringify(document);
+      expect(text).not.to.include('application/json;');
+      // Every JSON answer is a named schema, or interface A's named error narrowed to its codes.
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item as Record<string, { responses: Record<string, any> }>)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            const json = response.content?.['application/json']?.schema as Record<string, any> | undefined;
+            if (json === undefined || path === '/openapi.json') continue;
+            const named =
+              json.$ref ?? json.allOf?.[0]?.$ref ?? json.anyOf?.every((one: Record<string, any>) => one.$ref ?? one.allOf);
+            expect(named, `${method} ${path} ${status}`).to.not.equal(undefined);
+          }
+        }
+      }
+      const get = document.paths['/api/v1/documents/{id}']!.get as { parameters: { name: string; schema: object }[] };
+      expect(get.parameters.find((p) => p.name === 'id')!.schema).to.include({ type: 'integer', minimum: 1 });
+    });
+
+    it('holds every route but the panel’s own pages, which are HTML (its document says so)', () => {
+      const { document } = openApiDocument();
+      for (const route of ROUTES) {
+        const declared = document.paths[openApiPath(route.path)]?.[route.method] !== undefined;
+        expect(declared, `${route.method} ${route.path}`).to.equal(!route.hidden);
+        if (route.hidden) expect(route.path, 'a page of the panel').to.match(/^\/admin\/(?!api\/)/);
+      }
+      expect((document.info as { description: string }).description).to.include('left out');
     });
 
     it('labels a path with its route pattern, never the raw path', () => {

@@ -57,6 +57,7 @@ eachAdapter(() => {
 
       /** A watch of example.test by `key`, once its first check (the baseline) is made. */
       async function watchOf(key: string, type = 'dns'): Promise<string> {
+        const checks = work.checks;
         const created = await server.get('/api/watches', key, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -68,6 +69,8 @@ eachAdapter(() => {
           async () => ((await json(await server.get(`/api/watches/${id}`, key))).data as Json).last_checked_at !== null,
           'the first check',
         );
+        // A check is reported once it has ended, its lease given back: just after its result is stored.
+        await until(() => work.checks > checks, 'the first check reported');
         return id;
       }
 
@@ -75,12 +78,15 @@ eachAdapter(() => {
       async function refusedDelivery(id: string, key: string): Promise<Json> {
         receiver.answer = { status: 500 };
         dns.zone['example.test']!.A = [{ address: '192.0.2.9', ttl: 60 }];
+        const checks = work.checks;
         expect((await server.get(`/api/watches/${id}/check`, key, { method: 'POST' })).status).to.equal(202);
         let delivery: Json | undefined;
         await until(async () => {
           [delivery] = (await json(await server.get(`/api/watches/${id}/deliveries`, key))).data as Json[];
           return delivery?.response_status === 500;
         }, 'the refused attempt');
+        // Reported once it has ended, its claim given back: maybe after its delivery was tried.
+        await until(() => work.checks > checks, 'the check reported');
         return delivery!;
       }
 

@@ -206,7 +206,7 @@ describe('watches and signed webhooks (timer engine, clock moved by the test)', 
       .create({ type: 'dns', domain: 'example.test', webhookUrl: `http://127.0.0.1:${receiver.port}/` })
       .catch((e: unknown) => e);
     expect(isDossierError(error, 'ERR_WATCH_INVALID')).to.equal(true);
-    expect((error as { errors: Record<string, string[]> }).errors).to.have.keys('webhook_url');
+    expect((error as { errors: Record<string, string[]> }).errors).to.have.keys('webhookUrl');
     const { watch } = await rig.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: hookUrl() });
     await rig.advance(0);
     dns.zone['example.test']!.A = [];

@@ -659,6 +659,19 @@ export async function recordCorpus(target: CorpusTarget): Promise<CorpusEntry[]>
     headers: [...key('full'), ['Content-Type', 'text/plain']],
     body: 'x',
   });
+  // An unknown document is a 404 whatever its fields; a body that cannot be read is refused before the id is.
+  await send('document update, missing, bad fields', {
+    method: 'PATCH',
+    path: '/api/v1/documents/999',
+    headers: [...key('full'), ...json],
+    body: JSON.stringify({ favorite: 'maybe' }),
+  });
+  await send('document update, bad id, bad body', {
+    method: 'PATCH',
+    path: '/api/v1/documents/abc',
+    headers: [...key('full'), ['Content-Type', 'text/plain']],
+    body: 'x',
+  });
   await send('document delete', { method: 'DELETE', path: '/api/v1/documents/2', headers: key('full') });
   await send('document delete again', { method: 'DELETE', path: '/api/v1/documents/2', headers: key('full') });
   await send('document delete, bad id', { method: 'DELETE', path: '/api/v1/documents/x', headers: key('full') });

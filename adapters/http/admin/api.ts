@@ -1,14 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { DossierValidationError, type KeyChanges, type NewKey, type Scope } from '../../../lib/index.js';
 import {
   AdminKeyCreate,
   AdminKeyRoll,
   AdminKeyUpdate,
-  DossierValidationError,
-  type KeyChanges,
-  type NewKey,
-  type Scope,
-} from '../../../lib/index.js';
-import { AdminUsageQuery, checkKeyBody, checkUsageDays } from '../../../lib/internal.js';
+  AdminUsageQuery,
+  checkKeyBody,
+  checkUsageDays,
+} from '../../../lib/internal.js';
 import { readJsonObject } from '../body.js';
 import { storeDown } from '../lookups.js';
 import { routeGroup, type Call, type RouteGroup } from '../route.js';
@@ -81,11 +80,10 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
   const unknown = Object.keys(body).filter((field) => !allowed.includes(field));
   if (unknown.length > 0) {
     throw new DossierValidationError(
+      'ERR_KEY_INVALID',
       Object.fromEntries(
         unknown.map((field) => [field, [`Unknown field; this request takes ${allowed.join(', ') || 'no field'}.`]]),
       ),
-      undefined,
-      'ERR_KEY_INVALID',
     );
   }
 }

@@ -49,14 +49,16 @@ export const MAYBE_QUOTA: Partial<Record<HeaderName, boolean>> = Object.fromEntr
   Object.keys(QUOTA).map((name) => [name, false]),
 );
 
-/** The JSON type of every answer of the API. */
+/** The `Content-Type` of every JSON answer of the API. */
 export const JSON_TYPE = 'application/json; charset=utf-8';
+/** The JSON media type as the OpenAPI document names it (generators match media types by name). */
+export const JSON_MEDIA = 'application/json';
 
 /** One status of one route. */
 export interface ResponseSpec {
   /** What it means. */
   description: string;
-  /** Its media type. @default {@link JSON_TYPE} (when there is a body) */
+  /** Its media type. @default {@link JSON_MEDIA} (when there is a body) */
   contentType?: string;
   /** The schema of its body; none for an empty body. */
   body?: TSchema;

@@ -8,19 +8,13 @@ import { CREATIVITY_VALUES, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../li
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
  * routes that use `validateAgainst` all read these; nothing else describes the API.
  *
- * The request shapes that the core itself validates with (interface B's create, update and listing, the batch, and the fields of a key)
- * are declared in the core, in `lib/schemas/`, and only re-exported here: one object, used by the
- * validation and shown by the document.
+ * The request shapes that the core validates as the wire has them (the batch, the fields of a key) are
+ * declared in the core, in `lib/schemas/`, and only re-exported here; interface B's are the wire's own
+ * (./documents.ts), turned into the library's camelCase input by ../document-shapes.ts. Either way one
+ * object is used by the validation and shown by the document.
  */
-export {
-  AdminKeyCreate,
-  AdminKeyRoll,
-  AdminKeyUpdate,
-  BatchRequest,
-  DocumentCreate,
-  DocumentListQuery,
-  DocumentUpdate,
-} from '../../../lib/index.js';
+export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, BatchRequest } from '../../../lib/internal.js';
+export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './documents.js';
 
 /** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -46,16 +40,17 @@ export const ApiError = Exact(
   { title: 'ApiError' },
 );
 
-/** Interface A's error body with the codes of one status. */
+/**
+ * Interface A's error body with the codes of one status: {@link ApiError} (one named schema in the
+ * document, for a generated client to import) narrowed to those codes.
+ */
 export const ApiErrorWith = (...codes: [string, ...string[]]) =>
-  Exact(
-    {
-      status: Type.Literal('error'),
+  Type.Intersect([
+    ApiError,
+    Type.Object({
       code: codes.length === 1 ? Type.Literal(codes[0]) : Type.Union(codes.map((code) => Type.Literal(code))),
-      message: Type.String(),
-    },
-    { title: 'ApiError' },
-  );
+    }),
+  ]);
 
 /** A documented interface A error answer: what it means, its codes, the headers it carries. */
 export const apiError = (
@@ -344,14 +339,6 @@ export const TemplateList = Envelope(
   200,
   'TemplateList',
 );
-
-/** The events of a streamed create (CONTRACT.md §9). */
-export const DocumentEvents = Type.String({
-  title: 'DocumentEvents',
-  description:
-    'Server-Sent Events: `event: delta` with `data: {"text"}` while the text is written, then one `event: document` ' +
-    'whose data is the stored document; or `event: error` with `data: {"message","status":502|504}` and nothing stored.',
-});
 
 // ---------------------------------------------------------------- admin API (CONTRACT.md §5)
 

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { DossierError, isDossierError } from '../../errors.js';
+import type { Logger } from '../../ports/logger.js';
 import type { Lookup, WhoisData } from '../../ports/lookup-service.js';
 import { parseDomainName } from '../net/domain-name.js';
 import type { LookupContext } from '../net/lookup-context.js';
@@ -96,11 +97,16 @@ export class WhoisLookup implements Lookup<'whois'> {
   /**
    * Looks `domain` (a registrable domain from {@link parse}) up; cached for an hour when registered,
    * five minutes when not.
+   * @param logger where its warnings go (the asking request's logger) @default the context's
    * @throws DossierError `ERR_LOOKUP_TARGET_NOT_ALLOWED` (a server found on the network resolves to a
    *   non-public address), `ERR_UPSTREAM_FAILED` (no server answered usefully, an answer over its byte
    *   cap), `ERR_UPSTREAM_TIMEOUT` or the signal's reason when it aborts.
    */
-  run(domain: string, signal: AbortSignal): Promise<{ data: WhoisData; ttlSeconds: number }> {
+  run(
+    domain: string,
+    signal: AbortSignal,
+    logger: Logger = this.context.logger,
+  ): Promise<{ data: WhoisData; ttlSeconds: number }> {
     return withOwnResolver(this.context.createResolver, signal, async (resolver) => {
       const started = performance.now();
       const total = this.options.timeoutMs;
@@ -114,8 +120,8 @@ export class WhoisLookup implements Lookup<'whois'> {
       const { rdapUrl, whoisServer } = this.options;
       const askRdap = rdapUrl !== undefined || (whoisServer === undefined && zone === null);
       const data =
-        (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralReach) : null) ??
-        (await this.viaWhois(domain, zone?.server ?? null, reach(signal), reach(step(BUDGET.tldServer)), referralReach));
+        (askRdap ? await this.viaRdap(domain, signal, reach(step(BUDGET.rdap)), referralReach, logger) : null) ??
+        (await this.viaWhois(domain, zone?.server ?? null, reach(signal), reach(step(BUDGET.tldServer)), referralReach, logger));
       const ttlSeconds = data.registered ? WHOIS_CACHE_SECONDS.registered : WHOIS_CACHE_SECONDS.unregistered;
       return { data, ttlSeconds };
     });
@@ -127,6 +133,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     lookupSignal: AbortSignal,
     registryReach: Reach,
     referralReach: () => Reach | null,
+    logger: Logger,
   ): Promise<WhoisData | null> {
     const { rdapUrl } = this.options;
     try {
@@ -144,24 +151,30 @@ export class WhoisLookup implements Lookup<'whois'> {
       let facts = registry.facts;
       const reach = registry.referral === null ? null : referralReach();
       if (registry.referral !== null && reach !== null) {
-        const registrar = await this.rdapReferral(domain, registry.referral, reach, lookupSignal);
+        const registrar = await this.rdapReferral(domain, registry.referral, reach, lookupSignal, logger);
         if (registrar !== null) facts = completeFacts(facts, registrar);
       }
       return registered(domain, 'rdap', facts, raw);
     } catch (error) {
       rethrowIfFinal(error, lookupSignal, 'The RDAP server');
-      this.context.logger.warn('RDAP failed, asking whois', { domain, error: String(error) });
+      logger.warn('RDAP failed, asking whois', { domain, error: String(error) });
       return null;
     }
   }
 
   /** The registrar's RDAP facts, or null when its server fails in any way but a refused address. */
-  private async rdapReferral(domain: string, url: string, reach: Reach, lookupSignal: AbortSignal): Promise<WhoisFacts | null> {
+  private async rdapReferral(
+    domain: string,
+    url: string,
+    reach: Reach,
+    lookupSignal: AbortSignal,
+    logger: Logger,
+  ): Promise<WhoisFacts | null> {
     try {
       const { rdap: registrar } = await askRdap(url, false, reach);
       return registrar.notFound ? null : registrar.facts;
     } catch (error) {
-      return this.referralFailed(domain, url, error, lookupSignal);
+      return referralFailed(domain, url, error, lookupSignal, logger);
     }
   }
 
@@ -172,6 +185,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     registryReach: Reach,
     tldReach: Reach,
     referralReach: () => Reach | null,
+    logger: Logger,
   ): Promise<WhoisData> {
     const configured = this.options.whoisServer;
     let server: HostPort;
@@ -196,7 +210,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     const { referral } = reading;
     const reach = referral === null ? null : referralReach();
     if (referral !== null && reach !== null && !isSameServer(referral, server)) {
-      const registrar = await this.whoisReferral(domain, referral, reach, registryReach.signal);
+      const registrar = await this.whoisReferral(domain, referral, reach, registryReach.signal, logger);
       if (registrar !== null) {
         facts = completeFacts(facts, registrar.facts);
         raw = `${text.trimEnd()}\n\n${registrar.text}`;
@@ -211,6 +225,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     referral: string,
     reach: Reach,
     lookupSignal: AbortSignal,
+    logger: Logger,
   ): Promise<{ facts: WhoisFacts; text: string } | null> {
     try {
       const peer = whoisPeer(referral);
@@ -220,20 +235,20 @@ export class WhoisLookup implements Lookup<'whois'> {
       }
       return { facts: { ...reading.facts, whois_server: reading.facts.whois_server ?? referral }, text };
     } catch (error) {
-      return this.referralFailed(domain, referral, error, lookupSignal);
+      return referralFailed(domain, referral, error, lookupSignal, logger);
     }
   }
+}
 
-  /** A failed referral is dropped (the registry's data stands), unless its address was refused or time ran out. */
-  private referralFailed(domain: string, referral: string, error: unknown, lookupSignal: AbortSignal): null {
-    rethrowIfFinal(error, lookupSignal, 'The registrar');
-    this.context.logger.warn('registrar referral failed; answering with the registry data', {
-      domain,
-      referral,
-      error: String(error),
-    });
-    return null;
-  }
+/** A failed referral is dropped (the registry's data stands), unless its address was refused or time ran out. */
+function referralFailed(domain: string, referral: string, error: unknown, lookupSignal: AbortSignal, logger: Logger): null {
+  rethrowIfFinal(error, lookupSignal, 'The registrar');
+  logger.warn('registrar referral failed; answering with the registry data', {
+    domain,
+    referral,
+    error: String(error),
+  });
+  return null;
 }
 
 /** GETs an RDAP answer, up to its byte cap, and reads it. */

@@ -1,4 +1,10 @@
-import type { DocumentChanges, DocumentQuery, DocumentRows, NewDocument, StoredDocument } from '../../ports/document-store.js';
+import type {
+  StoredChanges,
+  DocumentQuery,
+  DocumentRows,
+  NewStoredDocument,
+  StoredDocument,
+} from '../../ports/document-store.js';
 import { nameSortKey, searchText } from '../../records/stored-document.js';
 import { createTable, MYSQL_DIALECT, Setup } from '../sql/counters.js';
 import {
@@ -104,7 +110,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     return { documents: page.flatMap((id) => (byId.has(id) ? [documentOf(byId.get(id)!)] : [])), total: ids.length };
   }
 
-  async create(document: NewDocument): Promise<StoredDocument> {
+  async create(document: NewStoredDocument): Promise<StoredDocument> {
     const trigrams = nameTrigramRows(document.owner, document.name, LAST_INSERT_ID);
     const [inserted] = (await this.transaction((run) =>
       run(
@@ -132,7 +138,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     return { id: inserted!.insertId, ...document };
   }
 
-  async update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined> {
+  async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     const { set, values } = changesSql(changes, false);
     const favored =
       changes.favorite === undefined
@@ -175,7 +181,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     run: MysqlStatement,
     owner: string,
     id: number,
-    { name, result, favorite }: DocumentChanges,
+    { name, result, favorite }: StoredChanges,
   ): Promise<void> {
     if (name === undefined && result === undefined && favorite === undefined) return;
     const statements = [

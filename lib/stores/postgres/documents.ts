@@ -1,4 +1,4 @@
-import type { DocumentChanges, NewDocument, StoredDocument } from '../../ports/document-store.js';
+import type { StoredChanges, NewStoredDocument, StoredDocument } from '../../ports/document-store.js';
 import type { Logger } from '../../ports/logger.js';
 import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
 import { createTable, placeholders, POSTGRES_DIALECT, Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
@@ -139,7 +139,7 @@ export class PostgresDocumentStore extends SqlDocumentStore {
     });
   }
 
-  async create(document: NewDocument): Promise<StoredDocument> {
+  async create(document: NewStoredDocument): Promise<StoredDocument> {
     const rows = (await this.run(
       `WITH next AS (
          INSERT INTO dossier_counters AS c (name, value, expires_at) VALUES (?, 1, NULL)
@@ -152,7 +152,7 @@ export class PostgresDocumentStore extends SqlDocumentStore {
     return { id: Number(rows[0]!.id), ...document };
   }
 
-  async update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined> {
+  async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     const { set, values } = changesSql(changes);
     const rows = (await this.run(`UPDATE dossier_documents SET ${set} WHERE owner = ? AND id = ? RETURNING ${DOCUMENT_COLUMNS}`, [
       ...values,

@@ -1,9 +1,9 @@
 import type {
-  DocumentChanges,
+  StoredChanges,
   DocumentQuery,
   DocumentRows,
   DocumentStore,
-  NewDocument,
+  NewStoredDocument,
   StoredDocument,
 } from '../../ports/document-store.js';
 import type { Logger } from '../../ports/logger.js';
@@ -73,7 +73,7 @@ export function documentOf(row: DocumentRow): StoredDocument {
 }
 
 /** The values of {@link FIELD_COLUMNS} for a document. */
-export function fieldValues(document: NewDocument): unknown[] {
+export function fieldValues(document: NewStoredDocument): unknown[] {
   return [
     document.owner,
     document.name,
@@ -91,22 +91,22 @@ export function fieldValues(document: NewDocument): unknown[] {
 }
 
 /** The values of {@link INSERTED_COLUMNS} for a document: its fields and the forms its queries compare. */
-export function documentValues(document: NewDocument): unknown[] {
+export function documentValues(document: NewStoredDocument): unknown[] {
   return [...fieldValues(document), searchText(document.result)];
 }
 
 /** {@link documentValues} by column name. */
-export function documentRecord(document: NewDocument): Record<string, unknown> {
+export function documentRecord(document: NewStoredDocument): Record<string, unknown> {
   const values = documentValues(document);
   return Object.fromEntries(INSERTED_COLUMNS.split(', ').map((column, n) => [column, values[n]]));
 }
 
 /**
- * `UPDATE … SET` of {@link DocumentChanges}, each field kept when its value is null, and its values
+ * `UPDATE … SET` of {@link StoredChanges}, each field kept when its value is null, and its values
  * (followed by the owner and the id the caller puts in its `WHERE`); the searched result too unless
  * `searchedResult` is false (a backend that keeps it in a table of its own).
  */
-export function changesSql(changes: DocumentChanges, searchedResult = true): { set: string; values: unknown[] } {
+export function changesSql(changes: StoredChanges, searchedResult = true): { set: string; values: unknown[] } {
   const { name, result, words, favorite } = changes;
   return {
     set: `name = COALESCE(?, name), name_lower = COALESCE(?, name_lower), name_key = COALESCE(?, name_key),
@@ -162,8 +162,8 @@ export abstract class SqlDocumentStore implements DocumentStore {
     private readonly dialect?: DocumentDialect,
   ) {}
 
-  abstract create(document: NewDocument): Promise<StoredDocument>;
-  abstract update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined>;
+  abstract create(document: NewStoredDocument): Promise<StoredDocument>;
+  abstract update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined>;
   abstract delete(owner: string, id: number): Promise<boolean>;
 
   async get(owner: string, id: number): Promise<StoredDocument | undefined> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DocumentChanges, NewDocument, StoredDocument } from '../../ports/document-store.js';
+import type { StoredChanges, NewStoredDocument, StoredDocument } from '../../ports/document-store.js';
 import type { Logger } from '../../ports/logger.js';
 import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
 import { INCREMENT_SQL, Setup, type SqlCounterStore } from '../sql/counters.js';
@@ -117,7 +117,7 @@ export class SqliteDocumentStore extends SqlDocumentStore {
     });
   }
 
-  async create(document: NewDocument): Promise<StoredDocument> {
+  async create(document: NewStoredDocument): Promise<StoredDocument> {
     if (!this.ready.done) await this.ready.run();
     return this.connection.write(() => {
       const { value } = this.statement(INCREMENT_SQL).get(DOCUMENT_ID_COUNTER, null, 0, Number.MAX_SAFE_INTEGER, 0) as {
@@ -131,7 +131,7 @@ export class SqliteDocumentStore extends SqlDocumentStore {
     });
   }
 
-  async update(owner: string, id: number, changes: DocumentChanges): Promise<StoredDocument | undefined> {
+  async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     if (!this.ready.done) await this.ready.run();
     const { set, values } = changesSql(changes);
     const row = await this.connection.write(

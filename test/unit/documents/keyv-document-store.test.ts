@@ -82,10 +82,10 @@ describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
     for (let i = 0; i < 20; i += 1) ids.push((await other.create('alice', { name: `d${i}`, prompt: 'p' })).id);
     expect((await mine.list('alice', {})).total).to.equal(20);
     const created = await other.create('alice', { name: 'new', prompt: 'p' });
-    await other.update('alice', String(ids[3]), { name: 'renamed' });
-    await other.delete('alice', String(ids[5]));
+    await other.update('alice', ids[3]!, { name: 'renamed' });
+    await other.delete('alice', ids[5]!);
     kv.read = [];
-    const page = await mine.list('alice', { per_page: '100', sort: 'asc' });
+    const page = await mine.list('alice', { perPage: 100, sort: 'asc' });
     expect(page.total).to.equal(20);
     expect(page.data.map((d) => d.name))
       .to.include.members(['new', 'renamed'])
@@ -102,9 +102,9 @@ describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
     );
     // Its own writes it applies as it makes them: the next listing reads no value at all.
     kv.read = [];
-    await mine.update('alice', String(ids[4]), { favorite: '1' });
+    await mine.update('alice', ids[4]!, { favorite: true });
     const written = kv.read.length;
-    expect((await mine.list('alice', { favorite: '1' })).data.map((d) => d.id)).to.deep.equal([ids[4]]);
+    expect((await mine.list('alice', { favorite: true })).data.map((d) => d.id)).to.deep.equal([ids[4]]);
     expect(kv.read).to.have.length(written);
   });
 
@@ -114,7 +114,7 @@ describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
     await documents.list('alice', {});
     kv.read = [];
     await documents.list('alice', { search: 'a' });
-    await documents.list('alice', { sort_by: 'name' });
+    await documents.list('alice', { sortBy: 'name' });
     expect(kv.read).to.deep.equal([]);
   });
 
@@ -156,11 +156,8 @@ describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
   it('keeps both fields of two concurrent updates of one document', async () => {
     const documents = service();
     const { id } = await documents.create('alice', { name: 'a', prompt: 'p' });
-    await Promise.all([
-      documents.update('alice', String(id), { name: 'renamed' }),
-      documents.update('alice', String(id), { favorite: '1' }),
-    ]);
-    expect(await documents.get('alice', String(id))).to.include({ name: 'renamed', favorite: true });
+    await Promise.all([documents.update('alice', id, { name: 'renamed' }), documents.update('alice', id, { favorite: true })]);
+    expect(await documents.get('alice', id)).to.include({ name: 'renamed', favorite: true });
   });
 
   it('fills the log slot of a create whose id the store refused with an id no document has', async () => {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { OwnerListing } from '../../../lib/documents/owner-listing.js';
 import type { StoredDocument } from '../../../lib/ports/document-store.js';
-import { parseListQuery } from '../../../lib/documents/validation.js';
+import { parseListOptions } from '../../../lib/documents/validation.js';
+import type { DocumentListOptions } from '../../../lib/ports/document-service.js';
 
 function doc(id: number, name: string, extra: Partial<StoredDocument> = {}): StoredDocument {
   return {
@@ -20,8 +21,8 @@ function doc(id: number, name: string, extra: Partial<StoredDocument> = {}): Sto
   };
 }
 
-const names = (listing: OwnerListing, query: Record<string, string>): string[] =>
-  listing.page(parseListQuery(query)).docs.map((d) => d.name);
+const names = (listing: OwnerListing, query: DocumentListOptions): string[] =>
+  listing.page(parseListOptions(query)).docs.map((d) => d.name);
 
 describe('OwnerListing', () => {
   it('orders by id whatever the order it was loaded in', () => {
@@ -32,25 +33,25 @@ describe('OwnerListing', () => {
   it('reflects put and remove in a repeated query (the remembered filter is dropped)', () => {
     const listing = new OwnerListing([doc(1, 'apple'), doc(2, 'banana')]);
     expect(names(listing, { search: 'a' })).to.deep.equal(['banana', 'apple']);
-    expect(names(listing, { sort_by: 'name' })).to.deep.equal(['banana', 'apple']);
+    expect(names(listing, { sortBy: 'name' })).to.deep.equal(['banana', 'apple']);
     listing.put(doc(3, 'avocado'));
     expect(names(listing, { search: 'a' })).to.deep.equal(['avocado', 'banana', 'apple']);
-    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['apple', 'avocado', 'banana']);
+    expect(names(listing, { sortBy: 'name', sort: 'asc' })).to.deep.equal(['apple', 'avocado', 'banana']);
     listing.put(doc(1, 'cherry'));
-    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'banana', 'cherry']);
+    expect(names(listing, { sortBy: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'banana', 'cherry']);
     listing.remove(2);
     expect(names(listing, { search: 'a' })).to.deep.equal(['avocado']);
-    expect(names(listing, { sort_by: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'cherry']);
+    expect(names(listing, { sortBy: 'name', sort: 'asc' })).to.deep.equal(['avocado', 'cherry']);
     expect(listing.size).to.equal(2);
   });
 
   it('pages from either end', () => {
     const listing = new OwnerListing(Array.from({ length: 25 }, (_, i) => doc(i + 1, `d${i + 1}`)));
-    const page = listing.page(parseListQuery({ page: '3' }));
+    const page = listing.page(parseListOptions({ page: 3 }));
     expect(page.total).to.equal(25);
     expect(page.docs.map((d) => d.id)).to.deep.equal([5, 4, 3, 2, 1]);
-    expect(listing.page(parseListQuery({ page: '3', sort: 'asc' })).docs.map((d) => d.id)).to.deep.equal([21, 22, 23, 24, 25]);
-    expect(listing.page(parseListQuery({ page: '4' })).docs).to.deep.equal([]);
+    expect(listing.page(parseListOptions({ page: 3, sort: 'asc' })).docs.map((d) => d.id)).to.deep.equal([21, 22, 23, 24, 25]);
+    expect(listing.page(parseListOptions({ page: 4 })).docs).to.deep.equal([]);
   });
 
   it('filters by template and favorite together with the search', () => {
@@ -60,9 +61,9 @@ describe('OwnerListing', () => {
       doc(3, 'a3', { favorite: true }),
       doc(4, 'b4', { favorite: true }),
     ]);
-    expect(names(listing, { favorite: '1', search: 'a' })).to.deep.equal(['a3']);
-    expect(names(listing, { template_id: '6' })).to.deep.equal(['a2']);
-    expect(names(listing, { search: 'RESULT OF B', search_by: 'result' })).to.deep.equal(['b4']);
+    expect(names(listing, { favorite: true, search: 'a' })).to.deep.equal(['a3']);
+    expect(names(listing, { templateId: 6 })).to.deep.equal(['a2']);
+    expect(names(listing, { search: 'RESULT OF B', searchBy: 'result' })).to.deep.equal(['b4']);
   });
 });
 
@@ -81,14 +82,16 @@ describe('OwnerListing, changed after its filters were asked for', () => {
       });
     for (let id = 1; id <= 40; id += 1) current.set(id, make(id));
     const listing = new OwnerListing([...current.values()]);
-    const queries = [
-      {},
-      { sort_by: 'name', sort: 'asc' },
-      { favorite: '1' },
-      { search: 'a', sort_by: 'name' },
-      { search: 'APPLE', search_by: 'result' },
-      { template_id: '6', sort: 'asc' },
-    ].map((query) => parseListQuery({ ...query, per_page: '100' }));
+    const queries = (
+      [
+        {},
+        { sortBy: 'name', sort: 'asc' },
+        { favorite: true },
+        { search: 'a', sortBy: 'name' },
+        { search: 'APPLE', searchBy: 'result' },
+        { templateId: 6, sort: 'asc' },
+      ] satisfies DocumentListOptions[]
+    ).map((query) => parseListOptions({ ...query, perPage: 100 }));
     for (let step = 0; step < 300; step += 1) {
       for (const query of queries)
         expect(listing.page(query), `step ${step}`).to.deep.equal(new OwnerListing([...current.values()]).page(query));

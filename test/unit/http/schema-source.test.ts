@@ -3,8 +3,9 @@ import { buildOpenApiDocument } from '../../../adapters/http/openapi.js';
 import { ROUTES } from '../../../adapters/http/routes.js';
 import * as shapes from '../../../adapters/http/schemas/shapes.js';
 import { DossierValidationError } from '../../../lib/errors.js';
-import { parseCreateInput, parseListQuery } from '../../../lib/documents/validation.js';
-import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../lib/schemas/documents.js';
+import { parseListOptions } from '../../../lib/documents/validation.js';
+import { listingOf, newDocumentOf } from '../../../adapters/http/document-shapes.js';
+import { DocumentCreate, DocumentListQuery, DocumentUpdate } from '../../../adapters/http/schemas/documents.js';
 import { plainSchema } from '../../../lib/schemas/ajv.js';
 import { BatchRequest } from '../../../lib/schemas/batch.js';
 import { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, AdminUsageQuery } from '../../../lib/schemas/keys.js';
@@ -14,7 +15,7 @@ const operation = (path: string, method: string) => document.paths[path]![method
 const route = (method: string, path: string) => ROUTES.find((r) => r.method === method && r.path === path)!;
 
 describe('one source of truth: the request schemas the core validates with are the ones the document shows', () => {
-  it('declares each of interface B’s request schemas once, in the core, and the adapter re-exports the same objects', () => {
+  it('declares each of interface B’s wire request schemas once, and the routes use the same objects', () => {
     expect(shapes.DocumentCreate).to.equal(DocumentCreate);
     expect(shapes.DocumentUpdate).to.equal(DocumentUpdate);
     expect(shapes.DocumentListQuery).to.equal(DocumentListQuery);
@@ -53,23 +54,23 @@ describe('one source of truth: the request schemas the core validates with are t
     const parameters = operation('/api/v1/documents', 'get').parameters as { name: string; schema: Record<string, any> }[];
     const byName = Object.fromEntries(parameters.map((p) => [p.name, p.schema]));
     expect(Object.keys(byName)).to.deep.equal(Object.keys(DocumentListQuery.properties));
-    const defaults = parseListQuery({});
+    const defaults = parseListOptions({});
     expect(byName.per_page!.default).to.equal(defaults.perPage);
     expect(byName.sort!.default).to.equal(defaults.sort);
     expect(byName.template_id!.maximum).to.equal(72);
-    expect(() => parseListQuery({ template_id: String(byName.template_id!.maximum + 1) })).to.throw(DossierValidationError);
+    expect(() => listingOf({ template_id: String(byName.template_id!.maximum + 1) })).to.throw(DossierValidationError);
   });
 
   it("enforces and words the schema's own limit", () => {
     const original = DocumentCreate.properties.name.maxLength!;
     try {
-      parseCreateInput({ name: 'x'.repeat(original + 1), prompt: 'p' });
+      newDocumentOf({ name: 'x'.repeat(original + 1), prompt: 'p' });
       expect.fail('no error');
     } catch (error) {
       expect((error as DossierValidationError).errors.name).to.deep.equal([
         `The name field must not be greater than ${original} characters.`,
       ]);
     }
-    expect(parseCreateInput({ name: 'x'.repeat(original), prompt: 'p' }).name).to.have.length(original);
+    expect(newDocumentOf({ name: 'x'.repeat(original), prompt: 'p' }).name).to.have.length(original);
   });
 });

@@ -11,7 +11,12 @@ const Schema = Type.Object({
   count: Type.Optional(Type.Integer({ minimum: 2, maximum: 5 })),
   level: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 9 }), Type.String({ pattern: '^[1-9]$' })])),
 });
-const FORM: LaravelRules = { trim: 'all', emptyIsAbsent: true, messages: { level: 'Pick :min to :max.' } };
+const FORM: LaravelRules = {
+  trim: 'all',
+  emptyIsAbsent: true,
+  messages: { level: 'Pick :min to :max.' },
+  code: 'ERR_DOCUMENT_INVALID',
+};
 
 describe('checkLaravel: a JSON Schema check with Laravel manners', () => {
   it("takes the rules from the schema and words them as Laravel does, in the schema's order", () => {
@@ -45,7 +50,7 @@ describe('checkLaravel: a JSON Schema check with Laravel manners', () => {
   });
 
   it('refuses a query parameter that is not one value, and counts the other errors in the message', () => {
-    const query: LaravelRules = { trim: [], emptyIsAbsent: true, singleValues: true };
+    const query: LaravelRules = { trim: [], emptyIsAbsent: true, singleValues: true, code: 'ERR_DOCUMENT_INVALID' };
     try {
       checkLaravel(Schema, { 'title[]': 'a', size: ['s', 'm'], count: 'x' }, query);
       expect.fail('no error');
