@@ -61,8 +61,8 @@ const INIT = `window.ui = SwaggerUIBundle({
 /**
  * Swagger UI's colours, darkened where its text is too faint to read (WCAG AA: 4.5:1 for text of this size,
  * as axe-core measures it): the method badges, links, the version badges, the parameter's "in", the
- * highlighter's one faint colour (set inline, hence matched by its value), and the examples, which wrap
- * instead of scrolling (a scrolling box a keyboard cannot reach).
+ * highlighter's one faint colour (set inline, hence matched by its value), the schemas' buttons and
+ * labels, and the examples, which wrap instead of scrolling (a scrolling box a keyboard cannot reach).
  */
 const STYLE = `.swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1760b0; }
 .swagger-ui .opblock.opblock-get, .swagger-ui .opblock.opblock-get .opblock-summary { border-color: #1760b0; }
@@ -84,6 +84,12 @@ const STYLE = `.swagger-ui .opblock.opblock-get .opblock-summary-method { backgr
 .swagger-ui .highlight-code > .microlight { max-height: none !important; }
 .swagger-ui .microlight > code { white-space: pre-wrap !important; overflow-wrap: anywhere; }
 .swagger-ui .microlight span[style*="rgb(211, 99, 99)"] { color: #f29b9b !important; }
+.swagger-ui .json-schema-2020-12-expand-deep-button { color: #4a4f59; }
+.swagger-ui .json-schema-2020-12-keyword__name--extension, .swagger-ui .json-schema-2020-12-keyword__value--extension,
+.swagger-ui .json-schema-2020-12-json-viewer-extension-keyword .json-schema-2020-12-json-viewer__name,
+.swagger-ui .json-schema-2020-12-json-viewer-extension-keyword .json-schema-2020-12-json-viewer__value { color: #5e5e5e; }
+.swagger-ui .json-schema-2020-12__constraint--string { background-color: #8a5a00; }
+.swagger-ui .json-schema-2020-12-keyword__value--warning { color: #c00000; }
 `;
 
 /** The assets of swagger-ui-dist that the page uses, and their types. */

@@ -64,7 +64,7 @@ describe('accessibility in Chromium (axe-core)', function () {
       await page.getByRole('button', { name: 'Create key' }).waitFor();
     }
 
-    it('finds none on /docs, with every operation listed and then with some opened', async () => {
+    it('finds none on /docs, with every operation listed, then with some operations and a schema opened', async () => {
       await page.goto(`${server.url}/docs`);
       await page.locator('.opblock-summary-path').first().waitFor();
       expect(await seriousViolations(page)).to.deep.equal([]);
@@ -73,6 +73,10 @@ describe('accessibility in Chromium (axe-core)', function () {
         await page.locator(`#operations-${operation} .opblock-summary-control`).click();
         await page.locator(`#operations-${operation} .responses-table`).first().waitFor();
       }
+      // And the named schemas, one of them opened all the way down.
+      await page.locator('.models-control').click();
+      await page.locator('.json-schema-2020-12-expand-deep-button').first().click();
+      await page.locator('.json-schema-2020-12-property').first().waitFor();
       expect(await seriousViolations(page)).to.deep.equal([]);
     });
 
