@@ -73,7 +73,7 @@ export const DOCUMENT_ROUTES = [
   }),
   documentRoute('post', '/api/v1/documents', 'createDocument', {
     summary: 'Generate and store a document',
-    description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events (CONTRACT.md §9).',
+    description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events.',
     body: { schema: DocumentCreate, required: true },
     answers: {
       // The stream declares no `content`: a generated client (openapi-typescript with openapi-fetch)

@@ -44,7 +44,7 @@ function lookupResponses(data: TSchema, title: string, invalid: string): Record<
 
 const FRESH = Type.Optional(
   Type.String({
-    description: 'CONTRACT.md §8: `1` skips the cache for this request (it still counts, and refreshes the cache).',
+    description: '`1` skips the cache for this request (it still counts, and refreshes the cache).',
   }),
 );
 

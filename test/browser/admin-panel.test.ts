@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { findChromium, launchChromium } from '../support/chromium.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -10,24 +11,6 @@ const TOKEN = 'browser-admin-token-0123456789abcdefghij';
 const HEADERS = ['Name', 'Owner', 'Scopes', 'Daily limit', 'Used today', 'Created', 'Status'];
 const LAPTOP = { width: 1366, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-/** Debian's Chromium (or another Chromium build) on PATH; `DOSSIER_CHROMIUM` names one elsewhere. */
-function findChromium(): string | undefined {
-  const candidates = process.env.DOSSIER_CHROMIUM
-    ? [process.env.DOSSIER_CHROMIUM]
-    : (process.env.PATH ?? '')
-        .split(delimiter)
-        .filter(Boolean)
-        .flatMap((dir) => ['chromium', 'chromium-browser', 'google-chrome'].map((name) => join(dir, name)));
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
 
 /**
  * The whole story of the panel in a real browser, driven by accessible names as CONTRACT.md §5 fixes
@@ -48,11 +31,7 @@ describe('the admin panel in Chromium', function () {
       console.log('    (skipped: no chromium on PATH; install it with `apt-get install -y chromium` to run the browser tests)');
       this.skip();
     }
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    });
+    browser = await launchChromium(executablePath);
     dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
     if (shots !== undefined) mkdirSync(shots, { recursive: true });
   });

@@ -41,7 +41,7 @@ function cookieOf(response: Response): string {
 }
 
 eachAdapter(() => {
-  describe('the admin API (CONTRACT.md §5)', () => {
+  describe('the admin API', () => {
     let dns: TestDnsServer;
     let server: TestServer;
     let now: number;
@@ -315,7 +315,7 @@ eachAdapter(() => {
     });
   });
 
-  describe('the admin session (CONTRACT.md §5)', () => {
+  describe('the admin session', () => {
     let server: TestServer;
     let now: number;
 
@@ -556,7 +556,7 @@ eachAdapter(() => {
     });
   });
 
-  describe('the admin session on two processes sharing a store (CONTRACT.md §5)', () => {
+  describe('the admin session on two processes sharing a store', () => {
     let dir: string;
     let first: TestServer;
     let second: TestServer;

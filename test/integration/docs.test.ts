@@ -1,17 +1,8 @@
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { findChromium, launchChromium } from '../support/chromium.js';
 import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
-
-/** Chromium on PATH, if any. */
-function chromiumPath(): string | undefined {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Every `src` and `href` of an HTML page. */
 function references(html: string): string[] {
@@ -21,7 +12,7 @@ function references(html: string): string[] {
 const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:)?\/\//i;
 
 eachAdapter(() => {
-  describe('/docs, the reference page (CONTRACT.md §7)', () => {
+  describe('/docs, the reference page', () => {
     let server: TestServer;
 
     before(async () => {
@@ -80,16 +71,12 @@ eachAdapter(() => {
       let browser: Browser | undefined;
 
       before(async function () {
-        const executablePath = chromiumPath();
+        const executablePath = findChromium();
         if (executablePath === undefined) {
           console.log('      (skipped: no chromium on PATH)');
           this.skip();
         }
-        browser = await chromium.launch({
-          executablePath,
-          headless: true,
-          args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-        });
+        browser = await launchChromium(executablePath);
       });
       after(async () => {
         await browser?.close();

@@ -29,7 +29,7 @@ function refuses(url: string): Promise<boolean> {
 
 // dossier serve, and each example app that serves as it does.
 for (const program of SERVER_PROGRAMS) {
-  describe(`${program.name} stops gracefully (CONTRACT.md §7)`, () => {
+  describe(`${program.name} stops gracefully`, () => {
     let dir: string;
     let openai: TestOpenAiServer;
     let env: NodeJS.ProcessEnv;

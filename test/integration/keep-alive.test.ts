@@ -49,7 +49,7 @@ class KeptAlive {
 
 // dossier serve, and each example app that serves as it does.
 for (const program of SERVER_PROGRAMS) {
-  describe(`${program.name} keeps idle connections open longer than clients do (CONTRACT.md §0)`, () => {
+  describe(`${program.name} keeps idle connections open longer than clients do`, () => {
     let served: Served | undefined;
     let connection: KeptAlive | undefined;
 

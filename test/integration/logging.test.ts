@@ -16,7 +16,7 @@ function capturingLogger(level: LogLevel = 'info') {
 }
 
 eachAdapter(() => {
-  describe('request logs (CONTRACT.md §7)', () => {
+  describe('request logs', () => {
     let server: TestServer;
     let openai: TestOpenAiServer;
 

@@ -34,7 +34,7 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
 }
 
 eachAdapter(() => {
-  describe('/metrics (CONTRACT.md §7)', () => {
+  describe('/metrics', () => {
     let dns: TestDnsServer;
     let server: TestServer;
 

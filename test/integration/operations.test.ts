@@ -61,7 +61,7 @@ async function raw(url: string, request: string): Promise<string> {
 }
 
 eachAdapter(() => {
-  describe("the server's own routes (CONTRACT.md §7)", () => {
+  describe("the server's own routes", () => {
     let server: TestServer;
 
     afterEach(async () => {

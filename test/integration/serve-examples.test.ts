@@ -20,7 +20,7 @@ const ADAPTER_OF: Record<string, 'koa' | 'express' | 'fastify' | 'fetch'> = {
  * and the same request log lines on standard error. Their graceful stop and keep-alive are proven with
  * `dossier serve`'s own tests (graceful-stop, keep-alive), run on each of them.
  */
-describe('the example apps serve all of Dossier as `dossier serve` does (CONTRACT.md §12)', function () {
+describe('the example apps serve all of Dossier as `dossier serve` does', function () {
   this.timeout(120_000);
   let dns: TestDnsServer;
   let env: NodeJS.ProcessEnv;

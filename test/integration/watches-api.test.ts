@@ -8,7 +8,7 @@ import { startReceiver, type TestReceiver } from '../support/webhook-receiver.js
 const pause = (): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, 10));
 
 eachAdapter(() => {
-  describe('the watches API over HTTP (CONTRACT.md §11)', () => {
+  describe('the watches API over HTTP', () => {
     let dns: TestDnsServer;
     let receiver: TestReceiver;
     let server: TestServer;

@@ -1,15 +1,8 @@
 import { expect } from 'chai';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { projectRoot } from '../support/paths.js';
-
-/** README.md and every Markdown file of docs/, as paths from the project's root. */
-function pages(): string[] {
-  const docs = readdirSync(join(projectRoot(), 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => join('docs', name));
-  return ['README.md', ...docs];
-}
+import { pages, slug } from '../support/snippets.js';
 
 /** The lines of a page outside its code fences, and the problems of its fences. */
 function readPage(page: string): { prose: string[]; fenceProblems: string[] } {
@@ -31,15 +24,6 @@ function readPage(page: string): { prose: string[]; fenceProblems: string[] } {
     });
   if (open !== undefined) fenceProblems.push(`${page}:${open}: a code fence that is never closed`);
   return { prose, fenceProblems };
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-    .replace(/\s/g, '-');
 }
 
 /** The anchors of a page's headings. */

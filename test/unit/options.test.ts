@@ -24,7 +24,7 @@ function configError(run: () => unknown): string {
 }
 
 describe('options', () => {
-  it('fills in the defaults of CONTRACT.md §0', () => {
+  it('fills in the documented defaults', () => {
     const options = resolveOptions({});
     expect(options).to.include({
       store: 'sqlite://./data/dossier.sqlite',

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AxeResults } from 'axe-core';
+import type { Browser, Page } from 'playwright-core';
+import { findChromium, launchChromium } from '../support/chromium.js';
+import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
+
+const TOKEN = 'accessibility-admin-token-0123456789abcdef';
+
+/** axe-core's browser build, evaluated in each page (over the DevTools protocol, so the pages' CSP does not apply). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** The serious and critical violations axe-core finds on the page as it is, one line each with where it is. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const results = await page.evaluate(() => (window as unknown as { axe: { run(): Promise<AxeResults> } }).axe.run());
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) => `${violation.id} (${violation.impact}): ${node.target.join(' ')}: ${node.failureSummary ?? ''}`,
+      ),
+    );
+}
+
+/**
+ * axe-core in Chromium on the reference page and the panel's pages: no serious or critical violation
+ * (WCAG 2 A and AA, and axe's best practices), through every adapter.
+ */
+describe('accessibility in Chromium (axe-core)', function () {
+  this.timeout(60_000);
+  let browser: Browser;
+
+  before(async function () {
+    const executablePath = findChromium();
+    if (executablePath === undefined) {
+      console.log('    (skipped: no chromium on PATH; install it with `apt-get install -y chromium` to run the browser tests)');
+      this.skip();
+    }
+    browser = await launchChromium(executablePath);
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  eachAdapter(() => {
+    let server: TestServer;
+    let page: Page;
+
+    beforeEach(async () => {
+      server = await startTestServer({ adminToken: TOKEN });
+      page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
+    });
+    afterEach(async () => {
+      await page?.close();
+      await server?.close();
+    });
+
+    async function signIn(): Promise<void> {
+      await page.goto(`${server.url}/admin`);
+      await page.getByLabel('Admin token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Create key' }).waitFor();
+    }
+
+    it('finds none on /docs, with every operation listed, then with some operations and a schema opened', async () => {
+      await page.goto(`${server.url}/docs`);
+      await page.locator('.opblock-summary-path').first().waitFor();
+      expect(await seriousViolations(page)).to.deep.equal([]);
+      // Opened, an operation shows its parameters, request and answer examples, headers and media types.
+      for (const operation of ['Lookups-dnsLookup', 'Lookups-batch', 'Documents-createDocument', 'Lookups-deleteWatch']) {
+        await page.locator(`#operations-${operation} .opblock-summary-control`).click();
+        await page.locator(`#operations-${operation} .responses-table`).first().waitFor();
+      }
+      // And the named schemas, one of them opened all the way down.
+      await page.locator('.models-control').click();
+      await page.locator('.json-schema-2020-12-expand-deep-button').first().click();
+      await page.locator('.json-schema-2020-12-property').first().waitFor();
+      expect(await seriousViolations(page)).to.deep.equal([]);
+    });
+
+    it("finds none on the panel's sign-in page", async () => {
+      await page.goto(`${server.url}/admin`);
+      await page.getByLabel('Admin token').waitFor();
+      expect(await seriousViolations(page)).to.deep.equal([]);
+    });
+
+    it("finds none on the panel's keys list", async () => {
+      await server.dossier.keys.create({ name: 'ci-pipeline', dailyLimit: 500 });
+      await server.dossier.keys.create({ name: 'partner-portal', scopes: ['lookup'], expiresAt: '2099-06-30' });
+      await signIn();
+      await page.getByRole('link', { name: 'partner-portal' }).waitFor();
+      expect(await seriousViolations(page)).to.deep.equal([]);
+    });
+
+    it("finds none on a key's page", async () => {
+      const { key } = await server.dossier.keys.create({ name: 'ci-pipeline' });
+      await signIn();
+      await page.goto(`${server.url}/admin/keys/${key.id}`);
+      await page.getByRole('img', { name: /total/ }).waitFor();
+      expect(await seriousViolations(page)).to.deep.equal([]);
+    });
+  });
+});
