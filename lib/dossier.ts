@@ -16,7 +16,7 @@ import type { WatchService } from './ports/watches.js';
 export interface Dossier {
   /** Interface A: the four lookups, with cache and deadline. */
   readonly lookups: LookupService;
-  /** Bearer keys. Revoking one also removes its watches (CONTRACT.md §11). */
+  /** Bearer keys. Revoking one also removes its watches (docs/contract.md §11). */
   readonly keys: KeyStore;
   /** Daily lookup quotas and usage history. */
   readonly quotas: QuotaStore;
@@ -31,7 +31,7 @@ export interface Dossier {
   /** The administration panel's sign-outs and sign-in lock-outs, shared by every process on the store. */
   readonly adminSessions: AdminSessions;
   /**
-   * Watches (CONTRACT.md §11): create, list, get, remove and check them, read their deliveries, and
+   * Watches (docs/contract.md §11): create, list, get, remove and check them, read their deliveries, and
    * hear their events in-process with `on(event, listener)`. The first use starts this process's
    * share of the checks and deliveries, unless the option `workers` is false.
    */

@@ -3,7 +3,7 @@ import { wireWatch } from '../http/wire.js';
 
 /**
  * `dossier watches list --key KEY_ID [--json]`: the watches the key created, newest first, one line each
- * (id, type, domain, interval, last check, last error), or as a JSON array of CONTRACT.md §11 watches.
+ * (id, type, domain, interval, last check, last error), or as a JSON array of docs/contract.md §11 watches.
  * @throws DossierError `ERR_KEY_NOT_FOUND` for an unknown key; `ERR_STORE_UNAVAILABLE`
  */
 export async function listWatches(keyId: string, json: boolean, dossier: Dossier, out: (text: string) => void): Promise<void> {

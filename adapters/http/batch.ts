@@ -11,7 +11,7 @@ import { apiError, BatchItem, BatchRequest, unauthenticated } from './schemas/sh
 const NDJSON = 'application/x-ndjson';
 
 /**
- * `POST /api/batch` (CONTRACT.md §8). The rules (what counts, in which order, what is refused) live in
+ * `POST /api/batch` (docs/contract.md §8). The rules (what counts, in which order, what is refused) live in
  * `dossier.metering.batch`; this maps its outcome to one JSON answer in the items' order, or with
  * `Accept: application/x-ndjson` to one line per item, each with its `index`, written as it is ready.
  */

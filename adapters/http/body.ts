@@ -5,7 +5,7 @@ import { DossierValidationError, type ErrorCode } from '../../lib/index.js';
 import { RequestError } from './errors.js';
 import { mediaTypeOf, saysItHasBody, type HttpRequest } from './request.js';
 
-/** The largest request body accepted, in bytes (CONTRACT.md §3: 413 above it). */
+/** The largest request body accepted, in bytes (docs/contract.md §3: 413 above it). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** The body's bytes, at most `limit` of them; `null` when it is, or says it is, larger. */

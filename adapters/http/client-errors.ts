@@ -30,7 +30,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
 
 /**
  * Makes a Node HTTP server answer in JSON what Node would otherwise answer itself, with an empty body:
- * every answer of Dossier is JSON (CONTRACT.md §1). See {@link answerClientError}; a server that already
+ * every answer of Dossier is JSON (docs/contract.md §1). See {@link answerClientError}; a server that already
  * has a `clientError` listener keeps it (Fastify's `clientErrorHandler`, which can be answerClientError).
  * An HTTP/1.1 request without `Host` goes on to the app, which needs no Host to answer (document links
  * are then relative).

@@ -10,7 +10,7 @@ import { checkLaravel, defaultOf, DOCUMENT_MESSAGES, type LaravelRules } from '.
 import type { Document as WireDocument, DocumentList } from './schemas/shapes.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
 
-// Interface B on the wire (CONTRACT.md §3): its requests become the document service's input here,
+// Interface B on the wire (docs/contract.md §3): its requests become the document service's input here,
 // checked first as phpContent's Laravel API checks them (snake_case fields, numbers written as text, a
 // query parameter given once), and a document or a page becomes its wire shape here.
 
@@ -101,7 +101,7 @@ function flag(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 'true';
 }
 
-/** A document as the wire shows it (CONTRACT.md §3). */
+/** A document as the wire shows it (docs/contract.md §3). */
 export function wireDocument(document: Document): WireDocument {
   return {
     id: document.id,

@@ -13,7 +13,7 @@ export function acceptsEventStream(accept: string | undefined): boolean {
 }
 
 /**
- * A streamed creation as Server-Sent Events (CONTRACT.md §9): one `event: delta` per piece, the
+ * A streamed creation as Server-Sent Events (docs/contract.md §9): one `event: delta` per piece, the
  * `event: document` at the end, or an `event: error` with `{"message","status"}` when the generation
  * fails after the head went out; nothing more once the client is gone (`signal`).
  */

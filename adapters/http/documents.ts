@@ -8,11 +8,11 @@ import type { HeaderName, ResponseSpec } from './schemas/define.js';
 import { Document, DocumentDeleted, DocumentError, DocumentList, Envelope, TemplateList } from './schemas/shapes.js';
 import { DocumentCreate, DocumentListQuery, DocumentUpdate } from './schemas/documents.js';
 
-// Interface B (CONTRACT.md §3, §9): `/api/v1/documents` and `/api/v1/templates`. Every route first
+// Interface B (docs/contract.md §3, §9): `/api/v1/documents` and `/api/v1/templates`. Every route first
 // checks the key and its `documents` scope (the mount does, as the group declares), then reads the body
 // of a write (form-encoded or JSON, at most 64 KiB), then calls the document service. These requests
 // do not count against the lookup quota. A create that accepts `text/event-stream` is answered as
-// Server-Sent Events (CONTRACT.md §9).
+// Server-Sent Events (docs/contract.md §9).
 
 const documentError = (description: string, headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec => ({
   description,

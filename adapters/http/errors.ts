@@ -5,7 +5,7 @@ import type { Reply } from './reply.js';
 export interface HttpError {
   /** Status code. */
   status: number;
-  /** Wire code of interface A's error body (CONTRACT.md §2). */
+  /** Wire code of interface A's error body (docs/contract.md §2). */
   code: string;
 }
 

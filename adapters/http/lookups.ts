@@ -15,14 +15,14 @@ import {
   WhoisData,
 } from './schemas/shapes.js';
 
-// Interface A's lookups (CONTRACT.md §2, §6): `GET /api/dns|whois|ip|ssl` and `GET /api/usage`. The
+// Interface A's lookups (docs/contract.md §2, §6): `GET /api/dns|whois|ip|ssl` and `GET /api/usage`. The
 // quota rules live in the core (`dossier.metering`); these handlers only map its outcome to HTTP.
 
 /** The 503 of a store that holds keys or quotas and is down. */
 export const storeDown = (headers: Partial<Record<HeaderName, boolean>> = {}): ResponseSpec =>
   apiError('The store that holds keys or quotas is down.', ['service_unavailable'], { 'Retry-After': true, ...headers });
 
-/** The answers of a lookup of interface A (CONTRACT.md §2). */
+/** The answers of a lookup of interface A (docs/contract.md §2). */
 function lookupResponses(data: TSchema, title: string, invalid: string): Record<number, ResponseSpec> {
   return {
     200: { description: 'The record.', body: LookupSuccess(data, title), headers: QUOTA },
@@ -86,7 +86,7 @@ function lookupRoute(kind: LookupKind): Route {
   };
 }
 
-/** `GET /api/usage` (CONTRACT.md §6): what the key has used, without counting. */
+/** `GET /api/usage` (docs/contract.md §6): what the key has used, without counting. */
 const USAGE_ROUTE: Route = {
   ...defineLookupRoute({
     method: 'get',
@@ -150,7 +150,7 @@ export function settleMetered<T>(call: Call, outcome: Metered<T>): T {
   return outcome.value;
 }
 
-/** `fresh=1` (or `true`) asks past the cache (CONTRACT.md §8); anything else does not. */
+/** `fresh=1` (or `true`) asks past the cache (docs/contract.md §8); anything else does not. */
 function isFresh(value: string | string[] | undefined): boolean {
   return value === '1' || value === 'true';
 }
@@ -162,7 +162,7 @@ function oneOrAll(params: URLSearchParams, name: string): string | string[] | un
 }
 
 /**
- * `X-RateLimit-*` (CONTRACT.md §2) and the fields of draft-ietf-httpapi-ratelimit-headers-10 (§6).
+ * `X-RateLimit-*` (docs/contract.md §2) and the fields of draft-ietf-httpapi-ratelimit-headers-10 (§6).
  * @param now ms since the epoch
  */
 export function setQuotaHeaders(reply: Reply, quota: QuotaState, now: number): void {

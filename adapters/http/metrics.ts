@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Telemetry } from '../../lib/index.js';
 import { requirePeer } from './peers.js';
 
-/** Prometheus metrics of one app (CONTRACT.md §7), in a registry of their own. */
+/** Prometheus metrics of one app (docs/contract.md §7), in a registry of their own. */
 export interface DossierMetrics {
   /** The registry `/metrics` exposes (Dossier's metrics and Node's process metrics). */
   readonly registry: Registry;
@@ -16,7 +16,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const GENERATOR_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
 
 /**
- * Builds the metrics of CONTRACT.md §7. Every label value is bounded: a route pattern (or `unmatched`),
+ * Builds the metrics of docs/contract.md §7. Every label value is bounded: a route pattern (or `unmatched`),
  * an HTTP method and status, a lookup kind, a core error code; never a raw path, a domain or a key.
  * @throws DossierError `ERR_CONFIG_INVALID` when prom-client, a peer dependency, is not installed.
  */

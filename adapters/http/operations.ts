@@ -6,10 +6,10 @@ import { JSON_TYPE, type ResponseSpec, type RouteSpec } from './schemas/define.j
 import { apiError, Health, NotReady, Ready, type Readiness, ServiceIndex } from './schemas/shapes.js';
 import { dossierVersion } from '../version.js';
 
-// The server's own routes (CONTRACT.md §7): `/`, `/healthz`, `/readyz`, `/metrics` (only with an admin
+// The server's own routes (docs/contract.md §7): `/`, `/healthz`, `/readyz`, `/metrics` (only with an admin
 // token), `/openapi.json`. They need no key and count against nothing.
 
-/** `/readyz` answers within 1 s (CONTRACT.md §7): each probe gets this much of it. */
+/** `/readyz` answers within 1 s (docs/contract.md §7): each probe gets this much of it. */
 export const READY_PROBE_MS = 600;
 
 /** What a route of the server itself declares, after its method, path and operationId. */

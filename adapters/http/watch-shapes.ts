@@ -2,10 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { type Delivery, DossierValidationError, WATCH_EVENTS, WATCH_TYPES, type Watch } from '../../lib/index.js';
 import { Exact, IsoDate, Nullable } from './schemas/shapes.js';
 
-// A watch and a delivery on the wire (CONTRACT.md §11): their schemas, and the one place where each
+// A watch and a delivery on the wire (docs/contract.md §11): their schemas, and the one place where each
 // becomes its wire shape, for the API, the panel and the CLI alike (a watch's key and owner stay inside).
 
-/** A watch on the wire (CONTRACT.md §11). */
+/** A watch on the wire (docs/contract.md §11). */
 export const WatchData = Exact(
   {
     id: Type.String(),
@@ -27,7 +27,7 @@ export const CreatedWatch = Exact(
   { title: 'CreatedWatch' },
 );
 
-/** A watch as CONTRACT.md §11 shows it (its key and owner stay inside). */
+/** A watch as docs/contract.md §11 shows it (its key and owner stay inside). */
 export function wireWatch(watch: Watch): Static<typeof WatchData> {
   return {
     id: watch.id,
@@ -56,7 +56,7 @@ export const DeliveryData = Exact(
   { title: 'Delivery' },
 );
 
-/** A delivery as CONTRACT.md §11 shows it. */
+/** A delivery as docs/contract.md §11 shows it. */
 export function wireDelivery(delivery: Delivery): Static<typeof DeliveryData> {
   return {
     id: delivery.id,

@@ -8,7 +8,7 @@ import { type ResponseSpec, type RouteSpec, defineLookupRoute, MAYBE_QUOTA, QUOT
 import { apiError, ApiErrorWith, ApiValidationError, Exact, INTERNAL, unauthenticated } from './schemas/shapes.js';
 import { CreatedWatch, DeliveryData, WatchData, wireDelivery, wireWatch, wireWatchErrors } from './watch-shapes.js';
 
-// Interface A's watches (CONTRACT.md §11): the key's owner creates, lists, reads, removes and checks
+// Interface A's watches (docs/contract.md §11): the key's owner creates, lists, reads, removes and checks
 // watches, rotates their secrets, and reads their deliveries. Only an on-demand check counts against
 // the daily quota, and answers with the quota headers; the rules (fields, limit per key, owner
 // isolation, what a check costs) live in `dossier.watches` and `dossier.metering`.
@@ -37,7 +37,7 @@ const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>, handle: Rou
   handle,
 });
 
-/** The routes of watches (CONTRACT.md §11); only an on-demand check counts against the daily quota. */
+/** The routes of watches (docs/contract.md §11); only an on-demand check counts against the daily quota. */
 export const WATCH_ROUTES: readonly Route[] = [
   watchRoute(
     {

@@ -1,4 +1,4 @@
-// The wire shapes of the contract that the CLI prints, as the HTTP API answers them: a key (CONTRACT.md §5)
+// The wire shapes of the contract that the CLI prints, as the HTTP API answers them: a key (docs/contract.md §5)
 // and a watch (§11). The CLI reads this file rather than the whole contract.
 
 export { keyJson, type KeyJson } from './admin/keys.js';

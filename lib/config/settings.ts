@@ -51,7 +51,7 @@ export const GENERATORS = ['offline', 'openai'] as const;
 export const ADMIN_TOKEN_MIN_LENGTH = 32;
 
 /**
- * The environment of `createDossier`, as in CONTRACT.md §0: each option (a dot for a nested one) with
+ * The environment of `createDossier`, as in docs/contract.md §0: each option (a dot for a nested one) with
  * its variable, reader, check and default. Everything else (the schemas, the error messages that name
  * the variable or the option) is built from this table.
  */

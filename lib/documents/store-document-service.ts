@@ -217,7 +217,7 @@ function capCharacters(text: string, max: number): string {
   return Array.from(text).slice(0, max).join('');
 }
 
-/** The library's form of a stored document (CONTRACT.md §3): the owner left out, the template named. */
+/** The library's form of a stored document (docs/contract.md §3): the owner left out, the template named. */
 export function toDocument(stored: StoredDocument, templates: Map<number, Template>): Document {
   return {
     id: stored.id,

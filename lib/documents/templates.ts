@@ -8,7 +8,7 @@ export interface CustomTemplateOptions {
   instruction: string;
 }
 
-/** The lowest and highest template ids (CONTRACT.md §4). */
+/** The lowest and highest template ids (docs/contract.md §4). */
 export const TEMPLATE_ID_MIN = 1;
 /** The highest template id; 53 to 72 are user-defined. */
 export const TEMPLATE_ID_MAX = 72;

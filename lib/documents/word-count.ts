@@ -8,7 +8,7 @@ const WORD = /[\p{L}\p{N}]/u;
 export const CJK_CHARACTER_WEIGHT = 0.75;
 
 /**
- * Counts the words of a text (CONTRACT.md §3): every whitespace-separated token that holds at least
+ * Counts the words of a text (docs/contract.md §3): every whitespace-separated token that holds at least
  * one letter or digit is a word, and every Han, Hiragana, Katakana or Hangul character counts 0.75.
  * The result is not rounded: it is a whole number plus a multiple of 0.75, exact in floating point.
  */

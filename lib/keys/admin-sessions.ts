@@ -21,7 +21,7 @@ interface FailureRecord {
 }
 
 /**
- * What every process serving the administration panel on one store must agree on (CONTRACT.md §5): the
+ * What every process serving the administration panel on one store must agree on (docs/contract.md §5): the
  * sessions signed out before their expiry, and the wrong admin tokens of each address, five of which
  * within a minute lock that address for a minute. A wrong token counts wherever it was tried: at
  * sign-in, as the bearer of the admin API, or of `/metrics`; and a locked address is refused by all

@@ -8,7 +8,7 @@ export interface Template {
   instruction: string;
 }
 
-/** A document as the API shows it (CONTRACT.md §3). */
+/** A document as the API shows it (docs/contract.md §3). */
 export interface Document {
   id: number;
   name: string;
@@ -81,7 +81,7 @@ export interface DocumentChanges {
   favorite?: boolean;
 }
 
-/** One step of a streamed creation (CONTRACT.md §9). */
+/** One step of a streamed creation (docs/contract.md §9). */
 export type DocumentStreamEvent =
   /** The next piece of the text, as soon as the generator wrote it. */
   | { type: 'delta'; text: string }

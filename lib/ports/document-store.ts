@@ -31,7 +31,7 @@ export interface StoredChanges {
   updated_at: string;
 }
 
-/** A listing, as the document service parsed it (CONTRACT.md §3). */
+/** A listing, as the document service parsed it (docs/contract.md §3). */
 export interface DocumentQuery {
   /** Text to look for, already in its search form (`searchText`); absent: no search. */
   search?: string;

@@ -8,7 +8,7 @@ export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /** A lookup's answer and whether it came from the cache. */
 export interface LookupResult<T = unknown> {
-  /** The record (CONTRACT.md §2). */
+  /** The record (docs/contract.md §2). */
   data: T;
   /** True when the answer came from the cache. */
   cached: boolean;
@@ -85,7 +85,7 @@ export interface WhoisData {
   registrar: string | null;
   registrar_url: string | null;
   registrar_iana_id: string | null;
-  /** The registrar's abuse contact (CONTRACT §10); null when unpublished or a placeholder. */
+  /** The registrar's abuse contact (docs/contract.md §10); null when unpublished or a placeholder. */
   registrar_abuse_email: string | null;
   /** Who holds the domain, where the registry publishes it; each field null when it does not or redacts it. */
   registrant: WhoisRegistrant;
@@ -138,7 +138,7 @@ export interface ChainCertificate {
   days_remaining: number;
 }
 
-/** The certificate of the chain that expires first (CONTRACT.md §8). */
+/** The certificate of the chain that expires first (docs/contract.md §8). */
 export type ExpiresFirst = Pick<ChainCertificate, 'subject' | 'valid_to' | 'days_remaining'>;
 
 /** `GET /api/ssl` data. */
@@ -197,7 +197,7 @@ export interface Lookup<K extends LookupKind = LookupKind> {
 export interface LookupOptions {
   /**
    * Skip the cache for this lookup: upstream is asked even when an answer is cached, and its answer
-   * replaces the cached one (`fresh=1`, CONTRACT.md §8). @default false
+   * replaces the cached one (`fresh=1`, docs/contract.md §8). @default false
    */
   fresh?: boolean;
   /**

@@ -42,7 +42,7 @@ export interface WatchJobHandlers {
 }
 
 /**
- * Where checks and deliveries run (CONTRACT.md §11): BullMQ on a Redis or PostgreSQL store, timers of
+ * Where checks and deliveries run (docs/contract.md §11): BullMQ on a Redis or PostgreSQL store, timers of
  * this process on SQLite or memory. The core says what is due; the engine makes sure each check runs
  * once per interval and each attempt once, across every process sharing the store.
  */

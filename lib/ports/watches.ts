@@ -1,7 +1,7 @@
 import type { ApiKey } from './key-store.js';
 import type { QuotaState } from './quota-store.js';
 
-/** What a watch looks at (CONTRACT.md §11). */
+/** What a watch looks at (docs/contract.md §11). */
 export const WATCH_TYPES = ['ssl', 'whois', 'dns'] as const;
 
 /** What a watch looks at: a certificate, a registration or a zone's records. */
@@ -119,7 +119,7 @@ export interface CheckRequest {
 export type WatchListener = (event: WatchEvent) => void;
 
 /**
- * Watches (CONTRACT.md §11): a key's owner watches a certificate, a registration or a zone, and hears
+ * Watches (docs/contract.md §11): a key's owner watches a certificate, a registration or a zone, and hears
  * of what changes, by signed webhook and in-process. A watch lives with the key that created it: it is
  * removed when that key is revoked, and paused (no check, no delivery) while the key is expired.
  * Neither the watch requests nor the scheduled checks count against a daily quota; an on-demand check
@@ -157,7 +157,7 @@ export interface WatchService {
   ofKey(keyId: string): Promise<Watch[]>;
   /**
    * Runs a check of one of the owner's watches now, beside its schedule. It counts as one lookup of the
-   * watch's type against the paying key's daily quota (CONTRACT.md §2's rules). While an on-demand check
+   * watch's type against the paying key's daily quota (docs/contract.md §2's rules). While an on-demand check
    * of the watch is pending or running, on any process, another one starts nothing and counts nothing.
    * @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE`; DossierQuotaError
    *   `ERR_QUOTA_EXCEEDED` when the key's quota is spent (nothing runs)

@@ -12,7 +12,7 @@ export const BATCH_CONCURRENCY = 8;
 
 /**
  * Runs the items of a batch for an authenticated key with the `lookup` scope, each under the rules of a
- * single lookup (CONTRACT.md §2, §8):
+ * single lookup (docs/contract.md §2, §8):
  *
  * - an item whose query is invalid is answered with its 400 error and not counted;
  * - the quota is taken one unit per countable item, in the items' order, each taken before the next is

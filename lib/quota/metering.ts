@@ -21,7 +21,7 @@ import type { Watch, WatchService } from '../ports/watches.js';
 import { parseBatchRequest } from './batch-request.js';
 import { failure, runBatch } from './batch.js';
 
-/** What a key may read about itself (CONTRACT.md §6). */
+/** What a key may read about itself (docs/contract.md §6). */
 export interface KeyUsage {
   keyId: string;
   dailyLimit: number;
@@ -43,7 +43,7 @@ export interface KeyReport extends ApiKey {
 export const USAGE_HISTORY_DAYS = 30;
 
 /**
- * The quota rules of interface A (CONTRACT.md §2), in one place for every adapter: the key is checked,
+ * The quota rules of interface A (docs/contract.md §2), in one place for every adapter: the key is checked,
  * then its scope, then the query (no I/O), and only then is a lookup counted; a target refused after
  * resolution is given back, since a 400 does not count; a lookup past the limit is refused with the
  * seconds to the next UTC midnight.
@@ -173,7 +173,7 @@ export class Metering implements QuotaCharges {
   }
 
   /**
-   * A batch of lookups under the quota rules (CONTRACT.md §8; see {@link runBatch} for how each item is
+   * A batch of lookups under the quota rules (docs/contract.md §8; see {@link runBatch} for how each item is
    * counted). `input` is the request, `{"lookups":[…]}`, as JSON text or parsed; or a function that
    * reads it, called only once the key and its scope have passed. Resolves once the quota is taken,
    * with the state after it; the items then finish on their own (`value.done`, `options.onItem`). The
@@ -205,7 +205,7 @@ export class Metering implements QuotaCharges {
   }
 
   /**
-   * An on-demand check of a watch (`POST /api/watches/{id}/check`, CONTRACT.md §11): the key, its
+   * An on-demand check of a watch (`POST /api/watches/{id}/check`, docs/contract.md §11): the key, its
    * `lookup` scope, then the watch service's rules (one lookup of the watch's type counted against the
    * key's quota, at most one check pending or running). Core errors come back in the outcome with the
    * quota state, the refusal of a spent quota included.

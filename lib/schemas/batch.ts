@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { LOOKUP_KINDS, type LookupKind } from '../ports/lookup-service.js';
 
-/** The most items one batch may hold (CONTRACT.md §8). */
+/** The most items one batch may hold (docs/contract.md §8). */
 export const BATCH_MAX_ITEMS = 100;
 
 /** The field that carries each kind's query in a batch item, as the single lookups name their parameter. */
@@ -26,7 +26,7 @@ const item = (kind: LookupKind) =>
   );
 
 /**
- * `POST /api/batch` body (CONTRACT.md §8), declared once: `lib/quota/batch-request.ts` reads every batch
+ * `POST /api/batch` body (docs/contract.md §8), declared once: `lib/quota/batch-request.ts` reads every batch
  * against this very object, and the OpenAPI document shows it. One alternative per kind, in the order
  * of {@link LOOKUP_KINDS}, told apart by `type`; other fields are ignored.
  */

@@ -4,7 +4,7 @@ import { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../documents/templates.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN };
 
 /**
- * What the document service takes (CONTRACT.md §3), in the library's own terms, declared with TypeBox
+ * What the document service takes (docs/contract.md §3), in the library's own terms, declared with TypeBox
  * (plain JSON Schema): `lib/documents/validation.ts` checks every create, update and listing against
  * these. The HTTP API's shapes of the same requests (snake_case, numbers written as text) are declared
  * in adapters/http/schemas/documents.ts from the bounds below, so that a rule changes in one place.

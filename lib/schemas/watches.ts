@@ -3,7 +3,7 @@ import { MAX_INTERVAL_SECONDS, MIN_INTERVAL_SECONDS, WEBHOOK_URL_MAX } from '../
 import { WATCH_TYPES } from '../ports/watches.js';
 
 /**
- * `POST /api/watches` body (CONTRACT.md §11), as the OpenAPI document shows it. The checks themselves
+ * `POST /api/watches` body (docs/contract.md §11), as the OpenAPI document shows it. The checks themselves
  * are `lib/watches/watch-rules.ts`, which also says what JSON Schema cannot: a domain the lookups take,
  * a webhook that is no literal private address.
  */

@@ -13,7 +13,7 @@ import type { WatchService } from '../ports/watches.js';
 import { KeyvWatchService } from './watch-service.js';
 
 /**
- * The job engine the store calls for (CONTRACT.md §11, lib/stores/schemes.ts): BullMQ on Redis and
+ * The job engine the store calls for (docs/contract.md §11, lib/stores/schemes.ts): BullMQ on Redis and
  * PostgreSQL, timers of each process elsewhere (SQLite, MySQL, memory).
  */
 export function createWatchJobs(options: ResolvedOptions): WatchJobs {

@@ -3,7 +3,7 @@ import type { WatchService } from '../ports/watches.js';
 
 /**
  * The key store a Dossier hands out (`dossier.keys`): the store's own, whose `revoke` also removes the
- * key's watches by the time it answers (CONTRACT.md §11: a watch lives with the key that created it),
+ * key's watches by the time it answers (docs/contract.md §11: a watch lives with the key that created it),
  * whoever revokes: the admin API, the CLI, an embedding app. (An expired key's watches are paused by
  * the watch service itself, at each check and attempt.)
  */

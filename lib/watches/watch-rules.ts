@@ -5,7 +5,7 @@ import { isHttpPort } from '../lookup/whois/peer.js';
 import { isPublicAddress } from '../lookup/net/special-range.js';
 import { WATCH_TYPES, type WatchType } from '../ports/watches.js';
 
-/** The interval of a watch by type when none is given, in seconds (CONTRACT.md §11). */
+/** The interval of a watch by type when none is given, in seconds (docs/contract.md §11). */
 export const DEFAULT_INTERVALS: Record<WatchType, number> = { ssl: 3600, whois: 86_400, dns: 900 };
 /** The shortest interval between two checks, in seconds. */
 export const MIN_INTERVAL_SECONDS = 60;
@@ -31,7 +31,7 @@ export interface WatchFields {
 }
 
 /**
- * Checks the fields of a new watch (CONTRACT.md §11), each problem under its field's name.
+ * Checks the fields of a new watch (docs/contract.md §11), each problem under its field's name.
  * @param webhookRequired true for the HTTP API, where a watch is only heard through its webhook
  * @param allowPrivate `DOSSIER_ALLOW_PRIVATE_TARGETS`: a literal private address is refused unless it is set
  * @throws DossierValidationError `ERR_WATCH_INVALID`, with `errors` by field

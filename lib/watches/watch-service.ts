@@ -39,7 +39,7 @@ import { postWebhook } from './webhook-post.js';
 
 /** The pauses before the attempts after the first, in ms: about 30 s, 5 min, 30 min, 2 h and 8 h. */
 export const RETRY_DELAYS_MS = [30_000, 300_000, 1_800_000, 7_200_000, 28_800_000] as const;
-/** How long one attempt may take before it counts as failed (CONTRACT.md §11). */
+/** How long one attempt may take before it counts as failed (docs/contract.md §11). */
 export const ATTEMPT_DEADLINE_MS = 10_000;
 /**
  * How long an attempt holds its delivery: longer than the attempt's deadline and its writes. A process
@@ -102,7 +102,7 @@ interface CheckOutcome {
 }
 
 /**
- * The {@link WatchService} on the store's Keyv values and counters (CONTRACT.md §11). The rules
+ * The {@link WatchService} on the store's Keyv values and counters (docs/contract.md §11). The rules
  * (baselines, thresholds once, failures counted) are in `detect/`; where the work runs is the
  * {@link WatchJobs} engine's business. What keeps the work once per due time, whatever the engine and
  * the number of processes, is here: a check runs under its watch's lease and only when the watch is

@@ -6,7 +6,7 @@ import { guardedHttpRequest } from '../lookup/net/http-request.js';
 import type { Reach } from '../lookup/net/reach.js';
 import { webhookPort } from './watch-rules.js';
 
-/** The most bytes of a receiver's answer that are read (CONTRACT.md §11). */
+/** The most bytes of a receiver's answer that are read (docs/contract.md §11). */
 export const ANSWER_BYTES_READ = 64 * 1024;
 
 /** One POST of {@link postWebhook}. */

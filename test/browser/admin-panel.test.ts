@@ -13,7 +13,7 @@ const LAPTOP = { width: 1366, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
 /**
- * The whole story of the panel in a real browser, driven by accessible names as CONTRACT.md §5 fixes
+ * The whole story of the panel in a real browser, driven by accessible names as docs/contract.md §5 fixes
  * them, through every adapter (one Chromium for all). Screenshots at laptop and phone widths go to
  * `DOSSIER_SCREENSHOT_DIR` when it is set (they are for people to look at, and cost the run seconds of
  * Chromium's time otherwise).

@@ -131,7 +131,7 @@ function trickyDocuments(owner: string, count: number): NewStoredDocument[] {
 }
 
 /**
- * Every list query of CONTRACT.md §3 answered by the backend's documents (its tables, on a SQL backend)
+ * Every list query of docs/contract.md §3 answered by the backend's documents (its tables, on a SQL backend)
  * is the answer of the key-value path (lib/documents, the one memory:// and redis:// use) on the same
  * documents: search by name or result with tricky needles, template, favorite, sort by id or name in both
  * directions, every page size and page, and the total; also after renames, new results, favorites

@@ -299,7 +299,7 @@ eachAdapter(() => {
           Authorization: `Basic ${Buffer.from(`admin:${TOKEN}`).toString('base64')}`,
         });
         expect(basic.status).to.equal(401);
-        // As on interface A (CONTRACT.md §2): no "Authorization: Bearer" header is missing_key.
+        // As on interface A (docs/contract.md §2): no "Authorization: Bearer" header is missing_key.
         expect(basic.json).to.include({ code: 'missing_key' });
         expect(basic.response.headers.get('WWW-Authenticate')).to.equal('Bearer realm="dossier"');
       }

@@ -24,7 +24,7 @@ export type CoreFitsDocument = [
   Fits<ReturnType<typeof wireDocument>, Document>,
 ];
 
-/** Every route of CONTRACT.md §2–§9, as `METHOD path`. */
+/** Every route of docs/contract.md §2–§9, as `METHOD path`. */
 const CONTRACT_ROUTES = [
   'GET /api/dns',
   'GET /api/whois',

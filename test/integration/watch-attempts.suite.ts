@@ -41,7 +41,7 @@ async function promote(url: string, prefix: string | undefined, deliveryId: stri
 }
 
 /**
- * CONTRACT.md §11 (new): each attempt is made once, on any engine and with any number of processes, and
+ * docs/contract.md §11 (new): each attempt is made once, on any engine and with any number of processes, and
  * `attempts` is the number of POSTs made; an attempt whose process died is made again within a minute
  * by another. Real processes, real time, a receiver that hangs.
  */

@@ -8,7 +8,7 @@ import { countWork, type WorkCounts } from '../support/work-counts.js';
 type Json = Record<string, unknown>;
 
 eachAdapter(() => {
-  // POST /api/watches/{id}/check over HTTP (CONTRACT.md §11, new): one lookup of the watch's type against
+  // POST /api/watches/{id}/check over HTTP (docs/contract.md §11, new): one lookup of the watch's type against
   // the key's quota, at most one pending or running per watch, on every engine.
   for (const engine of watchEngineCases()) {
     describe(`on-demand checks of watches, counted (${engine.name})`, function () {

@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 const TOKEN = 'watch-admin-token-0123456789abcdefghij';
 
 eachAdapter(() => {
-  // CONTRACT.md §11 (new): a watch lives with the key that created it. Administrators see a key's watches
+  // docs/contract.md §11 (new): a watch lives with the key that created it. Administrators see a key's watches
   // and remove one; a revoked key's watches are gone by the time the revoke answers; an expired key's
   // are paused, and resume when its expiry moves later.
   for (const engine of watchEngineCases()) {

@@ -264,7 +264,7 @@ eachAdapter(() => {
     });
   });
 
-  describe("whois on the corpus's other answers: what CONTRACT §10 says they give, through GET /api/whois", function () {
+  describe("whois on the corpus's other answers: what docs/contract.md §10 says they give, through GET /api/whois", function () {
     this.timeout(60_000);
     const served = serveWhoisAnswers();
     const corpus = loadWhoisCorpus();

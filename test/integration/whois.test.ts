@@ -155,7 +155,7 @@ eachAdapter(() => {
         expect(registry.queries).to.deep.equal([]);
       });
 
-      it("fills CONTRACT §10's fields from RDAP: the registrant's vCard, the registrar's abuse contact and expiration, RFC 9537 redactions", async () => {
+      it("fills docs/contract.md §10's fields from RDAP: the registrant's vCard, the registrar's abuse contact and expiration, RFC 9537 redactions", async () => {
         const answer = (redacted: boolean): Record<string, unknown> => {
           const object = rdapDomain({ domain: DOMAIN });
           (object.entities as unknown[]).push({
@@ -295,7 +295,7 @@ eachAdapter(() => {
         const { status, body } = await whois(DOMAIN);
         expect(status).to.equal(200);
         const { raw, ...data } = body.data;
-        // The registry's answer has no registrant; the registrar's does (CONTRACT §10's registrant fields).
+        // The registry's answer has no registrant; the registrar's does (docs/contract.md §10's registrant fields).
         expect(data).to.deep.equal({ ...REGISTRY_FACTS, ...REGISTRANT, whois_server: 'whois.markmonitor.com', source: 'whois' });
         expect(registry.queries).to.deep.equal([DOMAIN]);
         expect(registrar.queries).to.deep.equal([DOMAIN]);

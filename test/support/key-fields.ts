@@ -1,4 +1,4 @@
-/** The fields of a key as the admin API and `dossier keys … --json` print it, in order (CONTRACT.md §5). */
+/** The fields of a key as the admin API and `dossier keys … --json` print it, in order (docs/contract.md §5). */
 export const KEY_FIELDS = [
   'id',
   'name',

@@ -16,9 +16,9 @@ import { projectRoot } from '../support/paths.js';
  */
 const ALLOWED: Record<string, string> = {
   // The signed body POSTed to a webhook, handed to in-process listeners as it is posted: a wire format
-  // that third parties verify byte for byte (CONTRACT.md §11).
+  // that third parties verify byte for byte (docs/contract.md §11).
   WatchEvent: 'the webhook body',
-  // The lookups' answers are still the records of interface A (CONTRACT.md §2): the shared cache stores
+  // The lookups' answers are still the records of interface A (docs/contract.md §2): the shared cache stores
   // them as they are (an entry outlives a version), the watches keep them as their baselines and build
   // their webhook bodies from them. Renaming them needs a cache namespace of their own and a migration of
   // stored baselines, which is not done yet.

@@ -16,7 +16,7 @@ import { AdminData, apiError, ApiErrorWith, ApiValidationError, UsageDay } from 
 import { WatchData, wireWatch } from '../watch-shapes.js';
 import { AdminKey, AdminKeyWithSecret, keyJson, listJson } from './keys.js';
 
-// The admin API (CONTRACT.md §5) under `/admin/api`: keys listed, created, changed, revoked and
+// The admin API (docs/contract.md §5) under `/admin/api`: keys listed, created, changed, revoked and
 // rolled, their usage by day, and their watches listed and removed. Every route needs the admin token (bearer) or the panel's session
 // cookie (with a matching `Origin` on writes), which the mount checks as the group declares; errors
 // are interface A's bodies, with `errors` on a 422. The rules are the core's: this file only reads
@@ -28,7 +28,7 @@ const adminError = (description: string, code: string, headers?: ResponseSpec['h
   ...(headers === undefined ? {} : { headers }),
 });
 
-/** The lock-out of an address after five wrong admin tokens in a minute (CONTRACT.md §5). */
+/** The lock-out of an address after five wrong admin tokens in a minute (docs/contract.md §5). */
 export const LOCKED_OUT = adminError(
   'Five wrong admin tokens came from this address within a minute: it is locked out for a minute, whatever the token.',
   'locked_out',

@@ -3,7 +3,7 @@ import type { ApiKey, Dossier } from '../../../lib/index.js';
 import { KeyScope } from '../../../lib/internal.js';
 import { Exact, IsoDate, Nullable } from '../schemas/shapes.js';
 
-// A key on the wire (CONTRACT.md §5), for the admin API, the panel and `dossier keys` alike: its schema
+// A key on the wire (docs/contract.md §5), for the admin API, the panel and `dossier keys` alike: its schema
 // and the one place where a key becomes it.
 
 /** A key as the admin API shows it. */

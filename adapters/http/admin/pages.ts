@@ -11,7 +11,7 @@ import { keyJson, listJson } from './keys.js';
 import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
 import { keyWatches, watchesSection } from './watches-section.js';
 
-// The panel (CONTRACT.md §5): `GET /admin` (sign-in or the keys; without an admin token, a page that
+// The panel (docs/contract.md §5): `GET /admin` (sign-in or the keys; without an admin token, a page that
 // says how to turn the panel on), `POST /admin/sign-in` and `/admin/sign-out`, `GET /admin/keys/{id}`
 // (a key and its usage), and the page's one stylesheet, one script and icon. Changes are made by the
 // script through the admin API.
@@ -24,7 +24,7 @@ export const ADMIN_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** Days of usage a key's page shows (CONTRACT.md §5: the last 30 days). */
+/** Days of usage a key's page shows (docs/contract.md §5: the last 30 days). */
 const DETAIL_DAYS = 30;
 
 /** The largest sign-in form read, in bytes. */

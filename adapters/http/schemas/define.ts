@@ -36,7 +36,7 @@ export const HEADERS = {
 /** The name of a declared header. */
 export type HeaderName = keyof typeof HEADERS;
 
-/** The quota headers of interface A (CONTRACT.md §2, §6), on every answer that counts. */
+/** The quota headers of interface A (docs/contract.md §2, §6), on every answer that counts. */
 export const QUOTA: Partial<Record<HeaderName, boolean>> = {
   'X-RateLimit-Limit': true,
   'X-RateLimit-Remaining': true,
@@ -101,7 +101,7 @@ export function defineRoute(spec: RouteSpec): RouteSpec {
   return spec;
 }
 
-/** Declares a route of interface A (CONTRACT.md §2): listed under Lookups, for a key with the `lookup` scope. */
+/** Declares a route of interface A (docs/contract.md §2): listed under Lookups, for a key with the `lookup` scope. */
 export function defineLookupRoute(spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>): RouteSpec {
   return { ...spec, tag: 'Lookups', auth: 'key', scope: 'lookup' };
 }

@@ -15,7 +15,7 @@ import {
 } from '../../../lib/internal.js';
 
 /**
- * The request shapes of interface B on the wire (CONTRACT.md §3): snake_case as phpContent's Laravel
+ * The request shapes of interface B on the wire (docs/contract.md §3): snake_case as phpContent's Laravel
  * API takes them, with the numbers a form writes as text. The routes validate each request against
  * these very objects (adapters/http/document-shapes.ts) and the OpenAPI document shows them; the bounds
  * are the library's (lib/schemas/documents.ts).

@@ -3,7 +3,7 @@ import type { HeaderName, ResponseSpec } from './define.js';
 import { CREATIVITY_VALUES, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../lib/internal.js';
 
 /**
- * The shapes of Dossier's HTTP API (CONTRACT.md §2–§9), declared once with TypeBox: each is a JSON
+ * The shapes of Dossier's HTTP API (docs/contract.md §2–§9), declared once with TypeBox: each is a JSON
  * Schema (2020-12, as OpenAPI 3.1 takes it) and, through `Static`, the TypeScript type of the same
  * thing. The OpenAPI document, the response checks of the tests and the request validation of the
  * routes that use `validateAgainst` all read these; nothing else describes the API.
@@ -16,7 +16,7 @@ import { CREATIVITY_VALUES, TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from '../../../li
 export { AdminKeyCreate, AdminKeyRoll, AdminKeyUpdate, BatchRequest } from '../../../lib/internal.js';
 export { DocumentCreate, DocumentListQuery, DocumentUpdate } from './documents.js';
 
-/** `T` or `null` (CONTRACT.md §2: a missing value is `null`, never absent). */
+/** `T` or `null` (docs/contract.md §2: a missing value is `null`, never absent). */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** An object that has exactly these fields. */
@@ -118,7 +118,7 @@ export const DnsData = Exact(
         minttl: Type.Integer(),
       }),
     ),
-    // CONTRACT.md §8.
+    // docs/contract.md §8.
     CAA: Type.Array(Exact({ critical: Type.Boolean(), tag: Type.String(), value: Type.String() })),
     dnssec: Exact({ signed: Type.Boolean(), validated: Nullable(Type.Boolean()) }),
     mail: Exact({
@@ -218,11 +218,11 @@ export const SslData = Exact(
         valid_from: IsoDate,
         valid_to: IsoDate,
         fingerprint_sha256: Type.String(),
-        // CONTRACT.md §8.
+        // docs/contract.md §8.
         days_remaining: Type.Integer(),
       }),
     ),
-    // CONTRACT.md §8.
+    // docs/contract.md §8.
     expires_first: Exact({ subject: DistinguishedName, valid_to: IsoDate, days_remaining: Type.Integer() }),
   },
   { title: 'SslData' },
@@ -236,13 +236,13 @@ export const LookupSuccess = <T extends TSchema>(data: T, title: string) =>
     { title },
   );
 
-/** One day of a key's lookups (CONTRACT.md §5, §6). */
+/** One day of a key's lookups (docs/contract.md §5, §6). */
 export const UsageDay = Exact(
   { date: Day, dns: Type.Integer(), whois: Type.Integer(), ip: Type.Integer(), ssl: Type.Integer(), total: Type.Integer() },
   { title: 'UsageDay' },
 );
 
-/** `GET /api/usage` data (CONTRACT.md §6). */
+/** `GET /api/usage` data (docs/contract.md §6). */
 export const UsageData = Exact(
   {
     key_id: Type.String(),
@@ -283,7 +283,7 @@ export const BatchItem = Type.Union(
 
 // ---------------------------------------------------------------- interface B
 
-/** A document (CONTRACT.md §3). */
+/** A document (docs/contract.md §3). */
 export const Document = Exact(
   {
     id: Type.Integer({ minimum: 1 }),
@@ -340,12 +340,12 @@ export const TemplateList = Envelope(
   'TemplateList',
 );
 
-// ---------------------------------------------------------------- admin API (CONTRACT.md §5)
+// ---------------------------------------------------------------- admin API (docs/contract.md §5)
 
 /** `{"data":…}`, the admin API's envelope. */
 export const AdminData = <T extends TSchema>(data: T, title: string) => Exact({ data }, { title });
 
-// ---------------------------------------------------------------- the server's own routes (CONTRACT.md §7)
+// ---------------------------------------------------------------- the server's own routes (docs/contract.md §7)
 
 /** `GET /healthz`. */
 export const Health = Exact({ status: Type.Literal('ok') }, { title: 'Health' });

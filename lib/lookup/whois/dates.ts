@@ -1,5 +1,5 @@
 /**
- * Dates as registries write them, read into ISO 8601 in UTC (CONTRACT §10). A zone the text names is
+ * Dates as registries write them, read into ISO 8601 in UTC (docs/contract.md §10). A zone the text names is
  * applied; a date-time that names none is taken as UTC; a date alone is midnight UTC of that day.
  */
 

@@ -101,7 +101,7 @@ const EPP_CODES = new Map(
 );
 
 /**
- * A status as CONTRACT §10 spells it: an EPP code (RFC 5731) as EPP spells it, from any of the forms
+ * A status as docs/contract.md §10 spells it: an EPP code (RFC 5731) as EPP spells it, from any of the forms
  * registries write (`clientTransferProhibited https://icann.org/epp#clientTransferProhibited`,
  * `CLIENT TRANSFER PROHIBITED`, RDAP's `client transfer prohibited`); RDAP's `active` is EPP's `ok`
  * (RFC 8056 §2), so both sources agree. Other words are kept, in lower case. Null for an empty value.

@@ -278,7 +278,7 @@ function isSameServer(named: string, server: HostPort): boolean {
 }
 
 /**
- * A registry's refusal or limit (CONTRACT §10): a 502 that says so, never cached (the lookup fails) and
+ * A registry's refusal or limit (docs/contract.md §10): a 502 that says so, never cached (the lookup fails) and
  * never read as a free name.
  */
 function limitedError(host: string, words: string): DossierError {

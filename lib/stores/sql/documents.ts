@@ -13,7 +13,7 @@ import type { SqlQuery } from './counters.js';
 
 // Documents as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike: `dossier_documents` holds each
 // document with the forms its queries compare (the name and result as searched, the name's sort key),
-// indexed for each list query of CONTRACT.md §3; `dossier_document_counts` holds, per owner and
+// indexed for each list query of docs/contract.md §3; `dossier_document_counts` holds, per owner and
 // template, how many documents there are and how many are favorites, kept by each write in the same
 // transaction, so that a listing's `meta.total` never counts rows. Statements are written with `?`;
 // each backend turns them into its own placeholders.

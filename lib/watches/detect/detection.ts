@@ -8,7 +8,7 @@ export interface FoundEvent {
 
 /**
  * What a watch remembers between checks: the last successful check's picture of what it watches, and
- * what it already announced, so that each rule of CONTRACT.md §11 fires once.
+ * what it already announced, so that each rule of docs/contract.md §11 fires once.
  */
 export interface WatchMemory {
   /** The picture of the last successful check; `null` before the first (the baseline). */

@@ -20,7 +20,7 @@ function recordSets(data: DnsData): RecordSets {
 }
 
 /**
- * The events of one successful DNS check (CONTRACT.md §11): `dns.changed` when the set of records of
+ * The events of one successful DNS check (docs/contract.md §11): `dns.changed` when the set of records of
  * A, AAAA, MX, NS, TXT, CNAME or CAA differs from the last check's, TTLs ignored (never at the first).
  */
 export function detectDns(memory: WatchMemory, data: DnsData): Detection {

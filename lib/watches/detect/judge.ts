@@ -26,7 +26,7 @@ export interface Verdict {
 }
 
 /**
- * Applies the rules of CONTRACT.md §11 to one check: a success compares with the last success (the
+ * Applies the rules of docs/contract.md §11 to one check: a success compares with the last success (the
  * first one sets the baseline) and clears the failures; a failure changes nothing it saw, counts, and
  * announces `check.failed` once, at the third in a row, until a check succeeds.
  * @param now ms since the epoch, from the Clock

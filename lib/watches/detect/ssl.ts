@@ -14,7 +14,7 @@ interface SslSnapshot {
 }
 
 /**
- * The events of one successful SSL check (CONTRACT.md §11): `ssl.expiring` once per threshold and
+ * The events of one successful SSL check (docs/contract.md §11): `ssl.expiring` once per threshold and
  * certificate, `ssl.changed` when the leaf differs from the last check's (never at the first),
  * `ssl.invalid` when `is_valid` turned false or is false at the first check.
  * @param now ms since the epoch, from the Clock

@@ -16,7 +16,7 @@ interface WhoisSnapshot {
 }
 
 /**
- * The events of one successful whois check (CONTRACT.md §11): `whois.expiring` once per threshold and
+ * The events of one successful whois check (docs/contract.md §11): `whois.expiring` once per threshold and
  * `expires_at`, `whois.changed` when the registrar, `expires_at`, or the set of name servers or of
  * status changed since the last check (never at the first).
  * @param now ms since the epoch, from the Clock

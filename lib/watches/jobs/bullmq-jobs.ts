@@ -62,7 +62,7 @@ const DELIVERY_LOCKS = { lockDuration: 15_000, stalledInterval: 15_000, maxStall
 const POSTGRES_SCHEMA = 'dossier_jobs';
 
 /**
- * The engine of a shared store (CONTRACT.md §11): BullMQ 6, on Redis through node-redis (the client
+ * The engine of a shared store (docs/contract.md §11): BullMQ 6, on Redis through node-redis (the client
  * the project already uses) or on PostgreSQL through BullMQ's own PostgreSQL backend. A watch is a job
  * scheduler (`every` its interval, the first job at once), so each check runs once per interval
  * whatever the number of processes; a delivery is one job, moved back among the delayed ones for as

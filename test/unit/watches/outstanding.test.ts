@@ -43,7 +43,7 @@ function aWatch(n: number): StoredWatch {
 }
 
 // The timer engine asks what is outstanding every 5 s: while nothing changed, that must cost the store
-// the same whatever the number of watches (CONTRACT.md §11 "housekeeping does not grow with the watches").
+// the same whatever the number of watches (docs/contract.md §11 "housekeeping does not grow with the watches").
 describe('what the store is asked for the outstanding work of watches', () => {
   for (const count of [10, 1000]) {
     it(`is one read of two counters while nothing changed, and two reads when a watch came, with ${count} watches`, async () => {

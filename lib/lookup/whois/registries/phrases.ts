@@ -44,7 +44,7 @@ export const NOT_FOUND = new RegExp(
 );
 
 /**
- * An answer that refuses or limits the question (CONTRACT §10): never a free name, never cached. The
+ * An answer that refuses or limits the question (docs/contract.md §10): never a free name, never cached. The
  * words are the registries' own: `request limit exceeded`, `WHOIS LIMIT EXCEEDED`, `quota … exceeded`,
  * `too many requests`, `try again later`, `access control limit reached`, `Please go away for 13 Seconds`.
  */

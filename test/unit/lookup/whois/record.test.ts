@@ -37,7 +37,7 @@ describe('whois record helpers', () => {
       ['17-Apr-1996', '1996-04-17T00:00:00.000Z'],
       ['02.08.2024', '2024-08-02T00:00:00.000Z'],
       ['2025-01-01T00:00:00Z 2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'],
-      // CONTRACT §10's examples: every registry's format, its zone applied.
+      // docs/contract.md §10's examples: every registry's format, its zone applied.
       ['2019-09-09T08:39:04-0700', '2019-09-09T15:39:04.000Z'],
       ['12-Feb-2006 18:08:52 UTC', '2006-02-12T18:08:52.000Z'],
       ['2012. 05. 19.', '2012-05-19T00:00:00.000Z'],
