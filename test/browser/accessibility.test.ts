@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AxeResults } from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
-import { findChromium, launchChromium } from '../support/chromium.js';
+import { chromiumOrSkip } from '../support/chromium.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 
 const TOKEN = 'accessibility-admin-token-0123456789abcdef';
@@ -33,12 +33,7 @@ describe('accessibility in Chromium (axe-core)', function () {
   let browser: Browser;
 
   before(async function () {
-    const executablePath = findChromium();
-    if (executablePath === undefined) {
-      console.log('    (skipped: no chromium on PATH; install it with `apt-get install -y chromium` to run the browser tests)');
-      this.skip();
-    }
-    browser = await launchChromium(executablePath);
+    browser = await chromiumOrSkip(this);
   });
   after(async () => {
     await browser?.close();

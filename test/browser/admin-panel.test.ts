@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { findChromium, launchChromium } from '../support/chromium.js';
+import { chromiumOrSkip } from '../support/chromium.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -26,12 +26,7 @@ describe('the admin panel in Chromium', function () {
   const shots = process.env.DOSSIER_SCREENSHOT_DIR;
 
   before(async function () {
-    const executablePath = findChromium();
-    if (executablePath === undefined) {
-      console.log('    (skipped: no chromium on PATH; install it with `apt-get install -y chromium` to run the browser tests)');
-      this.skip();
-    }
-    browser = await launchChromium(executablePath);
+    browser = await chromiumOrSkip(this);
     dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
     if (shots !== undefined) mkdirSync(shots, { recursive: true });
   });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { findChromium, launchChromium } from '../support/chromium.js';
+import { chromiumOrSkip } from '../support/chromium.js';
 import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 
 /** Every `src` and `href` of an HTML page. */
@@ -71,12 +71,7 @@ eachAdapter(() => {
       let browser: Browser | undefined;
 
       before(async function () {
-        const executablePath = findChromium();
-        if (executablePath === undefined) {
-          console.log('      (skipped: no chromium on PATH)');
-          this.skip();
-        }
-        browser = await launchChromium(executablePath);
+        browser = await chromiumOrSkip(this);
       });
       after(async () => {
         await browser?.close();
