@@ -8,7 +8,10 @@ export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /** A lookup's answer and whether it came from the cache. */
 export interface LookupResult<T = unknown> {
-  /** The record (docs/contract.md §2). */
+  /**
+   * The record (docs/contract.md §2) under the library's names: camelCase, as everything the library returns;
+   * the HTTP adapters make the wire's snake_case.
+   */
   data: T;
   /** True when the answer came from the cache. */
   cached: boolean;
@@ -78,7 +81,7 @@ export interface WhoisRegistrant {
   countryCode: string | null;
 }
 
-/** `GET /api/whois` data. */
+/** A whois answer: `GET /api/whois`'s data, in camelCase. */
 export interface WhoisData {
   domain: string;
   registered: boolean;
@@ -100,7 +103,7 @@ export interface WhoisData {
   raw: string | null;
 }
 
-/** `GET /api/ip` data. */
+/** An IP answer: `GET /api/ip`'s data, in camelCase. */
 export interface IpData {
   ip: string;
   version: 4 | 6;
@@ -141,7 +144,7 @@ export interface ChainCertificate {
 /** The certificate of the chain that expires first (docs/contract.md §8). */
 export type ExpiresFirst = Pick<ChainCertificate, 'subject' | 'validTo' | 'daysRemaining'>;
 
-/** `GET /api/ssl` data. */
+/** An SSL answer: `GET /api/ssl`'s data, in camelCase. */
 export interface SslData {
   domain: string;
   subject: DistinguishedName;
