@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { BatchItemOutcome } from '../../lib/index.js';
 import { readText } from './body.js';
 import { HTTP_ERRORS, logUnexpected } from './errors.js';
+import { wireLookup } from './lookup-shapes.js';
 import { setQuotaHeaders, settleMetered, storeDown } from './lookups.js';
 import type { Route } from './route.js';
 import { defineLookupRoute, MAYBE_QUOTA, QUOTA } from './schemas/define.js';
@@ -113,6 +114,6 @@ class Lines implements AsyncIterable<string> {
 /** An item as interface A answers it: a single lookup's body, with the item's type and query. */
 function itemBody(item: BatchItemOutcome): Record<string, unknown> {
   const head = { type: item.kind, query: item.query };
-  if (item.ok) return { ...head, status: 'success', data: item.value.data, cached: item.value.cached };
+  if (item.ok) return { ...head, status: 'success', data: wireLookup(item.kind, item.value.data), cached: item.value.cached };
   return { ...head, status: 'error', code: HTTP_ERRORS[item.error.code].code, message: item.error.message };
 }

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { LOOKUP_KINDS, type LookupKind, type Metered, type QuotaState } from '../../lib/index.js';
+import { wireLookup } from './lookup-shapes.js';
 import type { Reply } from './reply.js';
 import type { Call, Route } from './route.js';
 import { defineLookupRoute, JSON_TYPE, MAYBE_QUOTA, QUOTA, type HeaderName, type ResponseSpec } from './schemas/define.js';
@@ -81,7 +82,7 @@ function lookupRoute(kind: LookupKind): Route {
         logger: call.logger,
       });
       const { data: answer, cached } = settleMetered(call, outcome);
-      call.reply.send(200, JSON_TYPE, `{"status":"success","data":${jsonOf(answer)},"cached":${cached}}`);
+      call.reply.send(200, JSON_TYPE, `{"status":"success","data":${wireJsonOf(kind, answer)},"cached":${cached}}`);
     },
   };
 }
@@ -123,17 +124,17 @@ const USAGE_ROUTE: Route = {
 export const LOOKUP_ROUTES: readonly Route[] = [...LOOKUP_KINDS.map(lookupRoute), USAGE_ROUTE];
 
 /**
- * The JSON text of answers served lately, by answer: the lookup service hands out the same object for
- * as long as an answer stays in its cache, and no one changes it, so a hot answer is serialized once,
- * not on every request. Entries go with their answers.
+ * The wire's JSON text of answers served lately, by answer: the lookup service hands out the same
+ * object for as long as an answer stays in its cache, and no one changes it, so a hot answer is put in
+ * its wire shape and serialized once, not on every request. Entries go with their answers.
  */
 const answerJson = new WeakMap<object, string>();
 
-function jsonOf(data: unknown): string {
-  if (typeof data !== 'object' || data === null) return JSON.stringify(data);
+function wireJsonOf(kind: LookupKind, data: unknown): string {
+  if (typeof data !== 'object' || data === null) return JSON.stringify(wireLookup(kind, data));
   let json = answerJson.get(data);
   if (json === undefined) {
-    json = JSON.stringify(data);
+    json = JSON.stringify(wireLookup(kind, data));
     answerJson.set(data, json);
   }
   return json;

@@ -16,6 +16,12 @@ const PARSED_MEMO_SIZE = 1000;
 const RECENT_ANSWERS = 1000;
 /** How long an answer read from a cache that keeps no expiry stays in this process. */
 const RECENT_FALLBACK_MS = 60_000;
+/**
+ * The form of the answers in the shared cache, part of each key: the cache outlives a version and is
+ * shared by processes of several, so an answer of another form (version 1: interface A's snake_case
+ * records) is never read as one of this form, only left to expire.
+ */
+const ANSWER_FORM = 2;
 
 /** Settings of {@link CachingLookupService}. */
 export interface CachingLookupServiceOptions {
@@ -71,7 +77,7 @@ export class CachingLookupService implements LookupService {
   ): Promise<LookupResult<LookupDataByKind[K]>> {
     const lookup = this.lookupFor(kind);
     const target = this.parse(kind, input);
-    const cacheKey = `${kind}:${target}`;
+    const cacheKey = `v${ANSWER_FORM}:${kind}:${target}`;
     const logger = options.logger ?? this.options.logger;
     if (options.fresh !== true) {
       const hit = await this.cached<LookupDataByKind[K]>(cacheKey, logger);

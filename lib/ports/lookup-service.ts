@@ -8,7 +8,10 @@ export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /** A lookup's answer and whether it came from the cache. */
 export interface LookupResult<T = unknown> {
-  /** The record (docs/contract.md §2). */
+  /**
+   * The record (docs/contract.md §2) under the library's names: camelCase, as everything the library returns;
+   * the HTTP adapters make the wire's snake_case.
+   */
   data: T;
   /** True when the answer came from the cache. */
   cached: boolean;
@@ -75,48 +78,48 @@ export interface DmarcPolicy {
 export interface WhoisRegistrant {
   organization: string | null;
   /** ISO 3166-1 alpha-2, upper case. */
-  country_code: string | null;
+  countryCode: string | null;
 }
 
-/** `GET /api/whois` data. */
+/** A whois answer: `GET /api/whois`'s data, in camelCase. */
 export interface WhoisData {
   domain: string;
   registered: boolean;
   registrar: string | null;
-  registrar_url: string | null;
-  registrar_iana_id: string | null;
+  registrarUrl: string | null;
+  registrarIanaId: string | null;
   /** The registrar's abuse contact (docs/contract.md §10); null when unpublished or a placeholder. */
-  registrar_abuse_email: string | null;
+  registrarAbuseEmail: string | null;
   /** Who holds the domain, where the registry publishes it; each field null when it does not or redacts it. */
   registrant: WhoisRegistrant;
-  created_at: string | null;
-  updated_at: string | null;
-  expires_at: string | null;
-  name_servers: string[];
+  createdAt: string | null;
+  updatedAt: string | null;
+  expiresAt: string | null;
+  nameServers: string[];
   status: string[];
   dnssec: boolean | null;
-  whois_server: string | null;
+  whoisServer: string | null;
   source: 'rdap' | 'whois';
   raw: string | null;
 }
 
-/** `GET /api/ip` data. */
+/** An IP answer: `GET /api/ip`'s data, in camelCase. */
 export interface IpData {
   ip: string;
   version: 4 | 6;
   hostname: string | null;
-  is_private: boolean;
+  isPrivate: boolean;
   city: string | null;
   region: string | null;
-  region_code: string | null;
+  regionCode: string | null;
   country: string | null;
-  country_code: string | null;
+  countryCode: string | null;
   continent: string | null;
-  continent_code: string | null;
-  postal_code: string | null;
+  continentCode: string | null;
+  postalCode: string | null;
   latitude: number | null;
   longitude: number | null;
-  accuracy_radius: number | null;
+  accuracyRadius: number | null;
   timezone: string | null;
   asn: number | null;
   organization: string | null;
@@ -131,37 +134,37 @@ export type DistinguishedName = Record<string, string | string[]>;
 export interface ChainCertificate {
   subject: DistinguishedName;
   issuer: DistinguishedName;
-  valid_from: string;
-  valid_to: string;
-  fingerprint_sha256: string;
-  /** Whole days until `valid_to`, negative once it has passed. */
-  days_remaining: number;
+  validFrom: string;
+  validTo: string;
+  fingerprintSha256: string;
+  /** Whole days until `validTo`, negative once it has passed. */
+  daysRemaining: number;
 }
 
 /** The certificate of the chain that expires first (docs/contract.md §8). */
-export type ExpiresFirst = Pick<ChainCertificate, 'subject' | 'valid_to' | 'days_remaining'>;
+export type ExpiresFirst = Pick<ChainCertificate, 'subject' | 'validTo' | 'daysRemaining'>;
 
-/** `GET /api/ssl` data. */
+/** An SSL answer: `GET /api/ssl`'s data, in camelCase. */
 export interface SslData {
   domain: string;
   subject: DistinguishedName;
   issuer: DistinguishedName;
-  valid_from: string;
-  valid_to: string;
-  days_remaining: number;
-  is_valid: boolean;
-  authorization_error: string | null;
-  hostname_matches: boolean;
-  subject_alt_names: string[];
-  serial_number: string;
-  fingerprint_sha256: string;
-  signature_algorithm: string | null;
-  public_key: { type: string; bits: number | null; curve: string | null };
+  validFrom: string;
+  validTo: string;
+  daysRemaining: number;
+  isValid: boolean;
+  authorizationError: string | null;
+  hostnameMatches: boolean;
+  subjectAltNames: string[];
+  serialNumber: string;
+  fingerprintSha256: string;
+  signatureAlgorithm: string | null;
+  publicKey: { type: string; bits: number | null; curve: string | null };
   protocol: string | null;
   cipher: string | null;
   chain: ChainCertificate[];
-  /** The certificate of `chain` whose `valid_to` comes first (the nearest to the leaf on a tie). */
-  expires_first: ExpiresFirst;
+  /** The certificate of `chain` whose `validTo` comes first (the nearest to the leaf on a tie). */
+  expiresFirst: ExpiresFirst;
 }
 
 /** The data of each lookup kind. */

@@ -4,23 +4,19 @@ import { buildOpenApiDocument, openApiDocument, openApiPath, routePatternOf } fr
 import { ROUTES } from '../../adapters/http/routes.js';
 import type { DnsData, Document, IpData, SslData, WhoisData } from '../../adapters/http/schemas/shapes.js';
 import type { wireDocument } from '../../adapters/http/document-shapes.js';
-import type {
-  DnsData as CoreDnsData,
-  IpData as CoreIpData,
-  SslData as CoreSslData,
-  WhoisData as CoreWhoisData,
-} from '../../lib/ports/lookup-service.js';
+import type { wireIp, wireSsl, wireWhois } from '../../adapters/http/lookup-shapes.js';
+import type { DnsData as CoreDnsData } from '../../lib/ports/lookup-service.js';
 import { checkAgainstDocument } from '../support/openapi-check.js';
 import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 
-// What the core answers must fit the document's types (a compile-time check: this file does not
-// build when a port's type drifts from its schema).
+// What the core answers, as the HTTP edge puts them on the wire, must fit the document's types (a
+// compile-time check: this file does not build when a port's type or a wire shape drifts from its schema).
 type Fits<A extends B, B> = A;
 export type CoreFitsDocument = [
   Fits<CoreDnsData, DnsData>,
-  Fits<CoreWhoisData, WhoisData>,
-  Fits<CoreIpData, IpData>,
-  Fits<CoreSslData, SslData>,
+  Fits<ReturnType<typeof wireWhois>, WhoisData>,
+  Fits<ReturnType<typeof wireIp>, IpData>,
+  Fits<ReturnType<typeof wireSsl>, SslData>,
   Fits<ReturnType<typeof wireDocument>, Document>,
 ];
 

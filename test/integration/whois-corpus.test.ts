@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
-import type { WhoisData } from '../../lib/ports/lookup-service.js';
+import type { WhoisData } from '../../adapters/http/schemas/shapes.js';
 import { startTestServer, type TestServer, eachAdapter } from '../support/harness.js';
 import { loadWhoisCorpus, SCORED_FIELDS, type CorpusCase, type Reading } from '../support/whois-corpus.js';
 import { corpusDomain, scoredCases, Tally } from '../support/whois-corpus-score.js';

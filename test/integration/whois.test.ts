@@ -617,7 +617,7 @@ eachAdapter(() => {
       const first = await whois.run('example.org', new AbortController().signal);
       expect(first.data).to.include({ domain: 'example.org', registered: true, source: 'whois', registrar: 'MarkMonitor Inc.' });
       const free = await whois.run('free.org', new AbortController().signal);
-      expect(free.data).to.include({ registered: false, source: 'whois', whois_server: 'whois.registry.test' });
+      expect(free.data).to.include({ registered: false, source: 'whois', whoisServer: 'whois.registry.test' });
       expect(iana.queries).to.deep.equal(['org']);
       expect(registry.queries).to.deep.equal(['example.org', 'free.org']);
     });
@@ -659,8 +659,8 @@ eachAdapter(() => {
           domain: 'bestb.uy.com',
           registered: true,
           source: 'whois',
-          whois_server: 'whois.centralnic.test',
-          created_at: '2007-07-12T13:49:25.000Z',
+          whoisServer: 'whois.centralnic.test',
+          createdAt: '2007-07-12T13:49:25.000Z',
         });
         expect(centralnic.queries).to.deep.equal(['bestb.uy.com']);
         // .com is in the bootstrap registry: its RDAP server knows uy.com, not the names under it.
@@ -672,7 +672,7 @@ eachAdapter(() => {
       it("reads the zone's own \"not found\" as a free name, and leaves the zone's own name to its TLD's registry", async () => {
         const whois = lookup();
         const free = await whois.run(whois.parse('nobody.us.com'), new AbortController().signal);
-        expect(free.data).to.include({ domain: 'nobody.us.com', registered: false, whois_server: 'whois.centralnic.test' });
+        expect(free.data).to.include({ domain: 'nobody.us.com', registered: false, whoisServer: 'whois.centralnic.test' });
         expect(whois.parse('uy.com')).to.equal('uy.com');
         expect(whois.parse('www.example.co.uk')).to.equal('example.co.uk');
         expect(whois.parse('someone.github.io')).to.equal('github.io');
@@ -804,7 +804,7 @@ eachAdapter(() => {
             ? { body: rdapDomain({ domain: 'example.test', related: `http://rdap.port25.test:${registryRdap.port}/registrar` }) }
             : { body: rdapDomain({ domain: 'example.test', registrarUrl: 'https://registrar.example' }) };
         const { data } = await lookup().run('example.test', new AbortController().signal);
-        expect(data).to.include({ source: 'rdap', registrar_url: 'https://registrar.example' });
+        expect(data).to.include({ source: 'rdap', registrarUrl: 'https://registrar.example' });
         expect(resolved).to.include('rdap.port25.test');
       });
 

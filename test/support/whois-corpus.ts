@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { WhoisData } from '../../lib/ports/lookup-service.js';
+import type { WhoisData } from '../../adapters/http/schemas/shapes.js';
 import { projectRoot } from './paths.js';
 
 /**

@@ -18,15 +18,6 @@ const ALLOWED: Record<string, string> = {
   // The signed body POSTed to a webhook, handed to in-process listeners as it is posted: a wire format
   // that third parties verify byte for byte (docs/contract.md §11).
   WatchEvent: 'the webhook body',
-  // The lookups' answers are still the records of interface A (docs/contract.md §2): the shared cache stores
-  // them as they are (an entry outlives a version), the watches keep them as their baselines and build
-  // their webhook bodies from them. Renaming them needs a cache namespace of their own and a migration of
-  // stored baselines, which is not done yet.
-  WhoisData: 'lookup answer (cached, watched)',
-  WhoisRegistrant: 'lookup answer (cached, watched)',
-  IpData: 'lookup answer (cached)',
-  SslData: 'lookup answer (cached, watched)',
-  ChainCertificate: 'lookup answer (cached, watched)',
 };
 
 /** `Type.property` for each property whose name has `_`, named by the type that declares it. */

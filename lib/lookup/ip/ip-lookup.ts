@@ -31,7 +31,7 @@ const NO_NAME = new Set(['ENODATA', 'ENOTFOUND']);
  * `GET /api/ip`: reverse DNS through Dossier's own resolver, location from a MaxMind City database and
  * network owner from an ASN (or ISP) database, each optional, opened in the background as soon as the
  * lookup is built. An address in a special range ({@link specialRangeOf}: private, reserved, cloud
- * metadata, …) is answered with `is_private: true` without asking anyone (the databases are local files,
+ * metadata, …) is answered with `isPrivate: true` without asking anyone (the databases are local files,
  * so they are still read), and that range as `network` when no database has one. A reverse-DNS
  * failure does not fail the lookup: the location is the substance of the answer, so `hostname` is
  * `null` and the answer is cached only briefly.
@@ -150,18 +150,18 @@ function toIpData(
     ip: address.address,
     version: address.version,
     hostname,
-    is_private: special !== null,
+    isPrivate: special !== null,
     city: text(at(c, 'city', 'names', 'en')),
     region: text(at(subdivision, 'names', 'en')),
-    region_code: text(at(subdivision, 'iso_code')),
+    regionCode: text(at(subdivision, 'iso_code')),
     country: text(at(c, 'country', 'names', 'en')),
-    country_code: text(at(c, 'country', 'iso_code')),
+    countryCode: text(at(c, 'country', 'iso_code')),
     continent: text(at(c, 'continent', 'names', 'en')),
-    continent_code: text(at(c, 'continent', 'code')),
-    postal_code: text(at(c, 'postal', 'code')),
+    continentCode: text(at(c, 'continent', 'code')),
+    postalCode: text(at(c, 'postal', 'code')),
     latitude: number(at(location, 'latitude'), 90),
     longitude: number(at(location, 'longitude'), 180),
-    accuracy_radius: number(at(location, 'accuracy_radius')),
+    accuracyRadius: number(at(location, 'accuracy_radius')),
     timezone: text(at(location, 'time_zone')),
     asn: number(at(a, 'autonomous_system_number')) ?? number(at(c, 'traits', 'autonomous_system_number')),
     organization: text(at(a, 'autonomous_system_organization')) ?? text(at(c, 'traits', 'autonomous_system_organization')),

@@ -23,13 +23,13 @@ export type CertificateFields = Pick<
   SslData,
   | 'subject'
   | 'issuer'
-  | 'valid_from'
-  | 'valid_to'
-  | 'subject_alt_names'
-  | 'serial_number'
-  | 'fingerprint_sha256'
-  | 'signature_algorithm'
-  | 'public_key'
+  | 'validFrom'
+  | 'validTo'
+  | 'subjectAltNames'
+  | 'serialNumber'
+  | 'fingerprintSha256'
+  | 'signatureAlgorithm'
+  | 'publicKey'
 >;
 
 /** The validity window of a certificate, in milliseconds since the epoch. */
@@ -48,15 +48,15 @@ export interface Validity {
 export function describeCertificate(certificate: X509Certificate): CertificateFields {
   return {
     ...describeCore(certificate),
-    subject_alt_names: subjectAltNames(certificate.subjectAltName),
-    serial_number: certificate.serialNumber.toUpperCase(),
-    signature_algorithm: signatureAlgorithmOf(certificate.raw),
-    public_key: publicKeyOf(certificate, certificate.toLegacyObject().bits),
+    subjectAltNames: subjectAltNames(certificate.subjectAltName),
+    serialNumber: certificate.serialNumber.toUpperCase(),
+    signatureAlgorithm: signatureAlgorithmOf(certificate.raw),
+    publicKey: publicKeyOf(certificate, certificate.toLegacyObject().bits),
   };
 }
 
 /** The fields every certificate is described by: who, issued by whom, valid when, and its fingerprint. */
-type CoreFields = Omit<ChainCertificate, 'days_remaining'>;
+type CoreFields = Omit<ChainCertificate, 'daysRemaining'>;
 
 /**
  * One entry of `chain`: who, issued by whom, valid when, its fingerprint, and how many whole days it
@@ -64,7 +64,7 @@ type CoreFields = Omit<ChainCertificate, 'days_remaining'>;
  * @throws Error when a validity date cannot be read.
  */
 export function describeChainCertificate(certificate: X509Certificate, now: number): ChainCertificate {
-  return { ...describeCore(certificate), days_remaining: daysRemaining(validityOf(certificate).notAfter, now) };
+  return { ...describeCore(certificate), daysRemaining: daysRemaining(validityOf(certificate).notAfter, now) };
 }
 
 /** Whole days from `now` until `notAfter` (both ms since the epoch), rounded down: negative once it has passed. */
@@ -78,9 +78,9 @@ function describeCore(certificate: X509Certificate): CoreFields {
   return {
     subject: distinguishedName(legacy.subject),
     issuer: distinguishedName(legacy.issuer),
-    valid_from: new Date(notBefore).toISOString(),
-    valid_to: new Date(notAfter).toISOString(),
-    fingerprint_sha256: certificate.fingerprint256.toUpperCase(),
+    validFrom: new Date(notBefore).toISOString(),
+    validTo: new Date(notAfter).toISOString(),
+    fingerprintSha256: certificate.fingerprint256.toUpperCase(),
   };
 }
 
@@ -153,7 +153,7 @@ export function subjectAltNames(text: string | undefined): string[] {
   return names;
 }
 
-function publicKeyOf(certificate: X509Certificate, legacyBits: unknown): SslData['public_key'] {
+function publicKeyOf(certificate: X509Certificate, legacyBits: unknown): SslData['publicKey'] {
   const key = certificate.publicKey;
   const kind = key.asymmetricKeyType ?? 'unknown';
   const details = key.asymmetricKeyDetails ?? {};

@@ -27,16 +27,16 @@ const NAME_MISMATCH = 'ERR_TLS_CERT_ALTNAME_INVALID';
 /**
  * `GET /api/ssl`: one TLS handshake with the domain on `options.port`, with SNI, at the address Dossier's own
  * resolver gave and the target guard allowed (no second resolution, so no DNS-rebinding gap). The peer is
- * never refused for an untrusted certificate: the verdict is reported in `is_valid` and
- * `authorization_error`.
+ * never refused for an untrusted certificate: the verdict is reported in `isValid` and
+ * `authorizationError`.
  *
  * `chain` is the certificate path Node reports: the certificates the peer sent, leaf first, each
  * followed by its issuer; when the peer leaves out the root and the trust store holds it, the root ends
- * the path. `authorization_error` is Node's code: the chain's problem (`CERT_HAS_EXPIRED`,
+ * the path. `authorizationError` is Node's code: the chain's problem (`CERT_HAS_EXPIRED`,
  * `SELF_SIGNED_CERT_IN_CHAIN`, `DEPTH_ZERO_SELF_SIGNED_CERT`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, …) when
  * it has one, else `ERR_TLS_CERT_ALTNAME_INVALID` when the certificate does not name the domain; null
- * when `is_valid`. Every certificate of `chain` has its `days_remaining` by Dossier's clock, and
- * `expires_first` names the one that ends first (an intermediate may end before the leaf).
+ * when `isValid`. Every certificate of `chain` has its `daysRemaining` by Dossier's clock, and
+ * `expiresFirst` names the one that ends first (an intermediate may end before the leaf).
  */
 export class SslLookup implements Lookup<'ssl'> {
   readonly kind = 'ssl' as const;
@@ -94,29 +94,29 @@ export function describeSession(domain: string, handshake: TlsHandshake, now: nu
     domain,
     subject: fields.subject,
     issuer: fields.issuer,
-    valid_from: fields.valid_from,
-    valid_to: fields.valid_to,
-    days_remaining: daysRemaining(validity.notAfter, now),
-    is_valid: isValid,
-    authorization_error: isValid ? null : authorizationError(handshake, hostnameMatches, now, validity.notBefore),
-    hostname_matches: hostnameMatches,
-    subject_alt_names: fields.subject_alt_names,
-    serial_number: fields.serial_number,
-    fingerprint_sha256: fields.fingerprint_sha256,
-    signature_algorithm: fields.signature_algorithm,
-    public_key: fields.public_key,
+    validFrom: fields.validFrom,
+    validTo: fields.validTo,
+    daysRemaining: daysRemaining(validity.notAfter, now),
+    isValid,
+    authorizationError: isValid ? null : authorizationError(handshake, hostnameMatches, now, validity.notBefore),
+    hostnameMatches,
+    subjectAltNames: fields.subjectAltNames,
+    serialNumber: fields.serialNumber,
+    fingerprintSha256: fields.fingerprintSha256,
+    signatureAlgorithm: fields.signatureAlgorithm,
+    publicKey: fields.publicKey,
     protocol: handshake.protocol,
     cipher: handshake.cipher,
     chain,
-    expires_first: expiresFirst(chain),
+    expiresFirst: expiresFirst(chain),
   };
   return { data, ttlSeconds: cacheSeconds(validity, now) };
 }
 
 /** The certificate of `chain` (never empty: the leaf leads it) whose end comes first; the earlier one on a tie. */
-function expiresFirst(chain: SslData['chain']): SslData['expires_first'] {
-  const first = chain.reduce((soonest, entry) => (Date.parse(entry.valid_to) < Date.parse(soonest.valid_to) ? entry : soonest));
-  return { subject: first.subject, valid_to: first.valid_to, days_remaining: first.days_remaining };
+function expiresFirst(chain: SslData['chain']): SslData['expiresFirst'] {
+  const first = chain.reduce((soonest, entry) => (Date.parse(entry.validTo) < Date.parse(soonest.validTo) ? entry : soonest));
+  return { subject: first.subject, validTo: first.validTo, daysRemaining: first.daysRemaining };
 }
 
 /** Node's verdict; when Node saw no fault but Dossier's clock does (clock skew, a test clock), the date's. */

@@ -48,31 +48,31 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
     const date = parseWhoisDate(text(event.eventDate));
     if (date !== null) events.set(event.eventAction, date);
   }
-  facts.created_at = events.get('registration') ?? null;
-  facts.updated_at = events.get('last changed') ?? null;
-  facts.expires_at = events.get('expiration') ?? events.get('registrar expiration') ?? null;
+  facts.createdAt = events.get('registration') ?? null;
+  facts.updatedAt = events.get('last changed') ?? null;
+  facts.expiresAt = events.get('expiration') ?? events.get('registrar expiration') ?? null;
   const redacted = redactedPaths(json.redacted);
   const registrar = entityWith(json.entities, 'registrar');
   if (registrar !== undefined) {
     const card = vcard(registrar.vcardArray);
     facts.registrar = card.get('fn') ?? card.get('org') ?? null;
-    facts.registrar_url = card.get('url') ?? link(registrar.links, 'about', /html/) ?? null;
+    facts.registrarUrl = card.get('url') ?? link(registrar.links, 'about', /html/) ?? null;
     const ianaId = arrayOf(registrar.publicIds).find((id) => isObject(id) && id.type === 'IANA Registrar ID');
     const identifier = isObject(ianaId) ? text(ianaId.identifier) : null;
-    facts.registrar_iana_id = identifier !== null && /^\d+$/.test(identifier) ? identifier : null;
+    facts.registrarIanaId = identifier !== null && /^\d+$/.test(identifier) ? identifier : null;
     const abuse = entityWith(registrar.entities, 'abuse');
     const email = abuse === undefined ? undefined : vcard(abuse.vcardArray).get('email');
-    facts.registrar_abuse_email = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email.toLowerCase() : null;
+    facts.registrarAbuseEmail = email !== undefined && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email.toLowerCase() : null;
   }
   const registrant = entityWith(json.entities, 'registrant');
   if (registrant !== undefined) {
     const card = vcardOf(registrant.vcardArray);
     facts.registrant = {
       organization: redacted.has('org') ? null : meaningful(card.org ?? null),
-      country_code: redacted.has('country') ? null : countryCode(card.country),
+      countryCode: redacted.has('country') ? null : countryCode(card.country),
     };
   }
-  facts.name_servers = unique(
+  facts.nameServers = unique(
     arrayOf(json.nameservers).flatMap((ns) => {
       const name = isObject(ns) ? text(ns.ldhName) : null;
       return (name !== null && normalizeNameServer(name)) || [];
@@ -82,7 +82,7 @@ export function parseRdapAnswer(status: number, body: string, url: string): Rdap
   if (isObject(json.secureDNS) && typeof json.secureDNS.delegationSigned === 'boolean') {
     facts.dnssec = json.secureDNS.delegationSigned;
   }
-  facts.whois_server = text(json.port43)?.toLowerCase() ?? null;
+  facts.whoisServer = text(json.port43)?.toLowerCase() ?? null;
 
   const referral = link(json.links, 'related', /rdap\+json|^$/);
   return { notFound: false, facts, referral: referral !== null && referral !== url && referral !== json.self ? referral : null };

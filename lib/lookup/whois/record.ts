@@ -4,34 +4,34 @@ import type { WhoisData } from '../../ports/lookup-service.js';
 export type WhoisFacts = Pick<
   WhoisData,
   | 'registrar'
-  | 'registrar_url'
-  | 'registrar_iana_id'
-  | 'registrar_abuse_email'
+  | 'registrarUrl'
+  | 'registrarIanaId'
+  | 'registrarAbuseEmail'
   | 'registrant'
-  | 'created_at'
-  | 'updated_at'
-  | 'expires_at'
-  | 'name_servers'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'expiresAt'
+  | 'nameServers'
   | 'status'
   | 'dnssec'
-  | 'whois_server'
+  | 'whoisServer'
 >;
 
 /** Facts with every field missing. */
 export function emptyFacts(): WhoisFacts {
   return {
     registrar: null,
-    registrar_url: null,
-    registrar_iana_id: null,
-    registrar_abuse_email: null,
-    registrant: { organization: null, country_code: null },
-    created_at: null,
-    updated_at: null,
-    expires_at: null,
-    name_servers: [],
+    registrarUrl: null,
+    registrarIanaId: null,
+    registrarAbuseEmail: null,
+    registrant: { organization: null, countryCode: null },
+    createdAt: null,
+    updatedAt: null,
+    expiresAt: null,
+    nameServers: [],
     status: [],
     dnssec: null,
-    whois_server: null,
+    whoisServer: null,
   };
 }
 
@@ -43,20 +43,20 @@ export function emptyFacts(): WhoisFacts {
 export function completeFacts(registry: WhoisFacts, registrar: WhoisFacts): WhoisFacts {
   return {
     registrar: registry.registrar ?? registrar.registrar,
-    registrar_url: registry.registrar_url ?? registrar.registrar_url,
-    registrar_iana_id: registry.registrar_iana_id ?? registrar.registrar_iana_id,
-    registrar_abuse_email: registry.registrar_abuse_email ?? registrar.registrar_abuse_email,
+    registrarUrl: registry.registrarUrl ?? registrar.registrarUrl,
+    registrarIanaId: registry.registrarIanaId ?? registrar.registrarIanaId,
+    registrarAbuseEmail: registry.registrarAbuseEmail ?? registrar.registrarAbuseEmail,
     registrant: {
       organization: registry.registrant.organization ?? registrar.registrant.organization,
-      country_code: registry.registrant.country_code ?? registrar.registrant.country_code,
+      countryCode: registry.registrant.countryCode ?? registrar.registrant.countryCode,
     },
-    created_at: registry.created_at ?? registrar.created_at,
-    updated_at: registry.updated_at ?? registrar.updated_at,
-    expires_at: registry.expires_at ?? registrar.expires_at,
-    name_servers: registry.name_servers.length > 0 ? registry.name_servers : registrar.name_servers,
+    createdAt: registry.createdAt ?? registrar.createdAt,
+    updatedAt: registry.updatedAt ?? registrar.updatedAt,
+    expiresAt: registry.expiresAt ?? registrar.expiresAt,
+    nameServers: registry.nameServers.length > 0 ? registry.nameServers : registrar.nameServers,
     status: registry.status.length > 0 ? registry.status : registrar.status,
     dnssec: registry.dnssec ?? registrar.dnssec,
-    whois_server: registrar.whois_server ?? registry.whois_server,
+    whoisServer: registrar.whoisServer ?? registry.whoisServer,
   };
 }
 

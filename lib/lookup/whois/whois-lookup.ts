@@ -205,7 +205,7 @@ export class WhoisLookup implements Lookup<'whois'> {
     if (reading.outcome === 'empty') {
       throw new DossierError('ERR_UPSTREAM_FAILED', `The whois server ${server.host} gave no data about ${domain}.`);
     }
-    let facts: WhoisFacts = { ...reading.facts, whois_server: reading.facts.whois_server ?? server.host };
+    let facts: WhoisFacts = { ...reading.facts, whoisServer: reading.facts.whoisServer ?? server.host };
     let raw = text;
     const { referral } = reading;
     const reach = referral === null ? null : referralReach();
@@ -233,7 +233,7 @@ export class WhoisLookup implements Lookup<'whois'> {
       if (reading.outcome !== 'registered') {
         throw new DossierError('ERR_UPSTREAM_FAILED', `The registrar's whois server ${peer.host} gave no data.`);
       }
-      return { facts: { ...reading.facts, whois_server: reading.facts.whois_server ?? referral }, text };
+      return { facts: { ...reading.facts, whoisServer: reading.facts.whoisServer ?? referral }, text };
     } catch (error) {
       return referralFailed(domain, referral, error, lookupSignal, logger);
     }
@@ -291,5 +291,5 @@ function registered(domain: string, source: WhoisData['source'], facts: WhoisFac
 }
 
 function unregistered(domain: string, source: WhoisData['source'], whoisServer: string | null, raw: string | null): WhoisData {
-  return { domain, registered: false, ...emptyFacts(), whois_server: whoisServer, source, raw };
+  return { domain, registered: false, ...emptyFacts(), whoisServer, source, raw };
 }

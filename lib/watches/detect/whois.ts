@@ -2,12 +2,16 @@ import type { WhoisData } from '../../ports/lookup-service.js';
 import { daysRemaining } from '../../lookup/ssl/describe-certificate.js';
 import { canonicalSet, remember, thresholdToAnnounce, type Detection, type FoundEvent, type WatchMemory } from './detection.js';
 
-/** Days before `expires_at` within which `whois.expiring` is announced. */
+/** Days before `expiresAt` within which `whois.expiring` is announced. */
 export const WHOIS_THRESHOLDS = [30, 7, 1] as const;
 
 const DAY_MS = 86_400_000;
 
-/** What a whois watch remembers of the last registration; the sets in one order. */
+/**
+ * What a whois watch remembers of the last registration, the sets in one order. Kept in the watch
+ * record with the wire's names (a record written by an older version reads the same), which are also
+ * the names `whois.changed` gives its changes.
+ */
 interface WhoisSnapshot {
   registrar: string | null;
   expires_at: string | null;
@@ -25,20 +29,20 @@ export function detectWhois(memory: WatchMemory, data: WhoisData, now: number): 
   const previous = memory.snapshot as WhoisSnapshot | null;
   const current: WhoisSnapshot = {
     registrar: data.registrar,
-    expires_at: data.expires_at,
-    name_servers: canonicalSet(data.name_servers),
+    expires_at: data.expiresAt,
+    name_servers: canonicalSet(data.nameServers),
     status: canonicalSet(data.status),
   };
   const events: FoundEvent[] = [];
   let announced = memory.announced;
-  if (data.expires_at !== null) {
-    const expires = Date.parse(data.expires_at);
-    const threshold = thresholdToAnnounce(announced, data.expires_at, WHOIS_THRESHOLDS, (t) => expires - now <= t * DAY_MS);
+  if (data.expiresAt !== null) {
+    const expires = Date.parse(data.expiresAt);
+    const threshold = thresholdToAnnounce(announced, data.expiresAt, WHOIS_THRESHOLDS, (t) => expires - now <= t * DAY_MS);
     if (threshold !== undefined) {
-      announced = remember(announced, data.expires_at, threshold);
+      announced = remember(announced, data.expiresAt, threshold);
       events.push({
         type: 'whois.expiring',
-        data: { threshold, expires_at: data.expires_at, days_remaining: daysRemaining(expires, now) },
+        data: { threshold, expires_at: data.expiresAt, days_remaining: daysRemaining(expires, now) },
       });
     }
   }

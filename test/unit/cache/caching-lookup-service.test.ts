@@ -100,6 +100,17 @@ describe('CachingLookupService', () => {
     expect(readerLookup.runs).to.equal(1);
   });
 
+  it('never reads an answer an older version cached in its own form (snake_case): it asks, and caches under a new key', async () => {
+    // Dossier 1.x kept interface A's records, under `<kind>:<target>`.
+    await cache.set('dns:example.com', { domain: 'example.com', exists: true, TXT: ['from an older version'] }, 60_000);
+    const lookup = countingLookup(60);
+    const { data, cached } = await serviceOf(lookup).lookup('dns', 'example.com');
+    expect(cached).to.equal(false);
+    expect(data.TXT).to.deep.equal(['run 1']);
+    expect(lookup.runs).to.equal(1);
+    expect(cache.keys()).to.have.length(2).and.to.include('dns:example.com');
+  });
+
   it('does not cache an answer whose cache time is zero', async () => {
     const lookup = countingLookup(0);
     const service = serviceOf(lookup);

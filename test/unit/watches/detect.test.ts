@@ -9,12 +9,12 @@ const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 function ssl(fingerprint: string, validTo: number, isValid = true): CheckResult {
   const data = {
-    fingerprint_sha256: fingerprint,
-    valid_to: new Date(validTo).toISOString(),
+    fingerprintSha256: fingerprint,
+    validTo: new Date(validTo).toISOString(),
     issuer: { CN: 'Test CA' },
-    is_valid: isValid,
-    authorization_error: isValid ? null : 'CERT_HAS_EXPIRED',
-    hostname_matches: true,
+    isValid,
+    authorizationError: isValid ? null : 'CERT_HAS_EXPIRED',
+    hostnameMatches: true,
   } as unknown as SslData;
   return { ok: true, data };
 }
@@ -24,8 +24,8 @@ function whois(fields: Partial<WhoisData>): CheckResult {
     ok: true,
     data: {
       registrar: 'Registrar A',
-      expires_at: '2027-01-01T00:00:00.000Z',
-      name_servers: ['a.ns', 'b.ns'],
+      expiresAt: '2027-01-01T00:00:00.000Z',
+      nameServers: ['a.ns', 'b.ns'],
       status: ['ok'],
       ...fields,
     },
@@ -163,18 +163,18 @@ describe('watch change detection', () => {
       const expires = '2026-02-01T00:00:00.000Z';
       const at = (days: number) => Date.parse(expires) - days * DAY;
       const { events, data } = run('whois', [
-        [at(31), whois({ expires_at: expires })],
-        [at(30), whois({ expires_at: expires })],
-        [at(20), whois({ expires_at: expires })],
-        [at(6.5), whois({ expires_at: expires })],
-        [at(0.5), whois({ expires_at: expires })],
-        [at(0.4), whois({ expires_at: expires })],
+        [at(31), whois({ expiresAt: expires })],
+        [at(30), whois({ expiresAt: expires })],
+        [at(20), whois({ expiresAt: expires })],
+        [at(6.5), whois({ expiresAt: expires })],
+        [at(0.5), whois({ expiresAt: expires })],
+        [at(0.4), whois({ expiresAt: expires })],
       ]);
       expect(events).to.deep.equal([[], ['whois.expiring'], [], ['whois.expiring'], ['whois.expiring'], []]);
       expect(data[3]![0]).to.deep.equal({ threshold: 7, expires_at: expires, days_remaining: 6 });
       const renewed = run('whois', [
-        [at(0.5), whois({ expires_at: expires })],
-        [at(0.4), whois({ expires_at: '2026-02-01T12:00:00.000Z' })],
+        [at(0.5), whois({ expiresAt: expires })],
+        [at(0.4), whois({ expiresAt: '2026-02-01T12:00:00.000Z' })],
       ]);
       expect(renewed.events).to.deep.equal([['whois.expiring'], ['whois.expiring', 'whois.changed']]);
     });
@@ -182,8 +182,8 @@ describe('watch change detection', () => {
     it('reports registrar, expires_at and set changes, not a new order of the same set', () => {
       const { events, data } = run('whois', [
         [T0, whois({})],
-        [T0 + 1, whois({ name_servers: ['b.ns', 'a.ns'], status: ['ok'] })],
-        [T0 + 2, whois({ registrar: 'Registrar B', name_servers: ['a.ns', 'evil.ns'] })],
+        [T0 + 1, whois({ nameServers: ['b.ns', 'a.ns'], status: ['ok'] })],
+        [T0 + 2, whois({ registrar: 'Registrar B', nameServers: ['a.ns', 'evil.ns'] })],
       ]);
       expect(events).to.deep.equal([[], [], ['whois.changed']]);
       expect(data[2]![0]).to.deep.equal({
@@ -212,6 +212,38 @@ describe('watch change detection', () => {
       expect(data[2]![0]).to.deep.equal({
         changes: { A: { added: ['192.0.2.2'], removed: ['192.0.2.1'] }, NS: { added: ['evil.ns'], removed: ['b.ns'] } },
       });
+    });
+  });
+
+  describe('a baseline an older version stored (the lookups answered in snake_case then)', () => {
+    // A watch record keeps its last picture; one written before the lookups spoke camelCase must read the same.
+    const stored = (snapshot: Record<string, unknown>): WatchMemory => ({ ...FRESH_MEMORY, snapshot });
+
+    it('ssl: an unchanged certificate is no change, a new one is, against the stored picture', () => {
+      const validTo = new Date(T0 + 300 * DAY).toISOString();
+      const memory = stored({ fingerprint_sha256: 'aa', valid_to: validTo, issuer: { CN: 'Test CA' }, is_valid: true });
+      expect(judgeCheck('ssl', memory, ssl('aa', T0 + 300 * DAY), T0).events).to.deep.equal([]);
+      const renewed = judgeCheck('ssl', memory, ssl('bb', T0 + 300 * DAY), T0);
+      expect(renewed.events.map((event) => event.data)).to.deep.equal([
+        {
+          previous: { fingerprint_sha256: 'aa', valid_to: validTo, issuer: { CN: 'Test CA' } },
+          current: { fingerprint_sha256: 'bb', valid_to: validTo, issuer: { CN: 'Test CA' } },
+        },
+      ]);
+    });
+
+    it('whois: the same registration is no change, a new expiry is, against the stored picture', () => {
+      const memory = stored({
+        registrar: 'Registrar A',
+        expires_at: '2027-01-01T00:00:00.000Z',
+        name_servers: ['a.ns', 'b.ns'],
+        status: ['ok'],
+      });
+      expect(judgeCheck('whois', memory, whois({}), T0).events).to.deep.equal([]);
+      const renewed = judgeCheck('whois', memory, whois({ expiresAt: '2028-01-01T00:00:00.000Z' }), T0);
+      expect(renewed.events.map((event) => event.data)).to.deep.equal([
+        { changes: { expires_at: { before: '2027-01-01T00:00:00.000Z', after: '2028-01-01T00:00:00.000Z' } } },
+      ]);
     });
   });
 });

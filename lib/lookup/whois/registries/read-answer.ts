@@ -45,34 +45,33 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
   const facts: WhoisFacts = {
     ...emptyFacts(),
     registrar: fields.registrar(labels('registrar')),
-    registrar_url:
+    registrarUrl:
       fields.first(labels('registrarUrl'), (value) => (/^(?:https?:\/\/)?[\w-]+(?:\.[\w-]+)+\S*$/i.test(value) ? value : null)) ??
       fields.inRegistrar(REGISTRAR_FIELDS.url),
-    registrar_iana_id: fields.first(labels('registrarIanaId'), (value) => (/^\d+$/.test(value) ? value : null)),
-    registrar_abuse_email:
-      fields.first(labels('abuseEmail'), emailOf) ?? emailOf(fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail)),
+    registrarIanaId: fields.first(labels('registrarIanaId'), (value) => (/^\d+$/.test(value) ? value : null)),
+    registrarAbuseEmail: fields.first(labels('abuseEmail'), emailOf) ?? emailOf(fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail)),
     registrant: {
       organization: meaningful(
         fields.first(labels('registrantOrganization'), (value) => (isHandle(value) ? null : meaningful(value))) ??
           fields.inRegistrant(REGISTRANT_FIELDS.organization),
       ),
-      country_code: countryCode(
+      countryCode: countryCode(
         fields.first(labels('registrantCountry'), countryCode) ?? fields.inRegistrant(REGISTRANT_FIELDS.country),
       ),
     },
-    created_at: date('created'),
-    updated_at: date('updated'),
-    expires_at: date('expires'),
-    name_servers: fields.nameServers(labels('nameServers')),
+    createdAt: date('created'),
+    updatedAt: date('updated'),
+    expiresAt: date('expires'),
+    nameServers: fields.nameServers(labels('nameServers')),
     status: unique(fields.values(labels('status')).flatMap(statusesOf)),
     dnssec: dnssecOf(fields.first(labels('dnssec'), (value) => value)),
   };
   const referral = referralHost(fields.first(labels('referral'), (value) => value));
-  facts.whois_server = referral;
+  facts.whoisServer = referral;
 
   // An update date alone may be the database's ("Last updated on …" under "No entries found").
   const aboutRegistration =
-    facts.registrar !== null || facts.created_at !== null || facts.expires_at !== null || facts.name_servers.length > 0;
+    facts.registrar !== null || facts.createdAt !== null || facts.expiresAt !== null || facts.nameServers.length > 0;
   // Registered answers' notices mention limits ("queries … are throttled"): a limit counts only when
   // nothing about a registration was read, and only when it is said before any "not found" (AFNIC
   // writes "Too many requests" above "No entries found"; Donuts "Domain not found" above its notice).
@@ -84,7 +83,7 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     if (free !== null) return { outcome: 'free' };
     if (RESERVED.test(text))
       return { outcome: 'registered', facts: { ...facts, status: unique([...facts.status, 'reserved']) }, referral };
-    if (facts.status.length === 0 && facts.updated_at === null) return { outcome: 'empty' };
+    if (facts.status.length === 0 && facts.updatedAt === null) return { outcome: 'empty' };
   }
   return { outcome: 'registered', facts, referral };
 }

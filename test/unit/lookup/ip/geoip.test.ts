@@ -255,7 +255,7 @@ describe('IpLookup databases', () => {
       lookup.run('10.0.0.1', new AbortController().signal),
       lookup.run('192.168.1.1', new AbortController().signal),
     ]);
-    expect(first.data).to.include({ is_private: true, network: '10.0.0.0/8' });
-    expect(second.data).to.include({ is_private: true, network: '192.168.0.0/16' });
+    expect(first.data).to.include({ isPrivate: true, network: '10.0.0.0/8' });
+    expect(second.data).to.include({ isPrivate: true, network: '192.168.0.0/16' });
   });
 });

@@ -84,21 +84,21 @@ describe('SSL lookup: reading certificates', () => {
       const fields = describeCertificate(new X509Certificate(rsa.der));
       expect(fields.subject).to.deep.equal({ CN: 'rsa.test' });
       expect(fields.issuer).to.deep.equal({ CN: 'rsa.test' });
-      expect(fields.valid_from).to.equal('2026-01-01T00:00:00.000Z');
-      expect(fields.valid_to).to.equal('2026-03-01T12:00:00.000Z');
-      expect(fields.subject_alt_names).to.deep.equal(['rsa.test']);
-      expect(fields.serial_number).to.equal('0AFF10');
-      expect(fields.fingerprint_sha256).to.equal(new X509Certificate(rsa.der).fingerprint256);
-      expect(fields.public_key).to.deep.equal({ type: 'RSA', bits: 2048, curve: null });
+      expect(fields.validFrom).to.equal('2026-01-01T00:00:00.000Z');
+      expect(fields.validTo).to.equal('2026-03-01T12:00:00.000Z');
+      expect(fields.subjectAltNames).to.deep.equal(['rsa.test']);
+      expect(fields.serialNumber).to.equal('0AFF10');
+      expect(fields.fingerprintSha256).to.equal(new X509Certificate(rsa.der).fingerprint256);
+      expect(fields.publicKey).to.deep.equal({ type: 'RSA', bits: 2048, curve: null });
     });
 
     it('reads ECDSA and Ed25519 keys', () => {
-      expect(describeCertificate(new X509Certificate(ecdsa.der)).public_key).to.deep.equal({
+      expect(describeCertificate(new X509Certificate(ecdsa.der)).publicKey).to.deep.equal({
         type: 'EC',
         bits: 256,
         curve: 'prime256v1',
       });
-      expect(describeCertificate(new X509Certificate(ed25519.der)).public_key).to.deep.equal({
+      expect(describeCertificate(new X509Certificate(ed25519.der)).publicKey).to.deep.equal({
         type: 'Ed25519',
         bits: 256,
         curve: null,
@@ -108,7 +108,7 @@ describe('SSL lookup: reading certificates', () => {
     it('keeps a repeated attribute as an array and a quoted name as one name, and canonicalizes IP addresses', () => {
       const fields = describeCertificate(new X509Certificate(oddNames.der));
       expect(fields.subject).to.deep.equal({ CN: 'odd.test', OU: ['One', 'Two'] });
-      expect(fields.subject_alt_names).to.deep.equal([
+      expect(fields.subjectAltNames).to.deep.equal([
         'a.test',
         'evil.test, DNS:good.test',
         'q"uote.test',
@@ -170,33 +170,33 @@ describe('SSL lookup: the verdict and the cache time', () => {
 
   it('is valid when Node trusts the chain, the name matches and the date is inside the window', () => {
     const { data, ttlSeconds } = describeSession('leaf.test', handshakeOf([leaf, intermediate]), notBefore + DAY_MS);
-    expect(data.is_valid).to.equal(true);
-    expect(data.authorization_error).to.equal(null);
-    expect(data.hostname_matches).to.equal(true);
-    expect(data.days_remaining).to.equal(58);
+    expect(data.isValid).to.equal(true);
+    expect(data.authorizationError).to.equal(null);
+    expect(data.hostnameMatches).to.equal(true);
+    expect(data.daysRemaining).to.equal(58);
     expect(data.chain).to.have.length(2);
     expect(data.protocol).to.equal('TLSv1.3');
     expect(data.cipher).to.equal('TLS_AES_256_GCM_SHA384');
     expect(ttlSeconds).to.equal(SSL_CACHE_SECONDS);
   });
 
-  it('gives every chain certificate its days_remaining, and expires_first the one that ends first', () => {
+  it('gives every chain certificate its daysRemaining, and expiresFirst the one that ends first', () => {
     const now = notBefore + DAY_MS;
     const { data } = describeSession('leaf.test', handshakeOf([leaf, intermediate]), now);
-    const intermediateEnd = Date.parse(data.chain[1]!.valid_to);
-    expect(data.chain.map((entry) => entry.days_remaining)).to.deep.equal([58, Math.floor((intermediateEnd - now) / DAY_MS)]);
+    const intermediateEnd = Date.parse(data.chain[1]!.validTo);
+    expect(data.chain.map((entry) => entry.daysRemaining)).to.deep.equal([58, Math.floor((intermediateEnd - now) / DAY_MS)]);
     // The default intermediate outlives this leaf: the leaf expires first.
     expect(intermediateEnd).to.be.greaterThan(notAfter);
-    expect(data.expires_first).to.deep.equal({ subject: data.subject, valid_to: data.valid_to, days_remaining: 58 });
+    expect(data.expiresFirst).to.deep.equal({ subject: data.subject, validTo: data.validTo, daysRemaining: 58 });
   });
 
-  it('names the leaf in expires_first when a chain certificate ends at the same time', () => {
+  it('names the leaf in expiresFirst when a chain certificate ends at the same time', () => {
     const { data } = describeSession('leaf.test', handshakeOf([leaf, leaf]), notBefore + DAY_MS);
-    expect(data.expires_first.subject).to.deep.equal(data.chain[0]!.subject);
+    expect(data.expiresFirst.subject).to.deep.equal(data.chain[0]!.subject);
   });
 
-  it('counts days_remaining in whole days, negative once expired', () => {
-    const at = (now: number): number => describeSession('leaf.test', handshakeOf([leaf]), now).data.days_remaining;
+  it('counts daysRemaining in whole days, negative once expired', () => {
+    const at = (now: number): number => describeSession('leaf.test', handshakeOf([leaf]), now).data.daysRemaining;
     expect(at(notAfter - DAY_MS - 1)).to.equal(1);
     expect(at(notAfter - 1)).to.equal(0);
     expect(at(notAfter + 1)).to.equal(-1);
@@ -209,25 +209,25 @@ describe('SSL lookup: the verdict and the cache time', () => {
       handshakeOf([leaf], { authorized: false, authorizationError: 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY' }),
       notBefore + DAY_MS,
     );
-    expect(data.is_valid).to.equal(false);
-    expect(data.authorization_error).to.equal('UNABLE_TO_GET_ISSUER_CERT_LOCALLY');
+    expect(data.isValid).to.equal(false);
+    expect(data.authorizationError).to.equal('UNABLE_TO_GET_ISSUER_CERT_LOCALLY');
   });
 
   it('reports a name mismatch as ERR_TLS_CERT_ALTNAME_INVALID', () => {
     const { data } = describeSession('other.test', handshakeOf([leaf]), notBefore + DAY_MS);
-    expect(data.hostname_matches).to.equal(false);
-    expect(data.is_valid).to.equal(false);
-    expect(data.authorization_error).to.equal('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(data.hostnameMatches).to.equal(false);
+    expect(data.isValid).to.equal(false);
+    expect(data.authorizationError).to.equal('ERR_TLS_CERT_ALTNAME_INVALID');
   });
 
   it('judges the date by Dossier’s clock too, naming the fault when Node saw none', () => {
     const early = describeSession('leaf.test', handshakeOf([leaf]), notBefore - 1000).data;
-    expect([early.is_valid, early.authorization_error]).to.deep.equal([false, 'CERT_NOT_YET_VALID']);
+    expect([early.isValid, early.authorizationError]).to.deep.equal([false, 'CERT_NOT_YET_VALID']);
     const late = describeSession('leaf.test', handshakeOf([leaf]), notAfter + 1000).data;
-    expect([late.is_valid, late.authorization_error]).to.deep.equal([false, 'CERT_HAS_EXPIRED']);
+    expect([late.isValid, late.authorizationError]).to.deep.equal([false, 'CERT_HAS_EXPIRED']);
   });
 
-  it('caches for an hour at most, never past valid_to, never before valid_from is reached, and not at all once expired', () => {
+  it('caches for an hour at most, never past validTo, never before validFrom is reached, and not at all once expired', () => {
     const ttl = (now: number): number => describeSession('leaf.test', handshakeOf([leaf]), now).ttlSeconds;
     expect(ttl(notBefore + DAY_MS)).to.equal(3600);
     expect(ttl(notAfter - 600_000)).to.equal(600);

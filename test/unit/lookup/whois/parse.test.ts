@@ -22,27 +22,27 @@ describe('whois text parsing', () => {
     expect(reading.referral).to.equal('whois.markmonitor.com');
     expect(reading.facts).to.deep.equal({
       registrar: 'MarkMonitor Inc.',
-      registrar_url: 'http://www.markmonitor.com',
-      registrar_iana_id: '292',
-      registrar_abuse_email: 'abusecomplaints@markmonitor.com',
-      registrant: { organization: null, country_code: null },
-      created_at: '1997-09-15T04:00:00.000Z',
-      updated_at: '2019-09-09T15:39:04.000Z',
-      expires_at: '2028-09-14T04:00:00.000Z',
-      name_servers: ['ns1.example.com', 'ns2.example.com'],
+      registrarUrl: 'http://www.markmonitor.com',
+      registrarIanaId: '292',
+      registrarAbuseEmail: 'abusecomplaints@markmonitor.com',
+      registrant: { organization: null, countryCode: null },
+      createdAt: '1997-09-15T04:00:00.000Z',
+      updatedAt: '2019-09-09T15:39:04.000Z',
+      expiresAt: '2028-09-14T04:00:00.000Z',
+      nameServers: ['ns1.example.com', 'ns2.example.com'],
       status: ['clientDeleteProhibited', 'clientTransferProhibited', 'serverUpdateProhibited'],
       dnssec: false,
-      whois_server: 'whois.markmonitor.com',
+      whoisServer: 'whois.markmonitor.com',
     });
   });
 
   it("reads a registrar's answer, with its own expiration date label", () => {
     const facts = factsOf('example.com', registrarWhois({ domain: 'example.com' }));
-    expect(facts.registrant).to.deep.equal({ organization: 'Example Holdings LLC', country_code: 'US' });
+    expect(facts.registrant).to.deep.equal({ organization: 'Example Holdings LLC', countryCode: 'US' });
     expect(facts).to.include({
       registrar: 'MarkMonitor, Inc.',
-      expires_at: '2028-09-13T07:00:00.000Z',
-      created_at: '1997-09-15T07:00:00.000Z',
+      expiresAt: '2028-09-13T07:00:00.000Z',
+      createdAt: '1997-09-15T07:00:00.000Z',
     });
     expect(facts.status).to.deep.equal(['clientUpdateProhibited', 'clientTransferProhibited']);
   });
@@ -57,8 +57,7 @@ describe('whois text parsing', () => {
   });
 
   it('keeps a host:port referral and reduces a URL referral to its host', () => {
-    const referral = (registrarWhois: string) =>
-      factsOf('a.com', verisignWhois({ domain: 'a.com', registrarWhois })).whois_server;
+    const referral = (registrarWhois: string) => factsOf('a.com', verisignWhois({ domain: 'a.com', registrarWhois })).whoisServer;
     expect(referral('whois.registrar.test:4343')).to.equal('whois.registrar.test:4343');
     expect(referral('https://www.Registrar.example/whois')).to.equal('www.registrar.example');
     expect(referral('')).to.equal(null);
@@ -104,17 +103,17 @@ describe('RDAP parsing', () => {
       referral: 'https://rdap.registrar.example/domain/example.com',
       facts: {
         registrar: 'MarkMonitor Inc.',
-        registrar_url: null,
-        registrar_iana_id: '292',
-        registrar_abuse_email: 'abusecomplaints@markmonitor.com',
-        registrant: { organization: null, country_code: null },
-        created_at: '1997-09-15T04:00:00.000Z',
-        updated_at: '2019-09-09T15:39:04.000Z',
-        expires_at: '2028-09-14T04:00:00.000Z',
-        name_servers: ['ns1.example.com', 'ns2.example.com'],
+        registrarUrl: null,
+        registrarIanaId: '292',
+        registrarAbuseEmail: 'abusecomplaints@markmonitor.com',
+        registrant: { organization: null, countryCode: null },
+        createdAt: '1997-09-15T04:00:00.000Z',
+        updatedAt: '2019-09-09T15:39:04.000Z',
+        expiresAt: '2028-09-14T04:00:00.000Z',
+        nameServers: ['ns1.example.com', 'ns2.example.com'],
         status: ['clientDeleteProhibited', 'clientTransferProhibited', 'serverUpdateProhibited'],
         dnssec: false,
-        whois_server: 'whois.example',
+        whoisServer: 'whois.example',
       },
     });
   });
@@ -137,11 +136,11 @@ describe('RDAP parsing', () => {
   it("reads the registrant's organization and country from its vCard, by code or by name", () => {
     expect(withRegistrant(['adr', { cc: 'us' }, 'text', ['', '', '', '', 'CA', '', '']])).to.deep.equal({
       organization: 'Example Holdings LLC',
-      country_code: 'US',
+      countryCode: 'US',
     });
     expect(withRegistrant(['adr', {}, 'text', ['', '', '', 'Seoul', '', '', 'Korea, Republic of']])).to.deep.equal({
       organization: 'Example Holdings LLC',
-      country_code: 'KR',
+      countryCode: 'KR',
     });
   });
 
@@ -157,7 +156,7 @@ describe('RDAP parsing', () => {
         { name: { type: 'Registrant Country' }, method: 'removal' },
       ],
     );
-    expect(registrant).to.deep.equal({ organization: null, country_code: null });
+    expect(registrant).to.deep.equal({ organization: null, countryCode: null });
   });
 
   it('reads the country that a partly redacted address still gives (RFC 9537 emptyValue on street, city, postal code)', () => {
@@ -169,17 +168,17 @@ describe('RDAP parsing', () => {
       emptied('Registrant City', `${adr}[3][3]`),
       emptied('Registrant Postal Code', `${adr}[3][5]`),
     ];
-    expect(withRegistrant(canada, partly)).to.deep.equal({ organization: 'Example Holdings LLC', country_code: 'CA' });
+    expect(withRegistrant(canada, partly)).to.deep.equal({ organization: 'Example Holdings LLC', countryCode: 'CA' });
     // The country withheld, by its own part, a slice that holds it, or the whole address: null.
     for (const path of [`${adr}[3][6]`, `${adr}[3][4:7]`, `${adr}[3]`, adr]) {
-      expect(withRegistrant(canada, [emptied('Registrant Address', path)]).country_code, path).to.equal(null);
+      expect(withRegistrant(canada, [emptied('Registrant Address', path)]).countryCode, path).to.equal(null);
     }
   });
 
   it("takes the registrar's expiration when the registry gives no expiration event", () => {
     const object = rdapDomain({ domain: 'example.com' });
     object.events = [{ eventAction: 'registrar expiration', eventDate: '2030-01-02T03:04:05Z' }];
-    expect(parseRdapAnswer(200, JSON.stringify(object), URL_).facts.expires_at).to.equal('2030-01-02T03:04:05.000Z');
+    expect(parseRdapAnswer(200, JSON.stringify(object), URL_).facts.expiresAt).to.equal('2030-01-02T03:04:05.000Z');
   });
 
   it('reads 404 and an error object with code 404 as not found', () => {

@@ -85,26 +85,26 @@ describe('whois record helpers', () => {
       const registry = {
         ...emptyFacts(),
         registrar: 'Registry Says',
-        name_servers: ['ns1.a.com'],
-        whois_server: 'whois.registrar.com',
+        nameServers: ['ns1.a.com'],
+        whoisServer: 'whois.registrar.com',
       };
       const registrar = {
         ...emptyFacts(),
         registrar: 'Registrar Says',
-        registrar_url: 'https://registrar.example',
-        name_servers: ['ns9.a.com'],
+        registrarUrl: 'https://registrar.example',
+        nameServers: ['ns9.a.com'],
         status: ['ok'],
         dnssec: false,
-        whois_server: 'whois.registrar.example',
+        whoisServer: 'whois.registrar.example',
       };
       expect(completeFacts(registry, registrar)).to.deep.equal({
         ...emptyFacts(),
         registrar: 'Registry Says',
-        registrar_url: 'https://registrar.example',
-        name_servers: ['ns1.a.com'],
+        registrarUrl: 'https://registrar.example',
+        nameServers: ['ns1.a.com'],
         status: ['ok'],
         dnssec: false,
-        whois_server: 'whois.registrar.example',
+        whoisServer: 'whois.registrar.example',
       });
     });
   });

@@ -43,12 +43,12 @@ describe('whois: current registry layouts', () => {
     );
     expect(facts).to.include({
       registrar: 'MarkMonitor Inc.',
-      created_at: '2006-06-30T13:55:10.000Z',
-      updated_at: '2024-06-02T10:36:14.000Z',
-      expires_at: '2025-07-01T10:11:51.000Z',
+      createdAt: '2006-06-30T13:55:10.000Z',
+      updatedAt: '2024-06-02T10:36:14.000Z',
+      expiresAt: '2025-07-01T10:11:51.000Z',
     });
-    expect(facts.name_servers).to.deep.equal(['ns2.google.com', 'ns1.google.com']);
-    expect(facts.registrant.country_code).to.equal('US');
+    expect(facts.nameServers).to.deep.equal(['ns2.google.com', 'ns1.google.com']);
+    expect(facts.registrant.countryCode).to.equal('US');
   });
 
   it(".sk: the registrar's name from its block, not the handle on the domain's line", () => {
@@ -75,8 +75,8 @@ describe('whois: current registry layouts', () => {
     );
     expect(facts).to.include({
       registrar: 'MarkMonitor Inc.',
-      created_at: '2003-07-24T00:00:00.000Z',
-      expires_at: '2025-07-24T00:00:00.000Z',
+      createdAt: '2003-07-24T00:00:00.000Z',
+      expiresAt: '2025-07-24T00:00:00.000Z',
     });
     expect(facts.status).to.deep.equal(['ok']);
   });
@@ -110,12 +110,12 @@ describe('whois: current registry layouts', () => {
     );
     expect(facts).to.include({
       registrar: 'Zone Media OÜ',
-      created_at: '2010-07-04T01:41:42.000Z',
-      updated_at: '2024-06-04T07:23:41.000Z',
-      expires_at: '2025-07-05T00:00:00.000Z',
+      createdAt: '2010-07-04T01:41:42.000Z',
+      updatedAt: '2024-06-04T07:23:41.000Z',
+      expiresAt: '2025-07-05T00:00:00.000Z',
     });
-    expect(facts.name_servers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
-    expect(facts.registrant.country_code).to.equal('US');
+    expect(facts.nameServers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
+    expect(facts.registrant.countryCode).to.equal('US');
   });
 
   it('.kz: "Registar" as the registry spells it, dates with a GMT offset, server labels by rank', () => {
@@ -147,12 +147,12 @@ describe('whois: current registry layouts', () => {
     );
     expect(facts).to.include({
       registrar: 'HOSTER.KZ',
-      created_at: '1999-06-07T13:01:43.000Z',
-      updated_at: '2012-11-28T01:29:45.000Z',
+      createdAt: '1999-06-07T13:01:43.000Z',
+      updatedAt: '2012-11-28T01:29:45.000Z',
     });
-    expect(facts.name_servers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
+    expect(facts.nameServers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
     expect(facts.status).to.deep.equal(['clientTransferProhibited', 'clientUpdateProhibited']);
-    expect(facts.registrant).to.deep.equal({ organization: 'Google Inc.', country_code: 'US' });
+    expect(facts.registrant).to.deep.equal({ organization: 'Google Inc.', countryCode: 'US' });
   });
 
   it('.ch: every value on the line under its label, a date "before 1 January 1996"', () => {
@@ -181,8 +181,8 @@ describe('whois: current registry layouts', () => {
         '',
       ].join('\n'),
     );
-    expect(facts).to.include({ registrar: 'MarkMonitor Inc.', created_at: '1996-01-01T00:00:00.000Z', dnssec: false });
-    expect(facts.name_servers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
+    expect(facts).to.include({ registrar: 'MarkMonitor Inc.', createdAt: '1996-01-01T00:00:00.000Z', dnssec: false });
+    expect(facts.nameServers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
     expect(facts.registrant.organization).to.equal('Google LLC');
   });
 
@@ -208,11 +208,11 @@ describe('whois: current registry layouts', () => {
       ].join('\n'),
     );
     expect(facts).to.include({
-      created_at: '1985-05-23T00:00:00.000Z',
-      updated_at: '2024-07-11T00:00:00.000Z',
-      expires_at: '2026-07-31T00:00:00.000Z',
+      createdAt: '1985-05-23T00:00:00.000Z',
+      updatedAt: '2024-07-11T00:00:00.000Z',
+      expiresAt: '2026-07-31T00:00:00.000Z',
     });
-    expect(facts.name_servers).to.deep.equal(['use2.akam.net', 'asia2.akam.net']);
+    expect(facts.nameServers).to.deep.equal(['use2.akam.net', 'asia2.akam.net']);
     expect(facts.registrant.organization).to.equal('Massachusetts Institute of Technology');
   });
 
@@ -239,12 +239,12 @@ describe('whois: current registry layouts', () => {
     );
     expect(facts).to.include({
       registrar: 'MarkMonitor, Inc.',
-      created_at: '2004-04-08T00:00:00.000Z',
-      expires_at: '2026-03-31T00:00:00.000Z',
+      createdAt: '2004-04-08T00:00:00.000Z',
+      expiresAt: '2026-03-31T00:00:00.000Z',
     });
-    expect(facts.name_servers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
+    expect(facts.nameServers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
     expect(facts.status).to.deep.equal(['ok']);
-    expect(facts.registrant.country_code).to.equal('US');
+    expect(facts.registrant.countryCode).to.equal('US');
   });
 
   it('.dk: never the domain itself among the name servers', () => {
@@ -259,7 +259,7 @@ describe('whois: current registry layouts', () => {
         'Hostname:             ns2.google.com',
       ].join('\n'),
     );
-    expect(facts.name_servers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
+    expect(facts.nameServers).to.deep.equal(['ns1.google.com', 'ns2.google.com']);
   });
 
   it("CoCCA's 'Domain Status: No Object Found' is a free name", () => {
@@ -283,8 +283,8 @@ describe('whois: current registry layouts', () => {
         'Registrar Abuse Contact Email: Abuse@Registrar.Example',
       ].join('\n'),
     );
-    expect(facts.registrant).to.deep.equal({ organization: null, country_code: null });
-    expect(facts.registrar_abuse_email).to.equal('abuse@registrar.example');
+    expect(facts.registrant).to.deep.equal({ organization: null, countryCode: null });
+    expect(facts.registrarAbuseEmail).to.equal('abuse@registrar.example');
   });
 });
 
