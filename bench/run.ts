@@ -17,7 +17,7 @@ import {
 } from './processes.js';
 import { watchBenchStores, watchesBench } from './watches.js';
 
-// `npm run bench`: the cost of a request (issue 30), as server CPU per request: `dossier serve` as
+// `npm run bench`: the cost of a request, as server CPU per request: `dossier serve` as
 // `npm start` runs it (default settings, a log line a request to a file), in a process of its own, beside
 // a bare Koa process answering the same body, both loaded by wrk from another process. The cached
 // GET /api/dns on each real store, with keys made by `dossier keys create`; on SQLite, reading and creating

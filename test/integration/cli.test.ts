@@ -326,7 +326,7 @@ describe('the dossier command', function () {
   });
 });
 
-describe("the dossier command as package.json's bin (issue 12)", () => {
+describe("the dossier command as package.json's bin", () => {
   let dir: string;
 
   /** Runs a program in the copy; resolves with its exit code and output, never rejects. */

@@ -11,12 +11,12 @@ import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { startRdapServer, type TestRdapServer } from '../support/rdap-server.js';
 import { whoisLookupOnLoopback } from '../support/whois-lookup.js';
 
-// The accuracy of the whois reading on real answers (issue 17): every `status_registered` and
+// The accuracy of the whois reading on real answers: every `status_registered` and
 // `status_available` answer of weppos/whois-parser's fixtures (~250 servers) is served byte for byte by a
 // loopback port-43 server as DOSSIER_WHOIS_SERVER, and read back through GET /api/whois as a user
 // would. As a registry does, the server gives the answer only to a question about the fixture's own
 // name (which DOSSIER_WHOIS_SERVER receives bare) and "No match" to any other, and a lookup that did not
-// ask that question scores nothing (issue 27: `bestb.uy.com` was asked as `uy.com`). What Dossier reads is compared with the `.expected` file, beside whoiser's generic parser on
+// ask that question scores nothing (`bestb.uy.com` asked as `uy.com` would). What Dossier reads is compared with the `.expected` file, beside whoiser's generic parser on
 // the same texts; the table is printed as a benchmark prints its ratios.
 
 /**

@@ -126,8 +126,8 @@ const LIBRARY = {
 };
 
 // HOST, PORT, DOSSIER_TRUST_PROXY and DOSSIER_KEEP_ALIVE_TIMEOUT_MS are the server's settings: serverOptionsFromEnv and ServerOptions moved
-// here from the library's entry (issue 20), on purpose. wireWatch and wireDelivery left the library's
-// entry for the HTTP contract, beside the watch's schema (issue 28): the wire shape is the HTTP edge's.
+// here from the library's entry, on purpose. wireWatch and wireDelivery left the library's
+// entry for the HTTP contract, beside the watch's schema: the wire shape is the HTTP edge's.
 const KOA_ADAPTER = {
   values: [
     'HTTP_ERRORS',

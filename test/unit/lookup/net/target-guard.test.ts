@@ -6,7 +6,7 @@ import { isDossierError } from '../../../../lib/errors.js';
 import { isPublicAddress, RangeTargetGuard } from '../../../../lib/lookup/net/target-guard.js';
 import type { DnsResolver } from '../../../../lib/ports/dns-resolver.js';
 
-/** Every spelling issue 3 names, and the verdict: may a lookup connect to it? */
+/** Every spelling of a private address tried, and the verdict: may a lookup connect to it? */
 const VERDICTS: [address: string, isPublic: boolean, what: string][] = [
   ['127.0.0.1', false, 'loopback'],
   ['127.255.255.254', false, 'loopback, end of 127/8'],
