@@ -53,12 +53,12 @@ const dns = await startDnsServer({
 const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-'));
 const notes: string[] = [];
 const results: BenchResult[] = [];
-/** The stores to measure (`BENCH_STORES`, a comma-separated list of sqlite, redis, postgres): all by default. */
-const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres')
+/** The stores to measure (`BENCH_STORES`, a comma-separated list of sqlite, redis, postgres, mysql): all by default. */
+const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres,mysql')
   .toLowerCase()
   .split(',')
   .map((name) => name.trim());
-const stores: { label: string; url: string; target: number }[] = [];
+const stores: { label: string; url: string; target?: number }[] = [];
 if (chosen.includes('sqlite')) stores.push({ label: 'SQLite', url: `sqlite://${join(dir, 'bench.sqlite')}`, target: 0.65 });
 const redis = chosen.includes('redis') ? await startRedis() : undefined;
 if (redis) stores.push({ label: 'Redis', url: redis.url, target: 0.55 });
@@ -67,6 +67,10 @@ const postgres = process.env.BENCH_POSTGRES ?? process.env.DOSSIER_TEST_POSTGRES
 if (postgres && chosen.includes('postgres')) stores.push({ label: 'PostgreSQL', url: postgres, target: 0.5 });
 else if (chosen.includes('postgres'))
   notes.push('PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES) to a database URL.');
+// MySQL/MariaDB has no target of its own: measured beside the others.
+const mysql = process.env.BENCH_MYSQL ?? process.env.DOSSIER_TEST_MYSQL;
+if (mysql && chosen.includes('mysql')) stores.push({ label: 'MySQL', url: mysql });
+else if (chosen.includes('mysql')) notes.push('MySQL skipped: set BENCH_MYSQL (or DOSSIER_TEST_MYSQL) to a database URL.');
 
 const envOf = (store: string): Record<string, string> => ({
   DOSSIER_STORE: store,
