@@ -4,9 +4,12 @@ import type { StoredDocument } from '../ports/document-store.js';
 // and lib/stores (the SQL tables, and the upgrade of the key-value records older releases wrote there):
 // the record names, and the two rules of a listing that every store must apply alike.
 
+/** What the key of a document's record in a key-value store starts with, before its id. */
+export const DOCUMENT_KEY_PREFIX = 'doc:';
+
 /** The key of a document's record in a key-value store. */
 export function documentKey(id: number): string {
-  return `doc:${id}`;
+  return `${DOCUMENT_KEY_PREFIX}${id}`;
 }
 
 /** The counter that hands out document ids in a key-value store (and in SQL stores that older releases wrote). */

@@ -93,6 +93,8 @@ const NEEDLES = [
   'The quick',
   'QUICK BROWN',
   'brown fox',
+  // Each of its runs of three is in some result, the whole in few or none.
+  'over the quick',
   'x'.repeat(40),
 ];
 
