@@ -364,40 +364,43 @@ export class RedisDocumentStore implements DocumentStore {
 
   /**
    * Indexes the documents that an older release logged for the owner (`documents:<owner>:<n>`, each the id
-   * of a document written), a batch of log slots at a time: resumable where it stopped, each document
-   * indexed once even when two processes do it at once; the slots read are deleted.
+   * of a document written), a batch of log slots at a time, each under a short lease: two processes take
+   * turns, and one goes on where another stopped or died. A document is indexed once however often it is
+   * met; the slots read are deleted.
    */
   private async upgrade(owner: string): Promise<void> {
     const marker = this.ownerKeys(owner) + 'indexed';
-    if ((await this.call(READ, [marker], [])) === null) {
-      await withLease(
-        this.options.counters,
-        `documents:indexing:${owner}`,
-        async () => {
-          if ((await this.call(READ, [marker], [])) !== null) return;
-          const progress = this.ownerKeys(owner) + 'indexed-to';
-          const log = new AppendOnlyIndex(this.options.kv, this.options.counters, documentIndexName(owner));
-          const length = await log.length();
-          for (let first = Number((await this.call(READ, [progress], [])) ?? 0) + 1; first <= length; first += BATCH) {
-            const slots = Array.from({ length: Math.min(BATCH, length - first + 1) }, (_, n) => first + n);
-            // A slot never written (an older process that died while creating) names nothing to find.
-            const ids = new Set((await log.at(slots)).filter((value) => value !== undefined && value !== '0').map(Number));
-            const records = await this.options.kv.getMany<unknown>([...ids].map(documentKey));
-            await Promise.all(
-              records
-                .filter((record): record is StoredDocument => isStoredDocument(record, owner))
-                .map((document) => this.write('index', document)),
-            );
-            await this.call(RAISE, [progress], [String(slots[slots.length - 1])]);
-            await log.remove(slots);
-          }
-          await this.call(MARK, [marker], ['1']);
-        },
-        // A large owner takes a while; should its process die, another takes over after the lease.
-        { ttlMs: 60_000, waitMs: 10 * 60_000 },
-      );
+    while ((await this.call(READ, [marker], [])) === null) {
+      await withLease(this.options.counters, `documents:indexing:${owner}`, () => this.upgradeStep(owner, marker), {
+        ttlMs: 5_000,
+        waitMs: 60_000,
+      });
     }
     this.indexedOwners.set(owner, true);
+  }
+
+  /** Indexes the owner's next batch of log slots, or marks the owner indexed after the last. */
+  private async upgradeStep(owner: string, marker: string): Promise<void> {
+    if ((await this.call(READ, [marker], [])) !== null) return;
+    const progress = this.ownerKeys(owner) + 'indexed-to';
+    const log = new AppendOnlyIndex(this.options.kv, this.options.counters, documentIndexName(owner));
+    const [length, done] = await Promise.all([log.length(), this.call(READ, [progress], [])]);
+    const first = Number(done ?? 0) + 1;
+    if (first > length) {
+      await this.call(MARK, [marker], ['1']);
+      return;
+    }
+    const slots = Array.from({ length: Math.min(BATCH, length - first + 1) }, (_, n) => first + n);
+    // A slot never written (an older process that died while creating) names nothing to find.
+    const ids = new Set((await log.at(slots)).filter((value) => value !== undefined && value !== '0').map(Number));
+    const records = await this.options.kv.getMany<unknown>([...ids].map(documentKey));
+    await Promise.all(
+      records
+        .filter((record): record is StoredDocument => isStoredDocument(record, owner))
+        .map((document) => this.write('index', document)),
+    );
+    await this.call(RAISE, [progress], [String(slots[slots.length - 1])]);
+    await log.remove(slots);
   }
 
   private call(script: string, keys: string[], args: string[]): Promise<unknown> {
