@@ -18,7 +18,7 @@ import { ListingCache, type DocumentChange, type ListingCacheOptions } from './l
 const NO_DOCUMENT = '0';
 
 /**
- * Documents as key-value records (`doc:<id>`), for the stores without SQL (memory://, redis://): ids
+ * Documents as key-value records (`doc:<id>`), for memory:// (older releases wrote Redis's so too): ids
  * from an atomic counter, and a per-owner log of changed ids from which each process keeps its
  * listings up to date (see {@link ListingCache}). Updates and deletes run under the document's lease,
  * so that no write from any process loses another's fields or revives a deleted document.
