@@ -78,6 +78,9 @@ const NEEDLES = [
   '"',
   ' ',
   '😀',
+  // Astral code points in runs of three UTF-16 code units, whole and split.
+  'a😀',
+  '😀😀',
   '中文',
   'ﬁ',
   'fi',

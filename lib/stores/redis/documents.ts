@@ -35,27 +35,38 @@ import type { RedisEvalClient } from './counters.js';
 //   entries               hash ordinal → `[id, favorite (1|0), name]` (JSON)
 //   n:<gram>, r:<gram>    the ordinals whose searched name (n) or result (r) holds the run of 1, 2 or 3
 //                         UTF-16 code units <gram>: a set while few, a bitmap once many
+//   bitmaps               hash of the grams' keys that are bitmaps
 // Per owner: `indexed` once its documents written by older releases are in the indexes.
 
 /** Writes a document's record (or deletes it) and its place in every index, in one atomic step. */
 const WRITE = `
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
--- then ARGV[8] grams to clear, then the grams to set.
+-- 11 the grams that are bitmaps, then ARGV[8] grams to clear, then the grams to set.
 -- ARGV: 1 put|delete|index (index: only a document not indexed yet; its record stays as it is), 2 id,
 -- 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member ('' for none), 8 grams to clear
 local id = ARGV[2]
 local ordinal = redis.call('HGET', KEYS[2], id)
 if ARGV[1] == 'index' and ordinal then return 0 end
 if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) elseif ARGV[1] == 'delete' then redis.call('DEL', KEYS[1]) end
+-- Which of KEYS[from…to] are bitmaps (one call, rather than a TYPE each).
+local function bitmaps(from, to)
+  local found = {}
+  for start = from, to, 1000 do
+    local kinds = redis.call('HMGET', KEYS[11], unpack(KEYS, start, math.min(start + 999, to)))
+    for n, kind in ipairs(kinds) do found[start + n - 1] = kind end
+  end
+  return found
+end
 if ARGV[7] ~= '' then
   for i = 8, 10 do redis.call('ZREM', KEYS[i], ARGV[7]) end
 end
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-local cleared = 10 + tonumber(ARGV[8])
+local cleared = 11 + tonumber(ARGV[8])
 if ordinal then
-  for i = 11, cleared do
-    if redis.call('TYPE', KEYS[i]).ok == 'string' then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
+  local kinds = bitmaps(12, cleared)
+  for i = 12, cleared do
+    if kinds[i] then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
   end
 end
 if ARGV[1] == 'delete' then
@@ -79,14 +90,16 @@ redis.call('ZADD', favorite and KEYS[9] or KEYS[10], 0, ARGV[5])
 -- A set becomes a bitmap once it would take more room than one: past Redis's compact sets of integers
 -- (512), when its members outnumber the bitmap's bytes (the ordinals handed out / 8) / 64 bytes a member.
 local most = math.max(512, tonumber(redis.call('GET', KEYS[4])) / 512)
+local kinds = bitmaps(cleared + 1, #KEYS)
 for i = cleared + 1, #KEYS do
   local gram = KEYS[i]
-  if redis.call('TYPE', gram).ok == 'string' then
+  if kinds[i] then
     redis.call('SETBIT', gram, ordinal, 1)
   elseif redis.call('SADD', gram, ordinal) == 1 and redis.call('SCARD', gram) > most then
     local members = redis.call('SMEMBERS', gram)
     redis.call('DEL', gram)
     for _, member in ipairs(members) do redis.call('SETBIT', gram, member, 1) end
+    redis.call('HSET', KEYS[11], gram, 1)
   end
 end
 return 1`;
@@ -318,7 +331,7 @@ export class RedisDocumentStore implements DocumentStore {
         keys + 'ordinals',
         keys + 'entries',
         keys + 'ordinal',
-        ...['id', 'id:1', 'id:0', 'name', 'name:1', 'name:0'].map((name) => keys + name),
+        ...['id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps'].map((name) => keys + name),
         ...cleared,
         ...set,
       ],
