@@ -202,8 +202,8 @@ export interface RedisDocumentOptions {
 type Entry = [id: number, favorite: 0 | 1, name: string];
 
 /**
- * Documents on Redis: each a record as Keyv writes it (`doc:<id>`, the format older releases wrote, read by
- * {@link KvStore} too), and per owner and template, indexes in Redis that answer every list query of
+ * Documents on Redis: each a record as Keyv writes it (`doc:<id>`, the format older releases wrote, read
+ * through the backend's values too), and per owner and template, indexes in Redis that answer every list query of
  * docs/contract.md §3 with work that grows with the page, or with the documents a search finds, never with
  * the owner's documents; this process keeps none of them. A page without a search is one script (its range
  * of a sorted set and the page's records); a search intersects the sets or bitmaps of the needle's grams
