@@ -42,12 +42,11 @@ import type { RedisEvalClient } from './counters.js';
 const WRITE = `
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
 -- 11 the grams that are bitmaps, then ARGV[8] grams to clear, then the grams to set.
--- ARGV: 1 put|delete|index (index: only a document not indexed yet; its record stays as it is), 2 id,
--- 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member ('' for none), 8 grams to clear
+-- ARGV: 1 put|delete, 2 id, 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member
+-- ('' for none), 8 grams to clear
 local id = ARGV[2]
 local ordinal = redis.call('HGET', KEYS[2], id)
-if ARGV[1] == 'index' and ordinal then return 0 end
-if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) elseif ARGV[1] == 'delete' then redis.call('DEL', KEYS[1]) end
+if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) else redis.call('DEL', KEYS[1]) end
 -- Which of KEYS[from…to] are bitmaps (one call, rather than a TYPE each).
 local function bitmaps(from, to)
   local found = {}
@@ -103,6 +102,67 @@ for i = cleared + 1, #KEYS do
   end
 end
 return 1`;
+
+/**
+ * Indexes documents as their records are (an upgrade's batch, of one owner and template), each unless it
+ * is indexed already; each gram's new ordinals in one command.
+ */
+const INDEX = `
+-- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the grams
+-- that are bitmaps, then the grams. ARGV: per document, its id, favorite (1|0), name member, entry, and
+-- the numbers of its grams among KEYS[11…] (1 for KEYS[11]), separated by commas.
+local postings = {}
+for first = 1, #ARGV, 5 do
+  local id = ARGV[first]
+  if not redis.call('HGET', KEYS[1], id) then
+    local ordinal = redis.call('INCR', KEYS[3])
+    redis.call('HSET', KEYS[1], id, ordinal)
+    redis.call('HSET', KEYS[2], ordinal, ARGV[first + 3])
+    local favorite = ARGV[first + 1] == '1'
+    redis.call('ZADD', KEYS[4], id, id)
+    redis.call('ZADD', favorite and KEYS[5] or KEYS[6], id, id)
+    redis.call('ZADD', KEYS[7], 0, ARGV[first + 2])
+    redis.call('ZADD', favorite and KEYS[8] or KEYS[9], 0, ARGV[first + 2])
+    for gram in string.gmatch(ARGV[first + 4], '%d+') do
+      local n = 10 + tonumber(gram)
+      local ordinals = postings[n]
+      if not ordinals then
+        ordinals = {}
+        postings[n] = ordinals
+      end
+      ordinals[#ordinals + 1] = ordinal
+    end
+  end
+end
+-- Sets bits of a bitmap, a thousand a command.
+local function setBits(key, ordinals)
+  for start = 1, #ordinals, 1000 do
+    local fields = {}
+    for i = start, math.min(start + 999, #ordinals) do
+      fields[#fields + 1] = 'SET'
+      fields[#fields + 1] = 'u1'
+      fields[#fields + 1] = ordinals[i]
+      fields[#fields + 1] = 1
+    end
+    redis.call('BITFIELD', key, unpack(fields))
+  end
+end
+local most = math.max(512, tonumber(redis.call('GET', KEYS[3]) or '0') / 512)
+for n, ordinals in pairs(postings) do
+  local gram = KEYS[n]
+  if redis.call('HEXISTS', KEYS[10], gram) == 1 then
+    setBits(gram, ordinals)
+  else
+    for start = 1, #ordinals, 1000 do redis.call('SADD', gram, unpack(ordinals, start, math.min(start + 999, #ordinals))) end
+    if redis.call('SCARD', gram) > most then
+      local members = redis.call('SMEMBERS', gram)
+      redis.call('DEL', gram)
+      setBits(gram, members)
+      redis.call('HSET', KEYS[10], gram, 1)
+    end
+  end
+end
+return 0`;
 
 /** One page of an ordered set, and its size: the page's records, in order. */
 const PAGE = `
@@ -311,40 +371,43 @@ export class RedisDocumentStore implements DocumentStore {
     };
   }
 
-  /** Writes document `document` (`put`), or deletes it, or indexes it as it is (`index`), with its indexes. */
-  private async write(op: 'put' | 'delete' | 'index', document: StoredDocument, former?: StoredDocument): Promise<void> {
+  /** Writes document `document` (`put`) or deletes it, with its indexes (`former`: as they have it). */
+  private async write(op: 'put' | 'delete', document: StoredDocument, former?: StoredDocument): Promise<void> {
     const keys = this.keysOf(document.owner, document.template_id);
-    const gramKeys = (fields: StoredDocument | undefined): string[] =>
-      fields === undefined
-        ? []
-        : [
-            ...[...grams(searchText(fields.name))].map((gram) => `${keys}n:${gram}`),
-            ...[...grams(searchText(fields.result))].map((gram) => `${keys}r:${gram}`),
-          ];
-    const set = op === 'delete' ? [] : gramKeys(document);
+    const set = op === 'delete' ? [] : gramsOf(document);
     const kept = new Set(set);
-    const cleared = gramKeys(former).filter((key) => !kept.has(key));
+    const cleared = former === undefined ? [] : gramsOf(former).filter((gram) => !kept.has(gram));
     await this.call(
       WRITE,
-      [
-        this.recordPrefix + String(document.id),
-        keys + 'ordinals',
-        keys + 'entries',
-        keys + 'ordinal',
-        ...['id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps'].map((name) => keys + name),
-        ...cleared,
-        ...set,
-      ],
+      [this.recordPrefix + String(document.id), ...[...INDEX_KEYS, ...cleared, ...set].map((name) => keys + name)],
       [
         op,
         String(document.id),
         op === 'put' ? serialize({ value: document }) : '',
         document.favorite ? '1' : '0',
         nameMember(document),
-        JSON.stringify([document.id, document.favorite ? 1 : 0, document.name] satisfies Entry),
+        entryOf(document),
         former === undefined ? '' : nameMember(former),
         String(cleared.length),
       ],
+    );
+  }
+
+  /** Indexes `documents` (of the template whose keys start with `keys`) as they are, each unless it is already. */
+  private async index(keys: string, documents: StoredDocument[]): Promise<void> {
+    const numbers = new Map<string, number>();
+    const args = documents.flatMap((document) => {
+      const own = gramsOf(document).map((gram) => {
+        let number = numbers.get(gram);
+        if (number === undefined) numbers.set(gram, (number = numbers.size + 1));
+        return number;
+      });
+      return [String(document.id), document.favorite ? '1' : '0', nameMember(document), entryOf(document), own.join(',')];
+    });
+    await this.call(
+      INDEX,
+      [...INDEX_KEYS, ...numbers.keys()].map((name) => keys + name),
+      args,
     );
   }
 
@@ -407,11 +470,18 @@ export class RedisDocumentStore implements DocumentStore {
     // A slot never written (an older process that died while creating) names nothing to find.
     const ids = new Set((await log.at(slots)).filter((value) => value !== undefined && value !== '0').map(Number));
     const records = await this.options.kv.getMany<unknown>([...ids].map(documentKey));
-    await Promise.all(
-      records
-        .filter((record): record is StoredDocument => isStoredDocument(record, owner))
-        .map((document) => this.write('index', document)),
-    );
+    const byTemplate = new Map<number, StoredDocument[]>();
+    for (const record of records) {
+      if (isStoredDocument(record, owner))
+        byTemplate.set(record.template_id, [...(byTemplate.get(record.template_id) ?? []), record]);
+    }
+    const indexed: Promise<void>[] = [];
+    for (const [templateId, documents] of byTemplate) {
+      // A hundred a script: Redis answers no one else while it runs.
+      for (let start = 0; start < documents.length; start += 100)
+        indexed.push(this.index(this.keysOf(owner, templateId), documents.slice(start, start + 100)));
+    }
+    await Promise.all(indexed);
     await this.call(RAISE, [progress], [String(slots[slots.length - 1])]);
     await log.remove(slots);
   }
@@ -438,6 +508,22 @@ export class RedisDocumentStore implements DocumentStore {
   private keysOf(owner: string, templateId: number): string {
     return `${this.ownerKeys(owner)}${templateId}:`;
   }
+}
+
+/** The keys of a template's indexes that every write changes, in the order the scripts take them after the record's. */
+const INDEX_KEYS = ['ordinals', 'entries', 'ordinal', 'id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps'];
+
+/** The grams of a document's searched name (`n:<gram>`) and result (`r:<gram>`), as its template's keys end. */
+function gramsOf(document: StoredDocument): string[] {
+  return [
+    ...[...grams(searchText(document.name))].map((gram) => `n:${gram}`),
+    ...[...grams(searchText(document.result))].map((gram) => `r:${gram}`),
+  ];
+}
+
+/** A document's entry in the hash of entries: what a search by name reads of it. */
+function entryOf(document: StoredDocument): string {
+  return JSON.stringify([document.id, document.favorite ? 1 : 0, document.name] satisfies Entry);
 }
 
 /** A document's member of the sorted sets by name. */
