@@ -76,14 +76,20 @@ const FILLS = `dossier_document_fills (
   name VARBINARY(64) NOT NULL PRIMARY KEY, done_through BIGINT NOT NULL, last_id BIGINT NOT NULL
 )${MYSQL_DIALECT.tableOptions}`;
 
-/** The row of {@link FILLS} of {@link RESULT_TRIGRAMS}. */
+/** The row of {@link FILLS} of {@link RESULT_TRIGRAMS}: the table's name. */
 const RESULT_TRIGRAMS_FILL = 'dossier_document_result_trigrams';
 
 /** Documents read by one step of the fill of {@link RESULT_TRIGRAMS}, which stops earlier at {@link FILL_ROWS} rows. */
-const FILL_DOCUMENTS = 200;
+const FILL_DOCUMENTS = 100;
 
 /** Trigram rows written by one step of the fill, at the most (and a document's whole, past it). */
-const FILL_ROWS = 20_000;
+const FILL_ROWS = 5000;
+
+/**
+ * A trigram in this many documents of a template or more does not narrow a search by result: reading its
+ * documents one by one through the trigram table costs more than reading the results in order.
+ */
+const RARE = 2000;
 
 /** The id the document inserted last by the session got, as mysql2 writes a value into a statement. */
 const LAST_INSERT_ID = { toSqlString: () => 'LAST_INSERT_ID()' };
@@ -137,7 +143,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
         `INSERT IGNORE INTO dossier_document_fills (name, done_through, last_id)
          SELECT ?, 0, highest FROM (SELECT COALESCE(MAX(id), 0) AS highest FROM dossier_document_results) r
          WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?)`,
-        [RESULT_TRIGRAMS_FILL, 'dossier_document_result_trigrams'],
+        [RESULT_TRIGRAMS_FILL, RESULT_TRIGRAMS_FILL],
       );
       await createTable(query, RESULT_TRIGRAMS);
       this.fill();
@@ -277,26 +283,62 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   }
 
   /**
-   * The ids of the documents whose result holds the search, in the listing's order. With three code
-   * points or more, once every document has its result's trigrams: those that have every trigram of the
-   * needle, checked on their searched result. Otherwise the owner's searched results of the template, each
-   * checked (a needle of one or two code points has no trigram to narrow with; before the fill is done, a
-   * document without its trigrams would be missed).
+   * The ids of the documents whose result holds the search, in the listing's order, each checked on its
+   * searched result. Those that have the two rarest trigrams of the needle, when it has three code points
+   * or more, every document has its result's trigrams, and one of the needle's trigrams is in fewer than
+   * {@link RARE} documents of the template; otherwise the owner's searched results of the template, each
+   * read (a needle of one or two code points has no trigram; before the fill is done, a document without
+   * its trigrams would be missed; and when every trigram is in that many documents, reading them one by
+   * one through the trigram table costs more than reading the results in order).
    */
   private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition> {
     const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
     const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
-    const favorite: SqlCondition =
-      query.favorite === undefined ? { sql: '', values: [] } : { sql: ' AND r.favorite = ?', values: [query.favorite ? 1 : 0] };
+    const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
     const trigrams = trigramsOf(query.search);
-    if (trigrams.length === 0 || !(await this.resultTrigramsReady())) {
+    const rarest =
+      trigrams.length > 0 && (await this.resultTrigramsReady()) ? await this.rarest(owner, query.templateId, trigrams) : [];
+    if (rarest.length === 0) {
       return {
-        sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite.sql}
+        sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite}
           AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
-        values: [owner, query.templateId, ...favorite.values, query.search],
+        values: [owner, query.templateId, query.search],
       };
     }
-    return resultTrigramsMatching(owner, query.templateId, trigrams, favorite, query.search, order);
+    // From the rarest trigram's rows, in the order written (the database might start elsewhere).
+    const [first, ...others] = rarest;
+    const joins = others.map(
+      (_, n) => `
+        STRAIGHT_JOIN dossier_document_result_trigrams t${n + 1} ON t${n + 1}.owner = t0.owner
+          AND t${n + 1}.template_id = t0.template_id AND t${n + 1}.trigram = ? AND t${n + 1}.id = t0.id`,
+    );
+    return {
+      sql: `SELECT r.id FROM dossier_document_result_trigrams t0${joins.join('')}
+        STRAIGHT_JOIN dossier_document_results r ON r.owner = t0.owner AND r.template_id = t0.template_id AND r.id = t0.id
+        WHERE t0.owner = ? AND t0.template_id = ? AND t0.trigram = ?${favorite} AND LOCATE(?, r.result_lower) > 0
+        ORDER BY ${order}`,
+      values: [...others, owner, query.templateId, first, query.search],
+    };
+  }
+
+  /**
+   * The two trigrams of `trigrams` in the fewest documents of the template, rarest first, when one is in
+   * fewer than {@link RARE}; none otherwise. Each trigram's documents are counted up to {@link RARE}.
+   */
+  private async rarest(owner: string, templateId: number, trigrams: string[]): Promise<string[]> {
+    const counted = (await this.read(
+      trigrams
+        .map(
+          () => `SELECT ? AS trigram, COUNT(*) AS documents FROM (SELECT 1 FROM dossier_document_result_trigrams
+            WHERE owner = ? AND template_id = ? AND trigram = ? LIMIT ${RARE}) t`,
+        )
+        .join(' UNION ALL '),
+      trigrams.flatMap((trigram) => [trigram, owner, templateId, trigram]),
+    )) as { trigram: string; documents: number }[];
+    const sorted = counted
+      .map(({ trigram, documents }) => ({ trigram: String(trigram), documents: Number(documents) }))
+      .sort((a, b) => a.documents - b.documents);
+    return sorted[0]!.documents >= RARE ? [] : sorted.slice(0, 2).map(({ trigram }) => trigram);
   }
 
   /** True once every document has its result's trigrams; until then, makes sure a fill runs. */
@@ -305,7 +347,8 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     const [progress] = (await this.read('SELECT done_through, last_id FROM dossier_document_fills WHERE name = ?', [
       RESULT_TRIGRAMS_FILL,
     ])) as { done_through: number; last_id: number }[];
-    if (progress !== undefined && Number(progress.done_through) >= Number(progress.last_id)) this.resultTrigramsFilled = true;
+    // No row: one removed by hand (the table is made after it), read as what fillStep reads it as.
+    if (progress === undefined || Number(progress.done_through) >= Number(progress.last_id)) this.resultTrigramsFilled = true;
     else this.fill();
     return this.resultTrigramsFilled;
   }
@@ -326,6 +369,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       }
       this.resultTrigramsFilled = true;
     })()
+      // A step that failed (the store down, a lock waited for too long) is tried again by the next search.
       .catch(() => {})
       .finally(() => (this.filling = undefined));
   }
@@ -365,36 +409,6 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     if (!this.ready.done) await this.ready.run();
     return this.connection.transaction(work);
   }
-}
-
-/**
- * The ids of the documents of the template with every trigram of the search in their result, checked on
- * it, in the listing's order: one join on the trigram table's key a trigram (the database starts from
- * the one it estimates rarest), then the searched result of each document that has them all.
- */
-function resultTrigramsMatching(
-  owner: string,
-  templateId: number,
-  trigrams: string[],
-  favorite: SqlCondition,
-  search: string,
-  order: string,
-): SqlCondition {
-  const joins = trigrams
-    .map(
-      (_, n) =>
-        `${n === 0 ? '' : 'JOIN '}dossier_document_result_trigrams t${n}${
-          n === 0 ? '' : ` ON t${n}.owner = t0.owner AND t${n}.template_id = t0.template_id AND t${n}.id = t0.id`
-        }`,
-    )
-    .join('\n');
-  return {
-    sql: `SELECT r.id FROM ${joins}
-      JOIN dossier_document_results r ON r.owner = t0.owner AND r.template_id = t0.template_id AND r.id = t0.id
-      WHERE t0.owner = ? AND t0.template_id = ? AND ${trigrams.map((_, n) => `t${n}.trigram = ?`).join(' AND ')}${favorite.sql}
-      AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
-    values: [owner, templateId, ...trigrams, ...favorite.values, search],
-  };
 }
 
 /**
