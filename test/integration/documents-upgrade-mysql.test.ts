@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { createDossier } from '../../lib/dossier.js';
+import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { nameSortKey, searchText } from '../../lib/records/stored-document.js';
 import { projectRoot } from '../support/paths.js';
 import { until } from '../support/until.js';
@@ -156,8 +156,8 @@ class OldStore {
 }
 
 /** Each search of {@link NEEDLES} answers every old document whose result holds it, and no other. */
-async function expectSearches(url: string, documents: (OldDocument & { id: number })[]): Promise<void> {
-  const dossier = createDossier({ store: url, storeTimeoutMs: 15_000 });
+async function expectSearches(store: string | Dossier, documents: (OldDocument & { id: number })[]): Promise<void> {
+  const dossier = typeof store === 'string' ? createDossier({ store, storeTimeoutMs: 15_000 }) : store;
   try {
     for (const owner of ['alice', 'bob']) {
       for (const templateId of [1, 6]) {
@@ -191,7 +191,7 @@ async function expectSearches(url: string, documents: (OldDocument & { id: numbe
       }
     }
   } finally {
-    await dossier.close();
+    if (typeof store === 'string') await dossier.close();
   }
 }
 
@@ -266,13 +266,13 @@ describe(`upgrading a MySQL store whose documents were written before their resu
       const dossier = createDossier({ store: old.url, storeTimeoutMs: 15_000 });
       try {
         await dossier.documents.list('alice', {});
-        await expectSearches(old.url, old.documents);
+        await expectSearches(dossier, old.documents);
         // A document made meanwhile has its trigrams from the start, and is found either way.
         const made = await dossier.documents.create('alice', { name: 'new', prompt: 'p' });
         const result = 'A QUETZAL in a banana tree';
         await dossier.documents.update('alice', made.id, { result });
         old.documents.push({ owner: 'alice', name: 'new', templateId: 1, result, favorite: false, id: made.id });
-        await expectSearches(old.url, old.documents);
+        await expectSearches(dossier, old.documents);
         expect(await old.filled(), 'the fill is not done').to.equal(false);
       } finally {
         await holder.query('ROLLBACK');
