@@ -324,6 +324,9 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   /**
    * The two trigrams of `trigrams` in the fewest documents of the template, rarest first, when one is in
    * fewer than {@link RARE}; none otherwise. Each trigram's documents are counted up to {@link RARE}.
+   * Measured on MariaDB 10.11 with 100,000 documents: a join on every trigram of the needle (the
+   * optimizer's order) answered a rare needle as fast, but a needle of common words in seconds; grouping
+   * the rows of every trigram (`IN (…) GROUP BY id HAVING COUNT(*) = k`) was slower still on those.
    */
   private async rarest(owner: string, templateId: number, trigrams: string[]): Promise<string[]> {
     const counted = (await this.read(
