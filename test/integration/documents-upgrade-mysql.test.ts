@@ -78,6 +78,12 @@ function oldDocuments(count: number): OldDocument[] {
 /** The needles searched by result: one or two code points (read as before), three or more (through the trigrams). */
 const NEEDLES = ['a', 'ß', 'quetzal', 'QUETZAL', 'éclair', 'STRAßE', 'ΟΔΟΣ', '😀😃😄', 'Bananana', 'zephyr ban', 'nowhere'];
 
+/** The distinct trigrams (three code points each) of a searched form. */
+function distinctTrigrams(searched: string): string[] {
+  const points = Array.from(searched);
+  return [...new Set(points.slice(2).map((_, i) => points.slice(i, i + 3).join('')))];
+}
+
 /** A MySQL database of its own, with documents as the release before the results' trigrams wrote them. */
 class OldStore {
   readonly url: string;
@@ -100,8 +106,7 @@ class OldStore {
     for (const sql of OLD_TABLES) await admin.query(sql);
     const documents: (OldDocument & { id: number })[] = [];
     for (const document of oldDocuments(count)) {
-      const points = Array.from(searchText(document.name));
-      const trigrams = [...new Set(points.slice(2).map((_, i) => points.slice(i, i + 3).join('')))];
+      const trigrams = distinctTrigrams(searchText(document.name));
       const [[inserted]] = (await admin.query(OLD_CREATE, [
         [
           document.owner,
@@ -147,6 +152,12 @@ class OldStore {
   async filled(): Promise<boolean> {
     const { done, last } = await this.fill();
     return done >= last;
+  }
+
+  /** The trigrams of document `id`'s result in the table, in order. */
+  async resultTrigrams(id: number): Promise<string[]> {
+    const rows = await this.query<{ trigram: Buffer }>('SELECT trigram FROM dossier_document_result_trigrams WHERE id = ?', [id]);
+    return rows.map((row) => row.trigram.toString('utf8')).sort();
   }
 
   async close(): Promise<void> {
@@ -202,8 +213,7 @@ async function expectEveryTrigram(old: OldStore): Promise<void> {
   );
   const got = new Map(rows.map((row) => [Number(row.id), `${String(row.owner)} ${row.template_id} ${row.trigrams}`]));
   for (const document of old.documents) {
-    const points = Array.from(searchText(document.result));
-    const distinct = new Set(points.slice(2).map((_, i) => points.slice(i, i + 3).join(''))).size;
+    const distinct = distinctTrigrams(searchText(document.result)).length;
     expect(got.get(document.id), `the trigrams of document ${document.id}`).to.equal(
       `${document.owner} ${document.templateId} ${distinct}`,
     );
@@ -292,6 +302,69 @@ describe(`upgrading a MySQL store whose documents were written before their resu
     }
     await expectEveryTrigram(old);
     await expectSearches(old.url, old.documents);
+  });
+
+  it('keeps no trigram of a result changed or deleted, written by the fill or by a create', async function () {
+    this.timeout(60_000);
+    old = await OldStore.open(60);
+    const dossier = createDossier({ store: old.url, storeTimeoutMs: 15_000 });
+    try {
+      await until(async () => {
+        await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
+        return old!.filled();
+      }, 'the fill was done');
+      const expectTrigrams = async (id: number, result: string) =>
+        expect(await old!.resultTrigrams(id), `the trigrams of document ${id}`).to.deep.equal(
+          distinctTrigrams(searchText(result)).sort(),
+        );
+      const found = async (needle: string) =>
+        (await dossier.documents.list('alice', { search: needle, searchBy: 'result', perPage: 100 })).data.map(
+          (document) => document.id,
+        );
+      // Documents of the release before, whose trigrams the fill wrote: one changed, one deleted.
+      const changed = old.documents.find(
+        (document) => document.owner === 'alice' && document.templateId === 1 && document.result.includes('quetzal'),
+      )!;
+      const deleted = old.documents.find(
+        (document) => document.owner === 'alice' && document.templateId === 1 && document !== changed,
+      )!;
+      // Letters of the deleted document's own (see oldDocuments).
+      const own = deleted.result.split(' ').pop()!.slice(10, 16);
+      expect(await found(own)).to.deep.equal([deleted.id]);
+      await expectTrigrams(changed.id, changed.result);
+      await dossier.documents.update('alice', changed.id, { result: 'A plain banana' });
+      await expectTrigrams(changed.id, 'A plain banana');
+      await dossier.documents.delete('alice', deleted.id);
+      expect(await old.resultTrigrams(deleted.id)).to.deep.equal([]);
+      expect(await found('quetzal')).to.deep.equal([]);
+      expect(await found('etza')).to.deep.equal([]);
+      expect(await found(own)).to.deep.equal([]);
+      // A document made now, whose result has no trigram, then some, then none again.
+      const made = await dossier.documents.create('alice', { name: 'new', prompt: 'p' });
+      await dossier.documents.update('alice', made.id, { result: 'ab' });
+      expect(await old.resultTrigrams(made.id)).to.deep.equal([]);
+      await dossier.documents.update('alice', made.id, { result: 'A QUETZAL in a tree' });
+      await expectTrigrams(made.id, 'A QUETZAL in a tree');
+      expect(await found('quetzal')).to.deep.equal([made.id]);
+      await dossier.documents.update('alice', made.id, { name: 'renamed', favorite: true });
+      await expectTrigrams(made.id, 'A QUETZAL in a tree');
+      await dossier.documents.update('alice', made.id, { result: 'xy' });
+      expect(await old.resultTrigrams(made.id)).to.deep.equal([]);
+      expect(await found('quetzal')).to.deep.equal([]);
+      await dossier.documents.update('alice', made.id, { result: 'Ζέφυρος quetzal' });
+      await dossier.documents.delete('alice', made.id);
+      expect(await old.resultTrigrams(made.id)).to.deep.equal([]);
+      expect(await found('quetzal')).to.deep.equal([]);
+      // The other documents keep theirs.
+      await expectSearches(
+        dossier,
+        old.documents.flatMap((document) =>
+          document === deleted ? [] : document === changed ? [{ ...document, result: 'A plain banana' }] : [document],
+        ),
+      );
+    } finally {
+      await dossier.close();
+    }
   });
 
   it('fills each document in once when two processes start at once', async function () {

@@ -61,11 +61,13 @@ const NAME_TRIGRAMS = `dossier_document_name_trigrams (
 
 /**
  * Each distinct trigram of each document's searched result, in the order of owner and template: a search
- * by result of three characters or more reads the documents that have those of the needle.
+ * by result of three characters or more reads the documents that have those of the needle. No key on the
+ * id alone (it would take more room than the table): a change or a delete finds a document's rows by the
+ * primary key, from the trigrams of the searched result it had (see {@link deleteResultTrigrams}).
  */
 const RESULT_TRIGRAMS = `dossier_document_result_trigrams (
   owner VARBINARY(512) NOT NULL, template_id INT NOT NULL, trigram VARBINARY(12) NOT NULL, id BIGINT NOT NULL,
-  PRIMARY KEY (owner, template_id, trigram, id), KEY dossier_document_result_trigrams_of (id)
+  PRIMARY KEY (owner, template_id, trigram, id)
 )${MYSQL_DIALECT.tableOptions}`;
 
 /**
@@ -110,6 +112,22 @@ export function nameTrigramRows(owner: string, name: string, id: unknown): unkno
 /** The rows of {@link RESULT_TRIGRAMS} of a document's result, given in its searched form (`searchText`). */
 export function resultTrigramRows(owner: string, templateId: number, searchedResult: string, id: unknown): unknown[][] {
   return everyTrigram(searchedResult).map((trigram) => [owner, templateId, trigram, id]);
+}
+
+/**
+ * The statements that delete a document's rows of {@link RESULT_TRIGRAMS}, given the searched result it
+ * has until then (read `FOR UPDATE` in the transaction that deletes them): none when it has no trigram.
+ */
+function deleteResultTrigrams(owner: string, templateId: number, searchedResult: Buffer, id: number): SqlCondition[] {
+  const trigrams = everyTrigram(searchedResult.toString('utf8'));
+  return trigrams.length === 0
+    ? []
+    : [
+        {
+          sql: 'DELETE FROM dossier_document_result_trigrams WHERE owner = ? AND template_id = ? AND trigram IN (?) AND id = ?',
+          values: [owner, templateId, trigrams, id],
+        },
+      ];
 }
 
 /** Changes the counts of the document's owner and template first: every write locks the counts row before the document's. */
@@ -226,17 +244,26 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   }
 
   async delete(owner: string, id: number): Promise<boolean> {
-    const [, deleted] = (await this.transaction((run) =>
-      run(
+    return this.transaction(async (run) => {
+      const [, deleted, [searched]] = (await run(
         `${COUNTED} SET c.total = c.total - 1, c.favorites = c.favorites - d.favorite WHERE d.owner = ? AND d.id = ?;
          DELETE FROM dossier_documents WHERE owner = ? AND id = ?;
-         DELETE FROM dossier_document_results WHERE id = ?;
-         DELETE FROM dossier_document_name_trigrams WHERE id = ?;
-         DELETE FROM dossier_document_result_trigrams WHERE id = ?`,
-        [owner, id, owner, id, id, id, id],
-      ),
-    )) as MysqlWritten[];
-    return deleted!.affectedRows > 0;
+         SELECT template_id, result_lower FROM dossier_document_results WHERE id = ? FOR UPDATE`,
+        [owner, id, owner, id, id],
+      )) as [MysqlWritten, MysqlWritten, { template_id: number; result_lower: Buffer }[]];
+      // Another owner's document keeps its rows.
+      if (deleted.affectedRows === 0) return false;
+      const statements: SqlCondition[] = [
+        { sql: 'DELETE FROM dossier_document_results WHERE id = ?', values: [id] },
+        { sql: 'DELETE FROM dossier_document_name_trigrams WHERE id = ?', values: [id] },
+        ...(searched === undefined ? [] : deleteResultTrigrams(owner, Number(searched.template_id), searched.result_lower, id)),
+      ];
+      await run(
+        statements.map(({ sql }) => sql).join(';\n'),
+        statements.flatMap(({ values }) => values),
+      );
+      return true;
+    });
   }
 
   /**
@@ -271,9 +298,14 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       }
     }
     if (result !== undefined) {
+      const [before] = (await run('SELECT result_lower FROM dossier_document_results WHERE id = ? FOR UPDATE', [id])) as {
+        result_lower: Buffer;
+      }[];
+      for (const deleted of before === undefined ? [] : deleteResultTrigrams(owner, templateId, before.result_lower, id)) {
+        statements.push(deleted.sql);
+        values.push(...deleted.values);
+      }
       const trigrams = resultTrigramRows(owner, templateId, searchText(result), id);
-      statements.push('DELETE FROM dossier_document_result_trigrams WHERE id = ?');
-      values.push(id);
       if (trigrams.length > 0) {
         statements.push('INSERT INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?');
         values.push(trigrams);
