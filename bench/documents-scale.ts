@@ -9,7 +9,7 @@ import pg from 'pg';
 import { createClient } from '@keyv/redis';
 import { createDossier } from '../lib/dossier.js';
 import type { NewStoredDocument } from '../lib/ports/document-store.js';
-import { nameTrigramRows } from '../lib/stores/mysql/documents.js';
+import { nameTrigramRows, resultTrigramRows } from '../lib/stores/mysql/documents.js';
 import { openBackend } from '../lib/stores/open-backend.js';
 import { nameSortKey, searchText } from '../lib/records/stored-document.js';
 import { documentRecord, documentValues, FIELD_COLUMNS, fieldValues, INSERTED_COLUMNS } from '../lib/stores/sql/documents.js';
@@ -201,6 +201,15 @@ async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<
         );
         const trigrams = batch.flatMap((document, n) => nameTrigramRows(document.owner, document.name, id + n));
         await connection.query('INSERT INTO dossier_document_name_trigrams (owner, trigram, id) VALUES ?', [trigrams]);
+        const resultTrigrams = batch.flatMap((document, n) =>
+          resultTrigramRows(document.owner, document.template_id, searchText(document.result), id + n),
+        );
+        // Some 200 rows a document: a few statements a batch, each well below the server's largest packet.
+        for (let start = 0; start < resultTrigrams.length; start += 50_000) {
+          await connection.query('INSERT INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?', [
+            resultTrigrams.slice(start, start + 50_000),
+          ]);
+        }
         id += batch.length;
       }
       await connection.query(
@@ -208,7 +217,9 @@ async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<
          SELECT owner, template_id, count(*), sum(favorite) FROM dossier_documents GROUP BY owner, template_id
          ON DUPLICATE KEY UPDATE total = VALUES(total), favorites = VALUES(favorites)`,
       );
-      await connection.query('ANALYZE TABLE dossier_documents, dossier_document_results, dossier_document_name_trigrams');
+      await connection.query(
+        'ANALYZE TABLE dossier_documents, dossier_document_results, dossier_document_name_trigrams, dossier_document_result_trigrams',
+      );
     } finally {
       await connection.end();
     }

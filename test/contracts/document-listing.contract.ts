@@ -99,6 +99,20 @@ const NEEDLES = [
   // Each of its runs of three is in some result, the whole in few or none.
   'over the quick',
   'x'.repeat(40),
+  // Three code points or more, which a trigram index narrows (on MySQL, the results' trigram table):
+  // accents, other scripts, astral code points and case variants.
+  'éclair',
+  'ÉcLaI',
+  'STRAßE',
+  'strasse',
+  'ΟΔΟΣ',
+  'οδοσ',
+  '😀😃😄',
+  'GRIN 😀',
+  '😄 wIdE',
+  // Every trigram of it is in "banana", but it is in no result.
+  'Bananana',
+  'anana',
 ];
 
 /** A generator of the same pseudo-random choices in every run. */
@@ -115,7 +129,20 @@ function trickyDocuments(owner: string, count: number): NewStoredDocument[] {
   const random = randomness(29);
   const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)]!;
   const text = (length: number) => Array.from({ length }, () => pick(TRICKY)).join('');
-  const words = ['The quick', 'brown fox', 'jumps', 'over', 'the lazy dog', 'ÉCLAIR', 'straße', 'ΟΔΟΣ', '100%', 'snake_case'];
+  const words = [
+    'The quick',
+    'brown fox',
+    'jumps',
+    'over',
+    'the lazy dog',
+    'ÉCLAIR',
+    'straße',
+    'ΟΔΟΣ',
+    '100%',
+    'snake_case',
+    'grin 😀😃😄 wide',
+    'banana',
+  ];
   return Array.from({ length: count }, (_, n): NewStoredDocument => {
     const name =
       n % 7 === 0 ? ['apple', 'Apple', 'APPLE', 'Éclair', 'eclair', 'Eclair'][n % 6]! : text(1 + Math.floor(random() * 10));
