@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { createClient } from '@keyv/redis';
 import { createDossier } from '../lib/dossier.js';
-import { KeyvDocumentStore } from '../lib/documents/keyv-document-store.js';
 import type { NewStoredDocument } from '../lib/ports/document-store.js';
 import { nameTrigramRows, resultTrigramRows } from '../lib/stores/mysql/documents.js';
 import { openBackend } from '../lib/stores/open-backend.js';
@@ -85,26 +85,43 @@ function documentNumber(n: number): NewStoredDocument {
 /**
  * Writes documents `from` to `to` - 1 into the store at `url`: in SQL, a thousand rows a statement,
  * with the forms the queries compare as the store computes them (lib/stores/sql/documents.ts), then
- * the id counter and the counts; on Redis, through its document store, many at once (pipelined).
+ * the id counter and the counts; on Redis, through its document store (each record with its indexes,
+ * lib/stores/redis/documents.ts), a thousand at once (pipelined).
  */
 export async function seed(url: string, from: number, to: number): Promise<void> {
   const clock = { now: () => Date.now() };
   const backend = openBackend(url, { namespace: 'dossier', clock, timeoutMs: 60_000 });
   try {
-    const documents = backend.documents ?? new KeyvDocumentStore(backend.kv, backend.counters, clock);
+    const documents = backend.documents!;
     // Makes the tables (and moves nothing: the store is new).
     await documents.list(OWNER, { searchBy: 'name', templateId: 1, sortBy: 'id', sort: 'desc', perPage: 10, page: 1 });
     const batches: NewStoredDocument[][] = [];
     for (let start = from; start < to; start += 1000) {
       batches.push(Array.from({ length: Math.min(1000, to - start) }, (_, n) => documentNumber(start + n)));
     }
-    if (backend.documents === undefined) {
+    if (url.startsWith('redis')) {
       for (const batch of batches) await Promise.all(batch.map((document) => documents.create(document)));
     } else {
       await insertRows(url, batches);
     }
   } finally {
     await backend.close();
+  }
+}
+
+/** MiB that Redis at `url` holds in all (`used_memory`) and in the documents' indexes (`MEMORY USAGE` of their keys). */
+async function redisMemory(url: string): Promise<{ usedMiB: number; indexesMiB: number }> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    const info = await client.info('memory');
+    const used = Number(/used_memory:(\d+)/.exec(info)![1]);
+    let indexes = 0;
+    for await (const keys of client.scanIterator({ MATCH: 'dossier:documents:*', COUNT: 1000 }))
+      for (const key of keys) indexes += (await client.memoryUsage(key, { SAMPLES: 0 })) ?? 0;
+    return { usedMiB: used / 2 ** 20, indexesMiB: indexes / 2 ** 20 };
+  } finally {
+    await client.quit();
   }
 }
 
@@ -339,6 +356,13 @@ export async function benchDocumentsScale(notes: string[]): Promise<string> {
         console.error(
           `  ${size.toLocaleString('en')} documents written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
         );
+        if (store.label === 'Redis') {
+          const { usedMiB, indexesMiB } = await redisMemory(store.url);
+          console.error(`  Redis holds ${usedMiB.toFixed(0)} MiB (used_memory), ${indexesMiB.toFixed(0)} MiB of it the indexes`);
+          notes.push(
+            `Redis at ${size.toLocaleString('en')} documents: ${usedMiB.toFixed(0)} MiB (used_memory), the documents' indexes ${indexesMiB.toFixed(0)} MiB of it.`,
+          );
+        }
         const [writer, reader] = await Promise.all([startDossier(env), startDossier(env)]);
         try {
           await checkMatches(reader, secret, size);

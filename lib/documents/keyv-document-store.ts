@@ -11,22 +11,21 @@ import type {
 } from '../ports/document-store.js';
 import type { KvStore } from '../ports/kv-store.js';
 import { DOCUMENT_ID_COUNTER, documentKey, isStoredDocument } from '../records/stored-document.js';
-import { withLease } from '../stores/shared/lease.js';
+import { DocumentLeases } from '../stores/shared/lease.js';
 import { ListingCache, type DocumentChange, type ListingCacheOptions } from './listing-cache.js';
 
 /** What an owner's log slot holds when its write failed before its id was known: an id no document has. */
 const NO_DOCUMENT = '0';
 
 /**
- * Documents as key-value records (`doc:<id>`), for the stores without SQL (memory://, redis://): ids
+ * Documents as key-value records (`doc:<id>`), for memory:// (older releases wrote Redis's so too): ids
  * from an atomic counter, and a per-owner log of changed ids from which each process keeps its
  * listings up to date (see {@link ListingCache}). Updates and deletes run under the document's lease,
  * so that no write from any process loses another's fields or revives a deleted document.
  */
 export class KeyvDocumentStore implements DocumentStore {
   private readonly cache: ListingCache;
-  /** Writes to one document queued in this process, so that they do not contend for its lease. */
-  private readonly writing = new Map<number, Promise<unknown>>();
+  private readonly leases: DocumentLeases;
 
   constructor(
     private readonly kv: KvStore,
@@ -35,6 +34,7 @@ export class KeyvDocumentStore implements DocumentStore {
     cache?: ListingCacheOptions,
   ) {
     this.cache = new ListingCache(kv, counters, clock, cache);
+    this.leases = new DocumentLeases(counters);
   }
 
   async create(document: NewStoredDocument): Promise<StoredDocument> {
@@ -61,7 +61,7 @@ export class KeyvDocumentStore implements DocumentStore {
   }
 
   update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
-    return this.serialized(id, async () => {
+    return this.leases.run(id, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;
       const next: StoredDocument = { ...latest, ...changes };
@@ -71,7 +71,7 @@ export class KeyvDocumentStore implements DocumentStore {
   }
 
   delete(owner: string, id: number): Promise<boolean> {
-    return this.serialized(id, async () => {
+    return this.leases.run(id, async () => {
       if ((await this.get(owner, id)) === undefined) return false;
       await this.append(owner, id, () => this.kv.delete(documentKey(id)), { remove: id });
       return true;
@@ -109,22 +109,5 @@ export class KeyvDocumentStore implements DocumentStore {
     }
     await filled;
     this.cache.written(owner, slot, change);
-  }
-
-  /**
-   * Runs a read-change-write of document `id` after the others of this process, under the document's
-   * lease, so that no write from any process sharing the store loses another's fields or revives a
-   * deleted document.
-   */
-  private serialized<T>(id: number, operation: () => Promise<T>): Promise<T> {
-    const leased = () => withLease(this.counters, `documents:lease:${id}`, operation);
-    const previous = this.writing.get(id) ?? Promise.resolve();
-    const next = previous.then(leased, leased);
-    const settled = next.catch(() => {});
-    this.writing.set(id, settled);
-    void settled.then(() => {
-      if (this.writing.get(id) === settled) this.writing.delete(id);
-    });
-    return next;
   }
 }

@@ -1,20 +1,24 @@
 import type { StoredDocument } from '../ports/document-store.js';
 
-// How documents are kept at rest, read by lib/documents (the key-value store of memory:// and redis://)
-// and lib/stores (the SQL tables, and the upgrade of the key-value records older releases wrote there):
+// How documents are kept at rest, read by lib/documents (the key-value store of memory://) and lib/stores
+// (the records and indexes of Redis, the SQL tables, and the upgrade of what older releases wrote there):
 // the record names, and the two rules of a listing that every store must apply alike.
+
+/** What the key of a document's record in a key-value store starts with, before its id. */
+export const DOCUMENT_KEY_PREFIX = 'doc:';
 
 /** The key of a document's record in a key-value store. */
 export function documentKey(id: number): string {
-  return `doc:${id}`;
+  return `${DOCUMENT_KEY_PREFIX}${id}`;
 }
 
 /** The counter that hands out document ids in a key-value store (and in SQL stores that older releases wrote). */
 export const DOCUMENT_ID_COUNTER = 'documents:id';
 
 /**
- * The name of an owner's append-only index of changed documents in a key-value store: its slots are
- * the values `documents:<owner>:<n>`, its length the counter `documents:<owner>:length`.
+ * The name of an owner's append-only index of changed documents in a key-value store (memory://, and
+ * Redis before its indexes): its slots are the values `documents:<owner>:<n>`, its length the counter
+ * `documents:<owner>:length`.
  */
 export function documentIndexName(owner: string): string {
   return `documents:${owner}`;

@@ -78,6 +78,9 @@ const NEEDLES = [
   '"',
   ' ',
   '😀',
+  // Astral code points in runs of three UTF-16 code units, whole and split.
+  'a😀',
+  '😀😀',
   '中文',
   'ﬁ',
   'fi',
@@ -93,6 +96,8 @@ const NEEDLES = [
   'The quick',
   'QUICK BROWN',
   'brown fox',
+  // Each of its runs of three is in some result, the whole in few or none.
+  'over the quick',
   'x'.repeat(40),
   // Three code points or more, which a trigram index narrows (on MySQL, the results' trigram table):
   // accents, other scripts, astral code points and case variants.

@@ -7,8 +7,12 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { createClient } from '@keyv/redis';
 import { createDossier } from '../../lib/dossier.js';
+import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Document } from '../../lib/ports/document-service.js';
+import type { DocumentQuery, DocumentRows, NewStoredDocument } from '../../lib/ports/document-store.js';
+import { openBackend } from '../../lib/stores/open-backend.js';
 import { projectRoot } from '../support/paths.js';
 import { until } from '../support/until.js';
 
@@ -259,3 +263,170 @@ for (const kind of kinds) {
     });
   });
 }
+
+const redisUrl = process.env.DOSSIER_TEST_REDIS;
+
+describe(`upgrading a Redis store whose documents the key-value path kept with a log per owner, without indexes${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
+  const clock = { now: () => Date.now() };
+  const OLD_OWNERS = ['alice', 'bob.smith@example.org', 'team:42'];
+  let redis: ReturnType<typeof createClient>;
+
+  before(async function () {
+    if (!redisUrl) this.skip();
+    redis = createClient({ url: redisUrl });
+    await redis.connect();
+  });
+  beforeEach(async () => {
+    // This test process's own database (test/support/isolation.ts).
+    await redis.flushDb();
+  });
+  after(async () => {
+    await redis?.quit();
+  });
+
+  /** Document `n` of `owner`: names and results with accents, case variants and an astral code point. */
+  function oldDocument(owner: string, n: number): NewStoredDocument {
+    const names = ['Apple pie', 'apple', 'APPLE', 'Éclair', 'eclair', 'straße', '😀 party', 'Zebra', '中文 notes'];
+    const words = ['The quick', 'brown fox', 'jumps', 'over', 'the lazy dog', 'ÉCLAIR', 'straße', '100%', 'snake_case'];
+    return {
+      owner,
+      name: `${names[n % names.length]} ${n % 13}`,
+      template_id: [1, 1, 6, 53][n % 4]!,
+      prompt: 'p',
+      creativity: 0.5,
+      result: Array.from({ length: 1 + (n % 7) }, (_, w) => words[(n * 7 + w * 3) % words.length]).join(' '),
+      words: 1,
+      favorite: n % 3 === 0,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+  }
+
+  /**
+   * Writes documents as the key-value path (KeyvDocumentStore) does on Redis: records and each owner's log,
+   * with renames, favorites flipped and deletes; answers what it lists for every query of `queries`.
+   */
+  async function writeOld(perOwner: Record<string, number>): Promise<Map<string, DocumentRows>> {
+    const backend = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 15_000 });
+    try {
+      const old = new KeyvDocumentStore(backend.kv, backend.counters, clock);
+      for (const [owner, count] of Object.entries(perOwner)) {
+        const ids: number[] = [];
+        for (let start = 0; start < count; start += 500) {
+          const made = await Promise.all(
+            Array.from({ length: Math.min(500, count - start) }, (_, n) => old.create(oldDocument(owner, start + n))),
+          );
+          ids.push(...made.map((document) => document.id));
+        }
+        for (const id of ids.filter((_, n) => n % 10 === 4))
+          await old.update(owner, id, { name: 'Renamed ÉCLAIR', favorite: true, updated_at: '2026-01-02T00:00:00.000Z' });
+        for (const id of ids.filter((_, n) => n % 20 === 7)) await old.delete(owner, id);
+      }
+      const answers = new Map<string, DocumentRows>();
+      for (const owner of Object.keys(perOwner))
+        for (const [what, query] of queries()) answers.set(`${owner} ${what}`, await old.list(owner, query));
+      return answers;
+    } finally {
+      await backend.close();
+    }
+  }
+
+  /** Every page of each listing, and searches by name and result with case variants, accents and an astral code point. */
+  function* queries(): Generator<[string, DocumentQuery]> {
+    const searches = [
+      undefined,
+      ...['apple', 'é', 'ss', '😀', '中文', 'e 1'].map((search) => ({ search, searchBy: 'name' as const })),
+      ...['quick', 'é', 'brown fox jumps', '%'].map((search) => ({ search, searchBy: 'result' as const })),
+    ];
+    for (const search of searches)
+      for (const templateId of [1, 6, 53])
+        for (const favorite of [undefined, true, false])
+          for (const sortBy of ['id', 'name'] as const)
+            for (const sort of ['asc', 'desc'] as const)
+              for (const page of [1, 3, 30]) {
+                const query: DocumentQuery = {
+                  searchBy: 'name',
+                  ...search,
+                  templateId,
+                  ...(favorite === undefined ? {} : { favorite }),
+                  sortBy,
+                  sort,
+                  perPage: 100,
+                  page,
+                };
+                yield [JSON.stringify(query), query];
+              }
+  }
+
+  /** What the upgraded store lists is what the key-value path listed before. */
+  async function expectListed(expected: Map<string, DocumentRows>, owners: string[]): Promise<void> {
+    // A deadline long enough for a list to wait for the upgrade of thousands of documents.
+    const backend = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 60_000 });
+    try {
+      for (const owner of owners)
+        for (const [what, query] of queries())
+          expect(await backend.documents!.list(owner, query), `${owner} ${what}`).to.deep.equal(expected.get(`${owner} ${what}`));
+    } finally {
+      await backend.close();
+    }
+  }
+
+  /** `dossier` in a process of its own on the Redis store, listing alice's documents (which indexes them first). */
+  function startLister(): ChildProcess {
+    const library = join(projectRoot(), 'dist/lib/index.js');
+    const script = `import { createDossier } from ${JSON.stringify(library)};
+      const dossier = createDossier({ store: process.env.STORE, storeTimeoutMs: 60000 });
+      await dossier.documents.list('alice', {});
+      await dossier.close();`;
+    return spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, STORE: redisUrl },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+  }
+
+  it('lists every document of every owner as before, takes ids on from the counter, and deletes the logs it read', async function () {
+    this.timeout(60_000);
+    const expected = await writeOld(Object.fromEntries(OLD_OWNERS.map((owner) => [owner, 300])));
+    const highest = Number(await redis.get('dossier:counter:documents:id'));
+    expect(await redis.keys('dossier::documents:*'), 'the logs, before').to.have.length(OLD_OWNERS.length * 300 * 1.15);
+    await expectListed(expected, OLD_OWNERS);
+    expect(await redis.keys('dossier::documents:*'), 'the logs, after').to.deep.equal([]);
+    const dossier = createDossier({ store: redisUrl! });
+    try {
+      const created = await dossier.documents.create('alice', { name: 'after the upgrade', prompt: 'p' });
+      expect(created.id).to.equal(highest + 1);
+      expect((await dossier.documents.list('alice', { search: 'AFTER THE' })).data.map(({ id }) => id)).to.deep.equal([
+        created.id,
+      ]);
+    } finally {
+      await dossier.close();
+    }
+  });
+
+  it('indexes each document once when two processes upgrade at once', async function () {
+    this.timeout(60_000);
+    const expected = await writeOld({ alice: 3000 });
+    await Promise.all([succeeded(startLister()), succeeded(startLister())]);
+    for (const template of [1, 6, 53]) {
+      const keys = `dossier:documents:5:alice:${template}:`;
+      const total = await redis.zCard(`${keys}id`);
+      expect(total).to.equal(await redis.hLen(`${keys}ordinals`));
+      expect(total).to.equal(await redis.hLen(`${keys}entries`));
+      expect(Number(await redis.get(`${keys}ordinal`)), 'ordinals handed out').to.equal(total);
+    }
+    await expectListed(expected, ['alice']);
+  });
+
+  it('goes on where it stopped when a process is killed while indexing', async function () {
+    this.timeout(60_000);
+    const expected = await writeOld({ alice: 4000 });
+    const child = startLister();
+    const exited = once(child, 'exit');
+    await until(async () => (await redis.get('dossier:documents:5:alice:indexed-to')) !== null, 'a first batch was indexed');
+    child.kill('SIGKILL');
+    await exited;
+    expect(await redis.get('dossier:documents:5:alice:indexed'), 'stopped part of the way').to.equal(null);
+    await expectListed(expected, ['alice']);
+    expect(await redis.get('dossier:documents:5:alice:indexed')).to.equal('1');
+  });
+});

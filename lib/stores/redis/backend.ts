@@ -2,6 +2,7 @@ import Keyv from 'keyv';
 import type { Clock } from '../../ports/clock.js';
 import { RedisAdmissionStore } from './admission.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters.js';
+import { RedisDocumentStore } from './documents.js';
 import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
@@ -35,8 +36,8 @@ export function loadRedisDriver(): KeyvRedisModule {
 }
 
 /**
- * A Redis server (`redis://…`): values through `@keyv/redis`, counters and leases as Lua scripts on the
- * same connection. Every call has a deadline of its own, because node-redis waits for an answer as long
+ * A Redis server (`redis://…`): values through `@keyv/redis`, counters, leases and the indexes of the
+ * documents as Lua scripts on the same connection. Every call has a deadline of its own, because node-redis waits for an answer as long
  * as the socket stays open: a server stopped with SIGSTOP keeps it open and never answers.
  */
 export function createRedisBackend(options: RedisOptions): Backend {
@@ -69,6 +70,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
     guard,
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
     admissions: new RedisAdmissionStore(connected, guard, `${namespace}::`, counterPrefix, clock),
+    documents: ({ kv, counters }) => new RedisDocumentStore({ client: connected, guard, kv, counters, namespace, timeoutMs }),
   });
 }
 

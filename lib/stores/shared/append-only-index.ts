@@ -52,6 +52,14 @@ export class AppendOnlyIndex {
     return values;
   }
 
+  /**
+   * Deletes the values of `slots`, once nothing will read them again (the slots stay taken).
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
+  async remove(slots: number[]): Promise<void> {
+    await Promise.all(slots.map((slot) => this.kv.delete(this.slotKey(slot))));
+  }
+
   /** How many slots were ever taken. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   length(): Promise<number> {
     return this.counters.get(`${this.name}:length`);

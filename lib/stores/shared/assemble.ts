@@ -21,8 +21,11 @@ export interface AssembleOptions {
    * @default one call after the other on the values and counters ({@link ComposedAdmissionStore})
    */
   admissions?: AdmissionStore;
-  /** The backend's documents, when it keeps them in tables of its own. @default none */
-  documents?: DocumentStore;
+  /**
+   * The backend's documents, when it keeps them in tables or indexes of its own; or how to make them from
+   * the backend's values and counters (which refuse every call once the backend is closed). @default none
+   */
+  documents?: DocumentStore | ((parts: { kv: KeyvKvStore; counters: CounterStore }) => DocumentStore);
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
@@ -36,7 +39,7 @@ export interface AssembleOptions {
  * kind of store (a Redis client would otherwise open a new connection that nothing closes).
  */
 export function assembleBackend(options: AssembleOptions): Backend {
-  const { keyv, counters, documents, guard, sharesObjects = false, release } = options;
+  const { keyv, counters, guard, sharesObjects = false, release } = options;
   const kv = new KeyvKvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
   // Documents, whose failures the backend leaves as its driver raised them, through the backend's guard.
@@ -50,6 +53,8 @@ export function assembleBackend(options: AssembleOptions): Backend {
     releaseLease: (name, owner) => ifOpen(() => counters.releaseLease(name, owner)),
     close: () => counters.close(),
   };
+  const documents =
+    typeof options.documents === 'function' ? options.documents({ kv, counters: guardedCounters }) : options.documents;
   const admissions = options.admissions ?? new ComposedAdmissionStore(kv, guardedCounters, options.clock);
   return {
     kv,

@@ -43,3 +43,28 @@ export async function withLease<T>(
     await counters.releaseLease(name, owner).catch(() => {});
   }
 }
+
+/**
+ * Read-change-write steps on one document at a time: those of this process queue after one another (so
+ * that they do not contend for the lease), and each runs under the document's lease, which every process
+ * sharing the store respects, so that no write loses another's fields or revives a deleted document.
+ */
+export class DocumentLeases {
+  /** Writes to one document queued in this process. */
+  private readonly writing = new Map<number, Promise<unknown>>();
+
+  constructor(private readonly counters: CounterStore) {}
+
+  /** Runs `operation` on document `id` after the others of this process, under the document's lease. */
+  run<T>(id: number, operation: () => Promise<T>): Promise<T> {
+    const leased = () => withLease(this.counters, `documents:lease:${id}`, operation);
+    const previous = this.writing.get(id) ?? Promise.resolve();
+    const next = previous.then(leased, leased);
+    const settled = next.catch(() => {});
+    this.writing.set(id, settled);
+    void settled.then(() => {
+      if (this.writing.get(id) === settled) this.writing.delete(id);
+    });
+    return next;
+  }
+}

@@ -29,7 +29,7 @@ class RecordingKv extends KeyvKvStore {
 
 const echo: TextGenerator = { generate: async (request) => `Draft: ${request.prompt}` };
 
-describe('KeyvDocumentStore (documents on memory:// and redis://)', () => {
+describe('KeyvDocumentStore (documents on memory://)', () => {
   let backend: Backend;
   let kv: RecordingKv;
 
