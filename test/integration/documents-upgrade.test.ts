@@ -201,7 +201,9 @@ const postgres = process.env.DOSSIER_TEST_POSTGRES;
 if (postgres) kinds.push({ name: 'PostgreSQL', open: (copies) => oldPostgresStore(postgres, copies) });
 
 for (const kind of kinds) {
-  describe(`upgrading a ${kind.name} store whose documents release 36ab26c kept as key-value records`, () => {
+  describe(`upgrading a ${kind.name} store whose documents release 36ab26c kept as key-value records`, function () {
+    // Each test starts Dossier in processes of its own (13 s for the killed one on a quiet machine).
+    this.timeout(60_000);
     let old: OldStore;
     afterEach(async () => {
       await old.close();

@@ -32,7 +32,8 @@ import type { RedisEvalClient } from './counters.js';
 //                         digits, so that Redis's byte order (UTF-8: code point order) is the name order
 //                         with ties by id, in both directions
 //   ordinals              hash id → ordinal (1, 2, … as documents arrive: the bit of a bitmap)
-//   entries               hash ordinal → `[id, favorite (1|0), name]` (JSON)
+//   entries               hash ordinal → `[id, favorite (1|0), name, its nameSortKey]` (JSON)
+//   texts                 hash ordinal → the searched result (`searchText`), which a search by result checks
 //   n:<gram>, r:<gram>    the ordinals whose searched name (n) or result (r) holds the run of 1, 2 or 3
 //                         UTF-16 code units <gram>: a set while few, a bitmap once many
 //   bitmaps               hash of the grams' keys that are bitmaps
@@ -41,9 +42,9 @@ import type { RedisEvalClient } from './counters.js';
 /** Writes a document's record (or deletes it) and its place in every index, in one atomic step. */
 const WRITE = `
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
--- 11 the grams that are bitmaps, then ARGV[8] grams to clear, then the grams to set.
+-- 11 the grams that are bitmaps, 12 texts, then ARGV[8] grams to clear, then the grams to set.
 -- ARGV: 1 put|delete, 2 id, 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member
--- ('' for none), 8 grams to clear
+-- ('' for none), 8 grams to clear, 9 the searched result
 local id = ARGV[2]
 local ordinal = redis.call('HGET', KEYS[2], id)
 if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) else redis.call('DEL', KEYS[1]) end
@@ -61,10 +62,10 @@ if ARGV[7] ~= '' then
 end
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-local cleared = 11 + tonumber(ARGV[8])
+local cleared = 12 + tonumber(ARGV[8])
 if ordinal then
-  local kinds = bitmaps(12, cleared)
-  for i = 12, cleared do
+  local kinds = bitmaps(13, cleared)
+  for i = 13, cleared do
     if kinds[i] then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
   end
 end
@@ -73,6 +74,7 @@ if ARGV[1] == 'delete' then
   if ordinal then
     redis.call('HDEL', KEYS[2], id)
     redis.call('HDEL', KEYS[3], ordinal)
+    redis.call('HDEL', KEYS[12], ordinal)
   end
   return 1
 end
@@ -81,6 +83,7 @@ if not ordinal then
   redis.call('HSET', KEYS[2], id, ordinal)
 end
 redis.call('HSET', KEYS[3], ordinal, ARGV[6])
+redis.call('HSET', KEYS[12], ordinal, ARGV[9])
 local favorite = ARGV[4] == '1'
 redis.call('ZADD', KEYS[5], id, id)
 redis.call('ZADD', favorite and KEYS[6] or KEYS[7], id, id)
@@ -109,22 +112,24 @@ return 1`;
  */
 const INDEX = `
 -- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the grams
--- that are bitmaps, then the grams. ARGV: per document, its id, favorite (1|0), name member, entry, and
--- the numbers of its grams among KEYS[11…] (1 for KEYS[11]), separated by commas.
+-- that are bitmaps, 11 texts, then the grams. ARGV: per document, its id, favorite (1|0), name member,
+-- entry, the numbers of its grams among KEYS[12…] (1 for KEYS[12]) separated by commas, and its searched
+-- result.
 local postings = {}
-for first = 1, #ARGV, 5 do
+for first = 1, #ARGV, 6 do
   local id = ARGV[first]
   if not redis.call('HGET', KEYS[1], id) then
     local ordinal = redis.call('INCR', KEYS[3])
     redis.call('HSET', KEYS[1], id, ordinal)
     redis.call('HSET', KEYS[2], ordinal, ARGV[first + 3])
+    redis.call('HSET', KEYS[11], ordinal, ARGV[first + 5])
     local favorite = ARGV[first + 1] == '1'
     redis.call('ZADD', KEYS[4], id, id)
     redis.call('ZADD', favorite and KEYS[5] or KEYS[6], id, id)
     redis.call('ZADD', KEYS[7], 0, ARGV[first + 2])
     redis.call('ZADD', favorite and KEYS[8] or KEYS[9], 0, ARGV[first + 2])
     for gram in string.gmatch(ARGV[first + 4], '%d+') do
-      local n = 10 + tonumber(gram)
+      local n = 11 + tonumber(gram)
       local ordinals = postings[n]
       if not ordinals then
         ordinals = {}
@@ -178,11 +183,11 @@ for _, member in ipairs(members) do
 end
 return answer`;
 
-/** The documents that hold every gram of KEYS[3…]: their entries, or their records. */
+/** The ordinals of the documents that hold every gram of KEYS[2…]. */
 const SEARCH = `
--- KEYS: 1 entries, 2 a scratch key, then the grams. ARGV: 1 entries|records, 2 the records' key prefix
+-- KEYS: 1 a scratch key, then the grams.
 local sets, bitmaps = {}, {}
-for i = 3, #KEYS do
+for i = 2, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
   if kind == 'none' then return {} end
   if kind == 'set' then sets[#sets + 1] = KEYS[i] else bitmaps[#bitmaps + 1] = KEYS[i] end
@@ -199,9 +204,9 @@ if #sets > 0 then
 else
   local bits
   if #bitmaps == 1 then bits = redis.call('GET', bitmaps[1]) else
-    redis.call('BITOP', 'AND', KEYS[2], unpack(bitmaps))
-    bits = redis.call('GET', KEYS[2])
-    redis.call('DEL', KEYS[2])
+    redis.call('BITOP', 'AND', KEYS[1], unpack(bitmaps))
+    bits = redis.call('GET', KEYS[1])
+    redis.call('DEL', KEYS[1])
   end
   for i = 1, #bits do
     local byte = string.byte(bits, i)
@@ -212,20 +217,21 @@ else
     end
   end
 end
-local answer = {}
-for start = 1, #ordinals, 1000 do
-  for _, entry in ipairs(redis.call('HMGET', KEYS[1], unpack(ordinals, start, math.min(start + 999, #ordinals)))) do
-    if entry then
-      if ARGV[1] == 'records' then
-        local record = redis.call('GET', ARGV[2] .. string.match(entry, '^%[(%d+)'))
-        if record then answer[#answer + 1] = record end
-      else
-        answer[#answer + 1] = entry
-      end
-    end
-  end
+return ordinals`;
+
+/**
+ * The entries of ordinals ARGV[2…] (hash KEYS[1]) whose searched result (hash KEYS[2]) holds ARGV[1] (byte
+ * for byte: UTF-8 holds as code points do), or all of them when ARGV[1] is empty.
+ */
+const ENTRIES = `
+local entries = redis.call('HMGET', KEYS[1], unpack(ARGV, 2))
+local texts = ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ARGV, 2))
+local found = {}
+for n = 1, #ARGV - 1 do
+  local entry = entries[n]
+  if entry and (not texts or (texts[n] and string.find(texts[n], ARGV[1], 1, true))) then found[#found + 1] = entry end
 end
-return answer`;
+return found`;
 
 /** Reads a key (`GET`). */
 const READ = `return redis.call('GET', KEYS[1])`;
@@ -236,6 +242,11 @@ const RAISE = `
 if tonumber(redis.call('GET', KEYS[1]) or '0') < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
 return 0`;
 
+/**
+ * Documents a search reads (and checks, by result) per call: each call stays short however many documents
+ * a needle finds (Redis answers no one else while it runs).
+ */
+const CHECKED_PER_CALL = 1000;
 /** Grams a search looks up at most: enough to narrow it down; the match is checked on the text anyway. */
 const NEEDLE_GRAMS = 32;
 /** Log slots (and documents) an upgrade reads per step. */
@@ -259,7 +270,7 @@ export interface RedisDocumentOptions {
   timeoutMs: number;
 }
 
-type Entry = [id: number, favorite: 0 | 1, name: string];
+type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
 
 /**
  * Documents on Redis: each a record as Keyv writes it (`doc:<id>`, the format older releases wrote, read
@@ -335,40 +346,47 @@ export class RedisDocumentStore implements DocumentStore {
       return { documents: records.map((record) => this.parse(record, owner)).filter(isDefined), total: Number(total) };
     }
     const grams = needleGrams(query.search).map((gram) => `${keys}${query.searchBy === 'name' ? 'n' : 'r'}:${gram}`);
-    const what = query.searchBy === 'name' ? 'entries' : 'records';
-    const found = (await this.call(
-      SEARCH,
-      [keys + 'entries', keys + 'scratch', ...grams],
-      [what, this.recordPrefix],
-    )) as string[];
+    const ordinals = (await this.call(SEARCH, [keys + 'scratch', ...grams], [])) as number[];
     const search = query.search;
-    if (query.searchBy === 'result') {
-      const matched = found
-        .map((record) => this.parse(record, owner))
-        .filter(
-          (document): document is StoredDocument =>
-            document !== undefined &&
-            document.template_id === query.templateId &&
-            (query.favorite === undefined || document.favorite === query.favorite) &&
-            searchText(document.result).includes(search),
-        )
-        .map((document) => ({ id: document.id, name: document.name, document }));
-      const page = pageOf(sorted(matched, query.sortBy), query);
-      return { documents: page.map(({ document }) => document), total: matched.length };
+    // Redis checks a result byte for byte; a needle it cannot tell apart is checked here, on the records.
+    const checked = query.searchBy === 'result' && !UNSURE.test(search) ? search : '';
+    const candidates: { id: number; nameKey: string }[] = [];
+    for (let start = 0; start < ordinals.length; start += CHECKED_PER_CALL) {
+      const some = ordinals.slice(start, start + CHECKED_PER_CALL).map(String);
+      const entries = (await this.call(ENTRIES, [keys + 'entries', keys + 'texts'], [checked, ...some])) as string[];
+      for (const entry of entries) {
+        const [id, favorite, name, nameKey] = JSON.parse(entry) as Entry;
+        if (query.favorite !== undefined && (favorite === 1) !== query.favorite) continue;
+        if (query.searchBy === 'name' && !searchText(name).includes(search)) continue;
+        candidates.push({ id, nameKey });
+      }
     }
-    const matched = found
-      .map((entry) => JSON.parse(entry) as Entry)
-      .filter(
-        ([, favorite, name]) =>
-          (query.favorite === undefined || (favorite === 1) === query.favorite) && searchText(name).includes(search),
-      )
-      .map(([id, , name]) => ({ id, name }));
+    const matched =
+      query.searchBy === 'result' && checked === '' ? await this.resultsHolding(owner, candidates, search) : candidates;
     const page = pageOf(sorted(matched, query.sortBy), query);
     const records = await this.options.kv.getMany<unknown>(page.map(({ id }) => documentKey(id)));
+    // A document deleted since the search is left out of the page.
     return {
       documents: records.filter((record): record is StoredDocument => isStoredDocument(record, owner)),
       total: matched.length,
     };
+  }
+
+  /**
+   * The candidates whose result holds `search` as `includes` finds it, read from their records a call at a
+   * time: for a needle with half a surrogate pair, or U+FFFD (what such a half reaches Redis as).
+   */
+  private async resultsHolding<T extends { id: number }>(owner: string, candidates: T[], search: string): Promise<T[]> {
+    const holding: T[] = [];
+    for (let start = 0; start < candidates.length; start += CHECKED_PER_CALL) {
+      const some = candidates.slice(start, start + CHECKED_PER_CALL);
+      const records = await this.options.kv.getMany<unknown>(some.map(({ id }) => documentKey(id)));
+      some.forEach((candidate, n) => {
+        const record = records[n];
+        if (isStoredDocument(record, owner) && searchText(record.result).includes(search)) holding.push(candidate);
+      });
+    }
+    return holding;
   }
 
   /** Writes document `document` (`put`) or deletes it, with its indexes (`former`: as they have it). */
@@ -389,6 +407,7 @@ export class RedisDocumentStore implements DocumentStore {
         entryOf(document),
         former === undefined ? '' : nameMember(former),
         String(cleared.length),
+        searchText(document.result),
       ],
     );
   }
@@ -402,7 +421,14 @@ export class RedisDocumentStore implements DocumentStore {
         if (number === undefined) numbers.set(gram, (number = numbers.size + 1));
         return number;
       });
-      return [String(document.id), document.favorite ? '1' : '0', nameMember(document), entryOf(document), own.join(',')];
+      return [
+        String(document.id),
+        document.favorite ? '1' : '0',
+        nameMember(document),
+        entryOf(document),
+        own.join(','),
+        searchText(document.result),
+      ];
     });
     await this.call(
       INDEX,
@@ -511,7 +537,7 @@ export class RedisDocumentStore implements DocumentStore {
 }
 
 /** The keys of a template's indexes that every write changes, in the order the scripts take them after the record's. */
-const INDEX_KEYS = ['ordinals', 'entries', 'ordinal', 'id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps'];
+const INDEX_KEYS = ['ordinals', 'entries', 'ordinal', 'id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps', 'texts'];
 
 /** The grams of a document's searched name (`n:<gram>`) and result (`r:<gram>`), as its template's keys end. */
 function gramsOf(document: StoredDocument): string[] {
@@ -521,9 +547,9 @@ function gramsOf(document: StoredDocument): string[] {
   ];
 }
 
-/** A document's entry in the hash of entries: what a search by name reads of it. */
+/** A document's entry in the hash of entries: what a search reads of it to filter and order its matches. */
 function entryOf(document: StoredDocument): string {
-  return JSON.stringify([document.id, document.favorite ? 1 : 0, document.name] satisfies Entry);
+  return JSON.stringify([document.id, document.favorite ? 1 : 0, document.name, nameSortKey(document.name)] satisfies Entry);
 }
 
 /** A document's member of the sorted sets by name. */
@@ -544,6 +570,9 @@ function grams(text: string): Set<string> {
   return found;
 }
 
+/** Half of a surrogate pair, alone, or U+FFFD: what Redis, given UTF-8, cannot tell apart. */
+const UNSURE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\uFFFD/;
+
 /** The grams a search looks up: the needle itself up to 3 code units, else (some of) its runs of 3. */
 function needleGrams(needle: string): string[] {
   if (needle.length <= 3) return [needle];
@@ -553,12 +582,10 @@ function needleGrams(needle: string): string[] {
   return [...found];
 }
 
-/** Matches in ascending order of `sortBy`: by id, or by name (`nameSortKey`, code point by code point) then id. */
-function sorted<T extends { id: number; name: string }>(matched: T[], sortBy: DocumentQuery['sortBy']): T[] {
+/** Matches in ascending order of `sortBy`: by id, or by name (its `nameSortKey`, code point by code point) then id. */
+function sorted<T extends { id: number; nameKey: string }>(matched: T[], sortBy: DocumentQuery['sortBy']): T[] {
   if (sortBy === 'id') return matched.sort((a, b) => a.id - b.id);
-  const keyed = matched.map((match) => ({ match, key: nameSortKey(match.name) }));
-  keyed.sort((a, b) => compareCodePoints(a.key, b.key) || a.match.id - b.match.id);
-  return keyed.map(({ match }) => match);
+  return matched.sort((a, b) => compareCodePoints(a.nameKey, b.nameKey) || a.id - b.id);
 }
 
 /** The page `query` asks for of matches in ascending order (`desc`: the same order reversed). */
