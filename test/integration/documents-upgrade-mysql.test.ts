@@ -8,6 +8,7 @@ import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { nameSortKey, searchText } from '../../lib/records/stored-document.js';
 import { projectRoot } from '../support/paths.js';
 import { until } from '../support/until.js';
+import { succeeded } from '../support/cli.js';
 
 const server = process.env.DOSSIER_TEST_MYSQL;
 
@@ -246,13 +247,6 @@ function startProcess(url: string): ChildProcess {
     env: { ...process.env, STORE: url },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-}
-
-async function succeeded(child: ChildProcess): Promise<void> {
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += String(chunk)));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  expect(code, errors).to.equal(0);
 }
 
 describe(`upgrading a MySQL store whose documents were written before their results' trigrams were kept${server ? '' : ' (skipped: set DOSSIER_TEST_MYSQL to run it)'}`, () => {

@@ -15,6 +15,7 @@ import type { DocumentQuery, DocumentRows, NewStoredDocument } from '../../lib/p
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { projectRoot } from '../support/paths.js';
 import { until } from '../support/until.js';
+import { succeeded } from '../support/cli.js';
 
 /**
  * What release 36ab26c, the last to keep documents as key-value records, wrote into a store: its keyv and
@@ -187,13 +188,6 @@ function startProcess(url: string): ChildProcess {
     env: { ...process.env, STORE: url },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-}
-
-async function succeeded(child: ChildProcess): Promise<void> {
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => (errors += String(chunk)));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  expect(code, errors).to.equal(0);
 }
 
 const kinds: { name: string; open(copies: number): Promise<OldStore> }[] = [{ name: 'SQLite', open: oldSqliteStore }];

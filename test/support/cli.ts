@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../adapters/cli/run.js';
 
@@ -107,4 +108,12 @@ export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** Waits for a process to exit, and fails with what it wrote on standard error unless it exited 0. */
+export async function succeeded(child: ChildProcess): Promise<void> {
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => (errors += String(chunk)));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  expect(code, errors).to.equal(0);
 }
