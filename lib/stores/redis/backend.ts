@@ -37,8 +37,9 @@ export function loadRedisDriver(): KeyvRedisModule {
 
 /**
  * A Redis server (`redis://…`): values through `@keyv/redis`, counters, leases and the indexes of the
- * documents as Lua scripts on the same connection. Every call has a deadline of its own, because node-redis waits for an answer as long
- * as the socket stays open: a server stopped with SIGSTOP keeps it open and never answers.
+ * documents as Lua scripts on the same connection. Every call has a deadline of its own, because
+ * node-redis waits for an answer as long as the socket stays open: a server stopped with SIGSTOP keeps it
+ * open and never answers.
  */
 export function createRedisBackend(options: RedisOptions): Backend {
   const { default: KeyvRedis, createClient } = loadRedisDriver();

@@ -22,8 +22,9 @@ export interface AssembleOptions {
    */
   admissions?: AdmissionStore;
   /**
-   * The backend's documents, when it keeps them in tables or indexes of its own; or how to make them from
-   * the backend's values and counters (which refuse every call once the backend is closed). @default none
+   * The backend's documents, when it keeps them in tables or indexes of its own, each call held to the
+   * guard's deadline as a whole; or how to make them from the backend's values and counters (which refuse
+   * every call once the backend is closed), every store call of theirs held to the deadline. @default none
    */
   documents?: DocumentStore | ((parts: { kv: KeyvKvStore; counters: CounterStore }) => DocumentStore);
   /** Holds every value call to the backend's deadline. @default no deadline */
@@ -42,8 +43,12 @@ export function assembleBackend(options: AssembleOptions): Backend {
   const { keyv, counters, guard, sharesObjects = false, release } = options;
   const kv = new KeyvKvStore(keyv, sharesObjects, guard);
   const ifOpen = <T>(call: () => Promise<T>): Promise<T> => (kv.closed ? storeClosed() : call());
-  // Documents, whose failures the backend leaves as its driver raised them, through the backend's guard.
-  const guarded = <T>(call: () => Promise<T>): Promise<T> => ifOpen(() => (guard ? guard.run(call) : guardStore(call)));
+  // Documents, whose failures the backend leaves as its driver raised them, through the backend's guard;
+  // those made from the guarded values and counters hold each of their calls to the deadline already (a
+  // long search is many short calls, and the guard would drop the connection of every request at its end).
+  const ownDeadlines = typeof options.documents === 'function';
+  const guarded = <T>(call: () => Promise<T>): Promise<T> =>
+    ifOpen(() => (guard && !ownDeadlines ? guard.run(call) : guardStore(call)));
   const guardedCounters: CounterStore = {
     increment: (name, options) => ifOpen(() => counters.increment(name, options)),
     decrement: (name) => ifOpen(() => counters.decrement(name)),
