@@ -155,6 +155,14 @@ class OldStore {
     return done >= last;
   }
 
+  /** Waits until `dossier`'s fill is done, searching by result meanwhile (a search starts a fill again after a failed step). */
+  async untilFilled(dossier: Dossier): Promise<void> {
+    await until(async () => {
+      await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
+      return this.filled();
+    }, 'the fill was done');
+  }
+
   /** The trigrams of document `id`'s result in the table, in order. */
   async resultTrigrams(id: number): Promise<string[]> {
     const rows = await this.query<{ trigram: Buffer }>('SELECT trigram FROM dossier_document_result_trigrams WHERE id = ?', [id]);
@@ -287,10 +295,7 @@ describe(`upgrading a MySQL store whose documents were written before their resu
     }
     const dossier = createDossier({ store: old.url, storeTimeoutMs: 15_000 });
     try {
-      await until(async () => {
-        await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
-        return old!.filled();
-      }, 'the fill was done');
+      await old.untilFilled(dossier);
     } finally {
       await dossier.close();
     }
@@ -303,10 +308,7 @@ describe(`upgrading a MySQL store whose documents were written before their resu
     old = await OldStore.open(60);
     const dossier = createDossier({ store: old.url, storeTimeoutMs: 15_000 });
     try {
-      await until(async () => {
-        await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
-        return old!.filled();
-      }, 'the fill was done');
+      await old.untilFilled(dossier);
       const expectTrigrams = async (id: number, result: string) =>
         expect(await old!.resultTrigrams(id), `the trigrams of document ${id}`).to.deep.equal(
           distinctTrigrams(searchText(result)).sort(),
