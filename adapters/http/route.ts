@@ -16,8 +16,8 @@ export interface Mount {
   readonly metrics: DossierMetrics | undefined;
   /** Whether the `X-Forwarded-*` of a reverse proxy in front are believed. */
   readonly trustProxy: boolean;
-  /** The OpenAPI document of the routes, as JSON text. */
-  openApiText(): string;
+  /** The OpenAPI document of the routes, as JSON text, as served under `prefix` (its `servers`). */
+  openApiText(prefix: string): string;
 }
 
 /** One request to one route: what its handler reads, and the answer it writes. */

@@ -229,7 +229,12 @@ describe('an app that mounts Dossier with Express, without Koa (npm install doss
        server.close();
        await dossier.close();`,
     ]);
-    expect(served.stderr).to.equal('');
+    // Nothing on standard error but the default logger's line a request (no warning, no error).
+    const logged = served.stderr.split('\n').filter(Boolean);
+    expect(
+      logged.map((line) => (JSON.parse(line) as { msg: string; route: string }).route),
+      served.stderr,
+    ).to.deep.equal(['/healthz', '/metrics']);
     expect(served.stdout.trim()).to.equal('200 {"status":"ok"} 200');
   });
 });
