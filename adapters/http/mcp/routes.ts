@@ -4,12 +4,12 @@ import { sameOrigin } from '../admin/access.js';
 import { readText } from '../body.js';
 import { answerFailure, RequestError } from '../errors.js';
 import { storeDown } from '../lookups.js';
-import { mediaTypeOf, type HttpRequest } from '../request.js';
+import { mediaTypeOf } from '../request.js';
 import { keyOf, type Call, type Route } from '../route.js';
 import { JSON_TYPE, type ResponseSpec, type RouteSpec } from '../schemas/define.js';
 import { apiError, ApiError, INTERNAL, unauthenticated } from '../schemas/shapes.js';
 import { openMcpDoor, PROTOCOL_VERSIONS, type McpCaller } from './server.js';
-import type { ToolRequest } from './tools.js';
+import { innerRequest } from './inner-request.js';
 
 // `/mcp` (docs/contract.md §13): the Streamable HTTP transport of MCP, stateless, as three routes of the
 // table, so that every mount serves it under its prefix. The mount checks the key as for any route of
@@ -182,40 +182,11 @@ async function answerMessage(call: Call): Promise<void> {
       .send(200, 'text/event-stream; charset=utf-8', `event: message\ndata: ${answer}\n\n`);
 }
 
-/** The request's own headers a tool's request carries on: its key, and where its client reached the server. */
-const CARRIED = new Set(['authorization', 'host', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-for']);
-
 /** The caller of `call`'s message: its key, and the way to the route table through the same mount. */
 function callerOf(call: Call): McpCaller {
   return {
     key: keyOf(call),
-    send: (request) => call.mount.answer(toolHttpRequest(call.request, request), call.context),
+    send: (request) => call.mount.answer(innerRequest(call.request, request), call.context),
     called: (tool, status) => call.mount.metrics?.toolCall(tool, status < 400 ? 'success' : status < 500 ? 'refused' : 'failed'),
   };
-}
-
-/** A tool's request as the route table reads one: under the mount's prefix, from the same client, JSON in and out. */
-function toolHttpRequest(outer: HttpRequest, { method, target, body }: ToolRequest): HttpRequest {
-  const bytes = body === undefined ? undefined : Buffer.from(body);
-  const own: Record<string, string | undefined> = {
-    accept: 'application/json',
-    'content-type': bytes && 'application/json',
-    'content-length': bytes && String(bytes.byteLength),
-  };
-  return {
-    method,
-    target: outer.prefix + target,
-    prefix: outer.prefix,
-    header: (name) => (name in own ? own[name] : CARRIED.has(name) ? outer.header(name) : undefined),
-    body: bytes === undefined ? null : oneChunk(bytes),
-    encrypted: outer.encrypted,
-    remoteAddress: outer.remoteAddress,
-    signal: outer.signal,
-    trustProxy: outer.trustProxy,
-  };
-}
-
-/** A body of one chunk. */
-async function* oneChunk(bytes: Uint8Array): AsyncIterable<Uint8Array> {
-  yield bytes;
 }
