@@ -165,16 +165,16 @@ async function answerMessage(call: Call): Promise<void> {
       `Unsupported MCP-Protocol-Version ${version}: this server speaks ${PROTOCOL_VERSIONS.join(', ')}.`,
     );
   }
+  const { method, params } = message as { method?: string; params?: { name?: unknown } };
+  const tool = method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
+  if (method !== undefined) call.context.mcp = { method, ...(tool === undefined ? {} : { tool }) };
   const door = await openMcpDoor();
   if (kind === 'other') {
     // A notification (`initialized`, `cancelled`) or a response: a stateless server has nothing to do with it.
     reply.empty(202);
     return;
   }
-  const rpc = message as JSONRPCRequest;
-  const tool = rpc.method === 'tools/call' ? (rpc.params as { name?: unknown } | undefined)?.name : undefined;
-  call.context.mcp = { method: rpc.method, ...(typeof tool === 'string' ? { tool } : {}) };
-  const answer = JSON.stringify(await door.transport.exchange(rpc, callerOf(call)));
+  const answer = JSON.stringify(await door.transport.exchange(message as JSONRPCRequest, callerOf(call)));
   if (type === 'application/json') reply.send(200, JSON_TYPE, answer);
   else
     reply
