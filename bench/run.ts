@@ -152,7 +152,12 @@ async function measureMcp(label: string, server: ServerProcess, secret: string, 
   if (answer.status !== 200) throw new Error(`POST /mcp answered ${answer.status}: ${await answer.text()}`);
   const bare = await startBare('koa', await answer.json());
   try {
-    const mcp = await measure(`dns_lookup tool call over MCP (Streamable HTTP), cached, one key (${label})`, bare, server, request);
+    const mcp = await measure(
+      `dns_lookup tool call over MCP (Streamable HTTP), cached, one key (${label})`,
+      bare,
+      server,
+      request,
+    );
     results.push(mcp);
     notes.push(
       `${label}: a cached dns_lookup tool call costs ${(mcp.cpuUs / route.cpuUs).toFixed(2)} × the server CPU of the cached ` +
