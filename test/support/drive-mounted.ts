@@ -42,7 +42,7 @@ export async function driveMounted(base: string, domain: string, address: string
   const events = await streamed.text();
   expect(events).to.match(/^event: delta\n/);
   expect(events).to.include('event: document\n');
-  const listed = await fetch(`${base}/api/v1/documents`, { headers: auth });
+  const listed = await fetch(`${base}/api/v1/documents?template_id=33`, { headers: auth });
   expect(listed.status).to.equal(200);
   const names = ((await listed.json()) as { data: { name: string }[] }).data.map((entry) => entry.name);
   expect(names.sort()).to.deep.equal(['Launch', 'Streamed']);

@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { projectRoot } from './paths.js';
-import { packTarball } from './snippets.js';
+import { packTarball, runToEnd } from './snippets.js';
 
 // The example apps of examples/<name>/ (Next.js, NestJS) as a team would have them: installed by npm from
 // their committed package-lock.json, with Dossier from the packed tarball (the lockfile names it as
@@ -33,10 +33,10 @@ export function npmEnv(): NodeJS.ProcessEnv {
   };
 }
 
-function run(command: string, args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}): void {
+function run(command: string, args: string[], cwd: string, timeoutMs: number): void {
   const ran = spawnSync(command, args, {
     cwd,
-    env: { ...npmEnv(), ...env },
+    env: npmEnv(),
     encoding: 'utf8',
     timeout: timeoutMs,
     maxBuffer: 64 << 20,
@@ -52,8 +52,11 @@ function run(command: string, args: string[], cwd: string, timeoutMs: number, en
 export interface ExampleApp {
   /** The app's folder (`…/examples/<name>`), beside the tarball as in the checkout. */
   dir: string;
-  /** Runs `command` in the app's folder (with `env` added to npm's), failing with its output past `timeoutMs`. */
-  run(command: string, args: string[], timeoutMs?: number, env?: NodeJS.ProcessEnv): void;
+  /**
+   * Runs `command` in the app's folder (with `env` added to npm's) to its end, failing with its output
+   * when it fails or passes `timeoutMs`; meanwhile this process goes on (its test servers answer).
+   */
+  run(command: string, args: string[], timeoutMs?: number, env?: NodeJS.ProcessEnv): Promise<void>;
   /** Removes the app. */
   remove(): void;
 }
@@ -90,7 +93,11 @@ export function prepareExample(name: string): ExampleApp {
   checkDependencies(name, dossier, join(dir, 'package-lock.json'));
   return {
     dir,
-    run: (command, args, timeoutMs = 900_000, env = {}) => run(command, args, dir, timeoutMs, env),
+    async run(command, args, timeoutMs = 900_000, env = {}) {
+      const ran = await runToEnd(command, args, { cwd: dir, env: { ...npmEnv(), ...env } }, timeoutMs);
+      if (ran.status !== 0)
+        throw new Error(`${command} ${args.join(' ')} ended with ${ran.status ?? ran.signal}:\n${ran.output}`);
+    },
     remove: () => rmSync(work, { recursive: true, force: true }),
   };
 }
