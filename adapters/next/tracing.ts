@@ -4,9 +4,18 @@ import { dirname, join, relative, sep } from 'node:path';
 /**
  * What Dossier loads when the app runs rather than through an import a bundler follows: its optional
  * peers (the /docs page's files, /metrics, the log of dossier/serve, the drivers of the stores and their
- * job engine), which an app installs or not, and its own package.json (its version, in /openapi.json).
+ * job engine, /mcp's SDK), which an app installs or not, and its own package.json (its version, in /openapi.json).
  */
-const LOADED_AT_RUN_TIME = ['swagger-ui-dist', 'prom-client', 'pino', '@keyv/redis', 'pg', 'mysql2', 'bullmq'];
+const LOADED_AT_RUN_TIME = [
+  'swagger-ui-dist',
+  'prom-client',
+  'pino',
+  '@keyv/redis',
+  'pg',
+  'mysql2',
+  'bullmq',
+  '@modelcontextprotocol/server',
+];
 
 /**
  * The files Next.js's standalone output must carry for Dossier, as `outputFileTracingIncludes` globs

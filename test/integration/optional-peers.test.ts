@@ -310,7 +310,7 @@ describe('the package without the MCP SDK @modelcontextprotocol/server', functio
       '-e',
       `const { createDossier } = await import('./dist/lib/index.js');
        const { createHttpHandler } = await import('./dist/adapters/http/index.js');
-       const dossier = createDossier({ store: 'memory://' });
+       const dossier = createDossier({ store: 'memory://', logLevel: 'silent' }); // no log line: stderr stays empty
        const { secret } = await dossier.keys.create({ name: 'agent' });
        const headers = { authorization: 'Bearer ' + secret, 'content-type': 'application/json', accept: 'application/json' };
        const request = (method, target, body) => ({
