@@ -56,6 +56,16 @@ describe('examples/nextjs: Dossier in a Next.js production build', function () {
     DOSSIER_ADMIN_TOKEN: EXAMPLE_ADMIN_TOKEN,
   });
 
+  /** Drives the app at `server`, failing with what the server printed. */
+  async function drive(server: Started & { base: string }): Promise<void> {
+    try {
+      await driveMounted(server.base, 'example.test', '192.0.2.10');
+    } catch (error) {
+      (error as Error).message += `\nThe server printed:\n${server.output}`;
+      throw error;
+    }
+  }
+
   async function serve(command: string, args: string[], cwd: string): Promise<Started> {
     const port = await freePort();
     const server = new Started(command, args.concat(command === 'npx' ? ['-p', String(port), '-H', '127.0.0.1'] : []), {
@@ -69,7 +79,7 @@ describe('examples/nextjs: Dossier in a Next.js production build', function () {
   it('serves all of Dossier under /dossier with next start, and logs a line a request', async () => {
     const server = (await serve('npx', ['next', 'start'], app.dir)) as Started & { base: string };
     try {
-      await driveMounted(server.base, 'example.test', '192.0.2.10');
+      await drive(server);
       expect(server.output).to.match(/"msg":"request"/);
     } finally {
       await server.stop();
@@ -78,13 +88,14 @@ describe('examples/nextjs: Dossier in a Next.js production build', function () {
 
   it("serves it from output: 'standalone' copied to another folder, the project moved away", async () => {
     const elsewhere = join(dirname(dirname(app.dir)), 'deployed');
-    cpSync(join(app.dir, '.next', 'standalone'), elsewhere, { recursive: true });
+    // As `cp -r` or Docker's COPY copies it: Next links its externals (.next/node_modules) relatively.
+    cpSync(join(app.dir, '.next', 'standalone'), elsewhere, { recursive: true, verbatimSymlinks: true });
     // Nothing of the build's folder is left to read: only what the tracer copied.
     renameSync(app.dir, `${app.dir}-moved`);
     try {
       const server = (await serve(process.execPath, ['server.js'], elsewhere)) as Started & { base: string };
       try {
-        await driveMounted(server.base, 'example.test', '192.0.2.10');
+        await drive(server);
       } finally {
         await server.stop();
       }
