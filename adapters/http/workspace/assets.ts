@@ -1,23 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pageAsset } from '../admin/assets.js';
+import { countWords } from '../../../lib/documents/word-count.js';
+import workspaceCss from './app/workspace.css.text.js';
+import workspaceJs from './app/workspace.js.text.js';
 
 // The workspace's own files (app/workspace.js, checked by tsc through its `// @ts-check`, and
-// app/workspace.css), read as the panel's are, once, when the adapter loads.
+// app/workspace.css) reach the server as the panel's do: modules exporting their text, which the build
+// writes (scripts/text-modules.mjs), imported rather than read from disk.
 
 /** The workspace's script, an ES module served as `/workspace/assets/workspace.js`. */
-export const WORKSPACE_JS = pageAsset('workspace/app/workspace.js');
+export const WORKSPACE_JS: string = workspaceJs;
 
 /** The workspace's stylesheet, served as `/workspace/assets/workspace.css` (light and dark). */
-export const WORKSPACE_CSS = pageAsset('workspace/app/workspace.css');
+export const WORKSPACE_CSS: string = workspaceCss;
 
 /**
- * The library's own word count (lib/documents/word-count.ts, compiled: an ES module that imports
- * nothing), served as `/workspace/assets/word-count.js`, so that the count kept live while a text is
- * edited is the one the API answers once it is saved, from one implementation.
+ * The library's own word count as an ES module, served as `/workspace/assets/word-count.js`: the
+ * function's source, which refers to nothing outside itself, so that the count kept live while a text
+ * is edited is the one the API answers once it is saved, from one implementation.
  */
-export const WORD_COUNT_JS = pageAsset('../../lib/documents/word-count.js').replace(/\/\/# sourceMappingURL=\S*\s*$/, '');
+export const WORD_COUNT_JS = `export ${countWords.toString()}\n`;
 
 const require = createRequire(import.meta.url);
 
@@ -26,8 +29,8 @@ let docx: string | null | undefined;
 /**
  * The browser build of `docx` (an ES module that imports nothing, about 1 MB), served as
  * `/workspace/assets/docx.js` for the Word download, which the page makes in the browser; `null` when
- * the optional peer dependency `docx` is not installed (the page then offers no `.docx`). Read on the
- * first use, once.
+ * the optional peer dependency `docx` is not installed (the page then offers no `.docx`). Found by
+ * module resolution, as the reference page's swagger-ui-dist is, and read on the first use, once.
  */
 export function docxModule(): string | null {
   if (docx === undefined) {
