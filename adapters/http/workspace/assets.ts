@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { countWords } from '../../../lib/documents/word-count.js';
+import { countWords } from '../../../lib/internal.js';
 import workspaceCss from './app/workspace.css.text.js';
 import workspaceJs from './app/workspace.js.text.js';
 
