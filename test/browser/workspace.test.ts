@@ -229,6 +229,31 @@ describe('the documents workspace in Chromium', function () {
       }
     });
 
+    it('marks the session cookie Secure when the browser came over TLS (behind a trusted proxy)', async () => {
+      const behind = await startTestServer({}, { prefix, trustProxy: true });
+      try {
+        const { secret } = await behind.dossier.keys.create({ name: 'writer', owner: OWNER, scopes: ['documents'] });
+        const answer = await fetch(`${behind.url}/workspace/sign-in`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-forwarded-proto': 'https',
+            origin: `https://${new URL(behind.url).host}`,
+          },
+          body: new URLSearchParams({ key: secret }).toString(),
+          redirect: 'manual',
+        });
+        expect(answer.status).to.equal(303);
+        expect(answer.headers.get('set-cookie')).to.match(
+          new RegExp(
+            `^dossier_workspace=[A-Za-z0-9_-]{43}; path=${prefix}/workspace; expires=[^;]+; samesite=strict; secure; httponly$`,
+          ),
+        );
+      } finally {
+        await behind.close();
+      }
+    });
+
     it('lists documents with search, filters, sort and pages, its state in the URL (links, reload, Back and Forward)', async () => {
       const { secret } = await writerKey();
       const notes = await seed(12);
