@@ -198,7 +198,8 @@ class Fields {
    * placeholder; a person's name alone is no organization.
    */
   holderOrganization(labels: readonly string[]): string | null {
-    const named = this.first(labels, (value) => (isHandle(value) ? null : meaningful(value)));
+    // A holder's line may end with its e-mail address (`Google Inc.    dns-admin@google.com`, NIC.VE).
+    const named = this.first(labels, (value) => (isHandle(value) ? null : meaningful(holderName(value))));
     if (named !== null) return named;
     const holderBlock = this.entries.filter((entry) => REGISTRANT_SECTION.test(entry.section));
     const handles = this.values(HOLDER_HANDLE_LABELS).filter(isHandle);
@@ -232,7 +233,12 @@ class Fields {
       const label = entry.label.replace(/\d+/g, ' ').replace(/\s+/g, ' ').trim();
       const qualified = entry.section !== '' && labels.includes(`${entry.section} ${label}`);
       // A name-server set (`nsset`, .cz) is where its servers are; a contact's block is not.
-      const own = entry.section === '' || /^(?:nsset\b|nserver$)/.test(entry.section) || !CONTACT_SECTION.test(entry.section);
+      // A contact's object lists no name servers: one written in it is the next object's, set down
+      // with no blank line between them (NIC Argentina).
+      const own =
+        entry.section === '' ||
+        /^(?:nsset\b|nserver$|contact$|person|role$)/.test(entry.section) ||
+        !CONTACT_SECTION.test(entry.section);
       const plain = labels.includes(label) && own;
       const underHeader = NAME_SERVER_SECTION.test(entry.section) && NAME_SERVER_HOST.test(label);
       if (qualified || plain || underHeader) values.push(entry.value);
@@ -318,6 +324,17 @@ function registrarName(value: string): string | null {
     .replace(/\s+/g, ' ')
     .trim();
   return meaningful(name);
+}
+
+/**
+ * A holder's name as a block's first line writes it, without what follows it there: its e-mail address
+ * and its handle in parentheses (`Cacao del Sur C.A.  (cacao.com.ve-dom)    info@cacao.com.ve`, NIC.VE).
+ */
+function holderName(value: string): string {
+  return value
+    .replace(/\s+[\w.+-]+@[\w.-]+$/, '')
+    .replace(/\s+\([^()\s]*\d?[^()\s]*-[^()\s]+\)$/, '')
+    .replace(/\s{2,}/g, ' ');
 }
 
 /** A contact's organization from its entries: an organization field, else its name when typed as an organization. */

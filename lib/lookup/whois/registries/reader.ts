@@ -57,6 +57,9 @@ const OBJECT_LABEL = /^(?:registrar|registrant|holder|contact|admin c|tech c|nss
  */
 const CONTACT_OBJECT_LABEL = /^(?:person|personname|role|nic hdl(?: br)?|nserver)$/;
 
+/** The first field of a contact's object, where a registry writes it right under the domain's fields. */
+const INLINE_OBJECT_LABEL = /^contact$/;
+
 /** The line that ends a RIPE-like object, where registries write no blank line between objects (NIC.AT). */
 const OBJECT_END = /^source:/i;
 
@@ -103,6 +106,8 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
   let commentSection: string | null = null;
   /** Whether the line before ended an object (`source:`), which starts another as a blank line does. */
   let objectEnded = false;
+  /** The object holding the domain's own field (`domain:`): another may follow it without a blank line. */
+  let domainObject: number | null = null;
 
   /** The next line that is not a comment; past blank lines too when `skipBlank`. */
   const nextLine = (from: number, skipBlank = false): string | null => {
@@ -153,8 +158,19 @@ export function readEntries(text: string, unkeyedLabels: readonly string[] = [])
         return following !== null && keyValue(following.trim()) !== null;
       };
       // A new object: a contact's first field, or a block a comment named, at a paragraph's start.
-      const contactObject = paragraphStart && value !== '' && CONTACT_OBJECT_LABEL.test(label) && fieldsFollow();
-      const opened = paragraphStart && (contactObject || commentSection !== null);
+      // NIC Argentina writes its objects with no line between them: after the domain's fields, a
+      // contact's first field (`contact: 33693450239`, flush left) starts the contact's object.
+      const inlineObject =
+        !paragraphStart &&
+        indent === 0 &&
+        object === domainObject &&
+        value !== '' &&
+        INLINE_OBJECT_LABEL.test(label) &&
+        fieldsFollow();
+      const contactObject =
+        inlineObject || (paragraphStart && value !== '' && CONTACT_OBJECT_LABEL.test(label) && fieldsFollow());
+      const opened = contactObject || (paragraphStart && commentSection !== null);
+      if (/^domain(?: name)?$|^domainname$/.test(label) && domainObject === null) domainObject = object;
       if (opened) {
         headers.length = 0;
         object += 1;

@@ -55,6 +55,12 @@ describe("whois: the holder's organization, in each registry's layout", () => {
       'さくら製菓株式会社',
     ],
     ['TM: Owner OrgName beside the owner’s name', 'ashgabat-textile.tm', 'tm-owner.txt', 'Ashgabat Textile Complex'],
+    [
+      'NIC.VE: the first line of the Titular: block, without its e-mail',
+      'cacaodelsur.com.ve',
+      've-titular.txt',
+      'Cacao del Sur C.A.',
+    ],
     ['Ukrainian registries: the block under a "% Registrant:" heading', 'kyiv-kava.com.ua', 'ua-objects.txt', 'Kyiv Kava LLC'],
   ] as const) {
     it(layout, () => {
@@ -74,7 +80,7 @@ describe("whois: the holder's organization, in each registry's layout", () => {
 });
 
 describe("whois: the domain's own object", () => {
-  it("NIC Argentina: the domain's registered:, not the contact's created: listed after it", () => {
+  it("NIC Argentina: the domain's registered:, not the created: of the contact and name servers written right under it", () => {
     const facts = read('mate-cocido.com.ar', 'ar-contact-after-domain.txt');
     expect(facts.createdAt).to.equal('2009-10-22T00:00:00.000Z');
     expect(facts.expiresAt).to.equal('2025-10-22T00:00:00.000Z');
@@ -122,6 +128,13 @@ describe("whois: the domain's own object", () => {
 });
 
 describe('whois: status from every place the registry puts it', () => {
+  it('NIC.VE: Spanish labels for the dates, the status and the name servers', () => {
+    const facts = read('cacaodelsur.com.ve', 've-titular.txt');
+    expect(facts).to.include({ createdAt: '2009-03-06T00:00:00.000Z', expiresAt: '2026-03-06T00:00:00.000Z' });
+    expect(facts.status).to.deep.equal(['activo']);
+    expect(facts.nameServers).to.deep.equal(['ns1.cantv.net', 'ns2.cantv.net']);
+  });
+
   it('DNS Belgium: the Flags: block, and not the notice under it', () => {
     const facts = read('brouwerij-peeters.be', 'be-flags.txt');
     expect(facts.status).to.deep.equal(['not available', 'clientTransferProhibited', 'serverDeleteProhibited']);
