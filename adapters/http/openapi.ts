@@ -131,6 +131,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Ope
     tags: [
       { name: 'Lookups', description: 'Interface A: DNS, whois/RDAP, IP and TLS lookups, behind a key with a daily quota.' },
       { name: 'Documents', description: 'Interface B: phpContent-compatible documents written by a text generator.' },
+      { name: 'MCP', description: 'The Model Context Protocol: the routes of both interfaces as tools, for AI agents.' },
       { name: 'Administration', description: "Keys, with DOSSIER_ADMIN_TOKEN (or the panel's session cookie)." },
       { name: 'Operations', description: 'Health, readiness, metrics and this reference.' },
     ],

@@ -5,6 +5,7 @@ import { BATCH_ROUTE } from './batch.js';
 import { DOCS_ROUTES } from './docs.js';
 import { DOCUMENT_ROUTES } from './documents.js';
 import { LOOKUP_ROUTES } from './lookups.js';
+import { MCP_ROUTES } from './mcp/routes.js';
 import { OPERATIONS_ROUTES } from './operations.js';
 import type { Route } from './route.js';
 import { ApiError, DocumentError } from './schemas/shapes.js';
@@ -21,6 +22,7 @@ export const ROUTES: readonly Route[] = [
   BATCH_ROUTE,
   ...WATCH_ROUTES,
   ...DOCUMENT_ROUTES,
+  ...MCP_ROUTES,
   ...ADMIN_API_ROUTES,
   PANEL_ROUTE,
   ...OPERATIONS_ROUTES,

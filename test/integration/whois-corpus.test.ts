@@ -68,8 +68,8 @@ const ERRATA: Record<
   'whois.registry.hm/hm/status_registered': { registrar: 'HM Domain Registry' },
   // …and `Registered On: 2000-07-17`.
   'whois.rotld.ro/ro/status_registered': { registrar: 'MarkMonitor Inc.', created: '2000-07-17' },
-  // `Registrar#. . . . . cerist`.
-  'whois.nic.dz/dz/status_registered': { registrar: 'cerist' },
+  // `Registrar#. . . . . cerist`, and `Date de creation#. . . .10/01/2007` (day first, as in French).
+  'whois.nic.dz/dz/status_registered': { registrar: 'cerist', created: '2007-01-10' },
   // …and its `Modified Date:`, which whois-parser does not read either.
   'whois.sgnic.sg/sg/status_registered': { registrar: 'MARKMONITOR INC', updated: '2013-12-02 18:25:37' },
   'whois.tcinet.ru/ru/status_registered': { registrar: 'RU-CENTER-REG-RIPN' },
@@ -77,7 +77,9 @@ const ERRATA: Record<
   'whois.tcinet.ru/xn--p1ai/status_registered': { registrar: 'R01-REG-RF' },
   'whois.thnic.co.th/th/status_registered': { registrar: 'T.H.NIC Co., Ltd.' },
   'whois.twnic.net.tw/tw/status_registered': { registrar: 'Markmonitor, Inc.' },
-  'whois.ua/ua/uaepp/status_registered': { registrar: 'ua.imena' },
+  // `registrar: ua.imena` is the registry's handle; the registrar's object below it names it:
+  // `organization: "Internet Invest" Ltd`.
+  'whois.ua/ua/uaepp/status_registered': { registrar: '"Internet Invest" Ltd' },
   'whois.website.ws/ws/status_registered': { registrar: '.WS Registry' },
   // The answer's `Registrar:` line says `Com Laude`; the expectation is the legal name from a notice.
   'whois.comlaude.com/status_registered': { registrar: 'Com Laude' },
