@@ -171,7 +171,8 @@ async function answerMessage(call: Call): Promise<void> {
   const door = await openMcpDoor();
   if (kind === 'other') {
     // A notification (`initialized`, `cancelled`) or a response: a stateless server has nothing to do with it.
-    reply.empty(202);
+    // Its length said, as Node's frameworks say it of an empty body (a fetch runtime would stream it).
+    reply.empty(202).header('Content-Length', 0);
     return;
   }
   const answer = JSON.stringify(await door.transport.exchange(message as JSONRPCRequest, callerOf(call)));
