@@ -10,6 +10,7 @@ import { OPERATIONS_ROUTES } from './operations.js';
 import type { Route } from './route.js';
 import { ApiError, DocumentError } from './schemas/shapes.js';
 import { WATCH_ROUTES } from './watches.js';
+import { WORKSPACE_ROUTES } from './workspace/routes.js';
 
 /**
  * Every route of Dossier's HTTP contract, in the order of the reference page (the panel's own pages
@@ -28,6 +29,7 @@ export const ROUTES: readonly Route[] = [
   ...OPERATIONS_ROUTES,
   ...DOCS_ROUTES,
   ...PANEL_PAGES,
+  ...WORKSPACE_ROUTES,
 ];
 
 /** The generic error bodies, for answers to paths no route declares (404) or methods it does not (405). */

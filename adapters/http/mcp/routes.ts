@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { sameOrigin } from '../admin/access.js';
 import { readText } from '../body.js';
 import { answerFailure, RequestError } from '../errors.js';
@@ -171,10 +170,13 @@ async function answerMessage(call: Call): Promise<void> {
   const door = await openMcpDoor();
   if (kind === 'other') {
     // A notification (`initialized`, `cancelled`) or a response: a stateless server has nothing to do with it.
-    reply.empty(202);
+    // Its length said, as Node's frameworks say it of an empty body (a fetch runtime would stream it).
+    reply.empty(202).header('Content-Length', 0);
     return;
   }
-  const answer = JSON.stringify(await door.transport.exchange(message as JSONRPCRequest, callerOf(call)));
+  // As the SDK reads a request (`params` an object, …): a message it cannot read it would never answer.
+  if (!door.sdk.isJSONRPCRequest(message)) return rpcError(call, -32600, 'Invalid Request: not a JSON-RPC 2.0 request of MCP.');
+  const answer = JSON.stringify(await door.transport.exchange(message, callerOf(call)));
   if (type === 'application/json') reply.send(200, JSON_TYPE, answer);
   else
     reply

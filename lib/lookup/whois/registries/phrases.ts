@@ -61,6 +61,9 @@ export const NOT_FOUND = new RegExp(
     String.raw`\bobject[_ ]not[_ ]found\b`,
     String.raw`\bdomain (?:name )?(?:unknown|not known)\b`,
     String.raw`\bno records? (?:exist|matching)\b`,
+    String.raw`\bnot find matchingrecord\b`,
+    String.raw`\bno data was found\b`,
+    String.raw`\bif you would like to register this\b`,
   ].join('|'),
   'im',
 );
