@@ -4,7 +4,7 @@ import { dirname, join, relative, sep } from 'node:path';
 /**
  * What Dossier loads when the app runs rather than through an import a bundler follows: its optional
  * peers (the /docs page's files, /metrics, the log of dossier/serve, the drivers of the stores and their
- * job engine, /mcp's SDK), which an app installs or not, and its own package.json (its version, in /openapi.json).
+ * job engine, /mcp's SDK, the workspace's Word export), which an app installs or not, and its own package.json (its version, in /openapi.json).
  */
 const LOADED_AT_RUN_TIME = [
   'swagger-ui-dist',
@@ -15,6 +15,7 @@ const LOADED_AT_RUN_TIME = [
   'mysql2',
   'bullmq',
   '@modelcontextprotocol/server',
+  'docx',
 ];
 
 /**
