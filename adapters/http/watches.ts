@@ -64,8 +64,12 @@ const WatchPage = Exact(
 );
 
 /** A route of watches: listed under Lookups, for a key with the `lookup` scope, with the answers every one may give. */
-const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>, handle: Route['handle']): Route => ({
+const watchRoute = (
+  { tool, ...spec }: Omit<RouteSpec, 'tag' | 'auth' | 'scope'> & Pick<Route, 'tool'>,
+  handle: Route['handle'],
+): Route => ({
   ...defineLookupRoute({ ...spec, responses: { ...spec.responses, ...COMMON } }),
+  tool,
   handle,
 });
 
@@ -76,6 +80,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'post',
       path: '/api/watches',
       operationId: 'createWatch',
+      tool: 'watch_create',
       summary: 'Watch a certificate, a registration or DNS records, and be told by signed webhook',
       description:
         'The first check runs within seconds and sets the baseline. Deliveries are signed as the Standard Webhooks ' +
@@ -117,6 +122,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'get',
       path: '/api/watches',
       operationId: 'listWatches',
+      tool: 'watches_list',
       summary: "The owner's watches, newest first, a page at a time",
       query: PAGE_QUERY,
       responses: {
@@ -138,6 +144,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'get',
       path: '/api/watches/:id',
       operationId: 'getWatch',
+      tool: 'watch_get',
       summary: 'One watch',
       params: ID,
       responses: { 200: { description: 'The watch.', body: success(WatchData, 'WatchAnswer') }, 404: NOT_FOUND },
@@ -151,6 +158,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'delete',
       path: '/api/watches/:id',
       operationId: 'deleteWatch',
+      tool: 'watch_delete',
       summary: 'Remove a watch: no check and no delivery after it',
       params: ID,
       responses: { 204: { description: 'Removed.' }, 404: NOT_FOUND },
@@ -186,6 +194,7 @@ export const WATCH_ROUTES: readonly Route[] = [
     }),
     // Counted against the daily quota, as a lookup of the watch's type: the key is metering's to check.
     metered: true,
+    tool: 'watch_check',
     async handle(call) {
       const watch = settleMetered(call, await call.dossier.metering.checkWatch(call.secret, idOf(call)));
       call.reply.json({ status: 'success', data: wireWatch(watch) }, 202);

@@ -1,7 +1,8 @@
 import type { DocumentChanges, DocumentListOptions, NewDocument } from '../ports/document-service.js';
 import type { TObject } from '@sinclair/typebox';
 import { DossierValidationError } from '../errors.js';
-import { checkLaravel, defaultOf, type LaravelRules } from '../schemas/laravel.js';
+import { checkLaravel, defaultOf, laravelSentence, type LaravelRules } from '../schemas/laravel.js';
+import { hasNul, NUL_PHRASE, wellFormed } from '../schemas/text.js';
 import { DocumentChangesSchema, DocumentListOptionsSchema, NewDocumentSchema } from '../schemas/documents.js';
 import type { DocumentQuery, StoredDocument } from '../ports/document-store.js';
 import { searchText } from '../records/stored-document.js';
@@ -41,8 +42,9 @@ const CREATE_FIELDS = NewDocumentSchema.properties;
 
 /**
  * `input` as the plain record the checks read (a caller may pass anything at run time), refusing the
- * fields `schema` does not name: a misspelled option (or the HTTP API's `per_page`) must not be ignored.
- * @throws DossierValidationError `ERR_DOCUMENT_INVALID` naming each unknown field.
+ * fields `schema` does not name (a misspelled option, or the HTTP API's `per_page`, must not be
+ * ignored) and text holding U+0000; lone surrogates in text become U+FFFD (lib/schemas/text.ts).
+ * @throws DossierValidationError `ERR_DOCUMENT_INVALID` naming each unknown field, or each field with U+0000.
  */
 function fields(schema: TObject, input: object | undefined): Record<string, unknown> {
   const record = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
@@ -52,7 +54,15 @@ function fields(schema: TObject, input: object | undefined): Record<string, unkn
     const takes = `Unknown field; this takes ${known.join(', ')}.`;
     throw new DossierValidationError('ERR_DOCUMENT_INVALID', Object.fromEntries(unknown.map((field) => [field, [takes]])));
   }
-  return record;
+  const nul = known.filter((field) => typeof record[field] === 'string' && hasNul(record[field]));
+  if (nul.length > 0) {
+    const errors = Object.fromEntries(nul.map((field) => [field, [laravelSentence(field, NUL_PHRASE)]]));
+    const more = nul.length - 1;
+    const suffix = more === 0 ? '' : ` (and ${more} more error${more === 1 ? '' : 's'})`;
+    throw new DossierValidationError('ERR_DOCUMENT_INVALID', errors, `${errors[nul[0]!]![0]}${suffix}`);
+  }
+  const text = Object.entries(record).map(([field, value]) => [field, typeof value === 'string' ? wellFormed(value) : value]);
+  return Object.fromEntries(text) as Record<string, unknown>;
 }
 
 /**

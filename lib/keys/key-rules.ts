@@ -2,6 +2,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import { DossierError, DossierValidationError } from '../errors.js';
 import type { ApiKey, Scope } from '../ports/key-store.js';
 import { compiledSchema } from '../schemas/ajv.js';
+import { wellFormed } from '../schemas/text.js';
 import {
   type AdminKeyCreate,
   AdminUsageQuery,
@@ -42,14 +43,15 @@ function checked<T>(schema: TSchema, value: unknown, field: string, message: str
 }
 
 /**
- * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever).
+ * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever; no
+ * control character, U+0000 included), a lone surrogate becoming U+FFFD as every store keeps it.
  * @throws DossierValidationError `ERR_KEY_INVALID` on `name`
  */
 export function checkName(name: unknown): string {
   if (!fits(KeyName, name) || (name as string).length > KEY_NAME_MAX) {
     throw invalidKey({ name: ['The name must be 1 to 128 printable characters.'] });
   }
-  return name as string;
+  return wellFormed(name as string);
 }
 
 /**

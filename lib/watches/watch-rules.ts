@@ -4,6 +4,7 @@ import type { LookupService } from '../ports/lookup-service.js';
 import { isHttpPort } from '../lookup/whois/peer.js';
 import { isPublicAddress } from '../lookup/net/special-range.js';
 import { WATCH_TYPES, type WatchType } from '../ports/watches.js';
+import { hasNul, NUL_PHRASE } from '../schemas/text.js';
 
 /** The interval of a watch by type when none is given, in seconds (docs/contract.md §11). */
 export const DEFAULT_INTERVALS: Record<WatchType, number> = { ssl: 3600, whois: 86_400, dns: 900 };
@@ -85,12 +86,14 @@ export function checkNewWatch(
 }
 
 /**
- * What is wrong with a webhook URL, if anything: `http` or `https` on port 80, 443 or an unprivileged
+ * What is wrong with a webhook URL, if anything: no U+0000, `http` or `https` on port 80, 443 or an unprivileged
  * one, without userinfo, and not a literal non-public address (unless `allowPrivate`). A name is
  * resolved and checked at every delivery instead.
  */
 export function webhookProblem(value: unknown, allowPrivate: boolean): string | undefined {
   if (typeof value !== 'string') return 'The webhook url must be a string.';
+  // Refused, not percent-encoded away by the URL parser: U+0000 is never text (lib/schemas/text.ts).
+  if (hasNul(value)) return `The webhook url ${NUL_PHRASE}.`;
   if (value.length > WEBHOOK_URL_MAX) return `The webhook url must not be longer than ${WEBHOOK_URL_MAX} characters.`;
   let url: URL;
   try {
