@@ -81,10 +81,12 @@ export function assembleBackend(options: AssembleOptions): Backend {
     ...(watches && {
       // Every method the same way: through the guard, refused once closed.
       watches: new Proxy(watches, {
-        get:
-          (target, name: keyof WatchStore) =>
-          (...parameters: unknown[]) =>
-            guarded(() => (target[name] as (...values: unknown[]) => Promise<unknown>).apply(target, parameters)),
+        get: (target, name) => {
+          const value: unknown = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...parameters: unknown[]) =>
+            guarded(() => (value as (...values: unknown[]) => Promise<unknown>).apply(target, parameters));
+        },
       }),
     }),
     async close() {
