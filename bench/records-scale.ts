@@ -125,7 +125,9 @@ export async function benchRecordsScale(notes: string[]): Promise<string> {
   try {
     for (const store of stores) {
       console.error(`Watches at scale on ${store.label}…`);
-      lines.push(...(await measureStore(store)));
+      const measured = await measureStore(store);
+      console.error(measured.join('\n'));
+      lines.push(...measured);
     }
   } finally {
     await close();
