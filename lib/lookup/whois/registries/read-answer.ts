@@ -291,9 +291,8 @@ function namesDomain(text: string, domain: string): boolean {
   const name = domain.toLowerCase();
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !/^\s*[%#]/.test(line));
   if (lines.some((line) => /\b(?:invalid|not valid|malformed|syntax|error)\b/i.test(line))) return false;
-  const naming = lines.findIndex((line) =>
-    new RegExp(`(?:^|[^a-z0-9.-])${escapeRegExp(name)}(?:$|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i').test(line),
-  );
+  const named = new RegExp(`(?:^|[^a-z0-9.-])${escapeRegExp(name)}(?:$|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i');
+  const naming = lines.findIndex((line) => named.test(line));
   return naming !== -1 && (lines.length > 1 || lines[naming]!.toLowerCase().replace(name, '').replace(/\W+/g, '') !== '');
 }
 
