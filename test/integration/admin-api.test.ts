@@ -375,7 +375,11 @@ eachAdapter(() => {
       try {
         const response = await fetch(`${proxied.url}/admin/sign-in`, {
           method: 'POST',
-          headers: { 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/x-www-form-urlencoded' },
+          headers: {
+            'X-Forwarded-Proto': 'https',
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Sec-Fetch-Site': 'same-origin',
+          },
           body: `token=${TOKEN}`,
           redirect: 'manual',
         });
@@ -539,6 +543,7 @@ eachAdapter(() => {
       try {
         const signedIn = await fetch(`${url}/tools/dossier/admin/sign-in`, {
           method: 'POST',
+          headers: { 'Sec-Fetch-Site': 'same-origin' },
           body: new URLSearchParams({ token: TOKEN }),
           redirect: 'manual',
         });
