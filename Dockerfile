@@ -11,6 +11,7 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.json ./
 COPY lib ./lib
 COPY adapters ./adapters
+COPY scripts ./scripts
 RUN npm run build
 
 # ---- deps: the production dependencies, the Koa adapter's peers (optional for the library, needed to

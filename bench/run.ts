@@ -22,7 +22,8 @@ import { watchBenchStores, watchesBench } from './watches.js';
 // a bare Koa process answering the same body, both loaded by wrk from another process. The cached
 // GET /api/dns on each real store, with keys made by `dossier keys create`; on SQLite, reading and creating
 // a document, and the same lookup through the example app of each framework (Koa, Express, Fastify,
-// Hono), each beside its bare self; the server's memory as requests grow; watches; documents at scale.
+// Hono), each beside its bare self; the same lookup as an MCP tool call; the server's memory as requests
+// grow; watches; documents at scale.
 // `BENCH_QUICK=1`: the issue-30 paths alone (one key), for a check while working; `BENCH_EXTRAS=0`: all but
 // the watches and the documents at scale.
 
@@ -128,6 +129,45 @@ async function measureFloor(
   }
 }
 
+/** A `tools/call` of `dns_lookup` for {@link DOMAIN}, as an agent's client sends it to `POST /mcp`. */
+const MCP_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'dns_lookup', arguments: { domain: DOMAIN } },
+});
+
+/**
+ * The same cached lookup as `route` measured, as a `dns_lookup` tool call over Streamable HTTP (docs/mcp.md),
+ * beside bare Koa answering its body; its server CPU per call against the route's, measured in the same run.
+ */
+async function measureMcp(label: string, server: ServerProcess, secret: string, route: BenchResult): Promise<void> {
+  const request = {
+    url: `${server.url}/mcp`,
+    method: 'POST' as const,
+    headers: { ...bearer(secret), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: MCP_CALL,
+  };
+  const answer = await fetch(request.url, request);
+  if (answer.status !== 200) throw new Error(`POST /mcp answered ${answer.status}: ${await answer.text()}`);
+  const bare = await startBare('koa', await answer.json());
+  try {
+    const mcp = await measure(
+      `dns_lookup tool call over MCP (Streamable HTTP), cached, one key (${label})`,
+      bare,
+      server,
+      request,
+    );
+    results.push(mcp);
+    notes.push(
+      `${label}: a cached dns_lookup tool call costs ${(mcp.cpuUs / route.cpuUs).toFixed(2)} × the server CPU of the cached ` +
+        `GET /api/dns (${mcp.cpuUs.toFixed(1)} / ${route.cpuUs.toFixed(1)} µs; target ≤ 1.5).`,
+    );
+  } finally {
+    await bare.close();
+  }
+}
+
 let baseline: (ServerProcess & { name: string }) | undefined;
 /** A bare Koa answering `/healthz`'s body, for the floor scenario. */
 let healthBaseline: (ServerProcess & { name: string }) | undefined;
@@ -143,16 +183,16 @@ try {
     try {
       const body = await cachedBody(server, secret);
       baseline ??= await startBare('koa', body);
-      results.push(
-        await measure(
-          `GET /api/dns, cached, one key (${label})`,
-          baseline,
-          server,
-          { url: server.url + LOOKUP, headers: bearer(secret) },
-          target,
-        ),
+      const route = await measure(
+        `GET /api/dns, cached, one key (${label})`,
+        baseline,
+        server,
+        { url: server.url + LOOKUP, headers: bearer(secret) },
+        target,
       );
+      results.push(route);
       await measureFloor('lookup', `GET /api/dns (${label})`, env, { url: server.url + LOOKUP, headers: bearer(secret) });
+      await measureMcp(label, server, secret, route);
       if (!QUICK) {
         const requests = mix.map((key) => ({ path: LOOKUP, headers: bearer(key) }));
         results.push(

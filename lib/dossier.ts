@@ -1,6 +1,7 @@
 import { createContainer } from './container.js';
 import { DossierError } from './errors.js';
 import { AdminSessions } from './keys/admin-sessions.js';
+import { WorkspaceSessions } from './keys/workspace-sessions.js';
 import { resolveOptions, type DossierOptions, type ResolvedOptions } from './options.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
@@ -30,6 +31,8 @@ export interface Dossier {
   readonly documents: DocumentService;
   /** The administration panel's sign-outs and sign-in lock-outs, shared by every process on the store. */
   readonly adminSessions: AdminSessions;
+  /** The documents workspace's sessions (docs/contract.md §14), shared by every process on the store. */
+  readonly workspaceSessions: WorkspaceSessions;
   /**
    * Watches (docs/contract.md §11): create, list, get, remove and check them, read their deliveries, and
    * hear their events in-process with `on(event, listener)`. The first use starts this process's
@@ -101,6 +104,7 @@ export function createDossier(options: DossierOptions = {}): Dossier {
   };
   let closing: Promise<void> | undefined;
   let adminSessions: AdminSessions | undefined;
+  let workspaceSessions: WorkspaceSessions | undefined;
   let workers: Promise<void> | undefined;
   const startWorkers = (): Promise<void> => {
     workers ??= (async () => {
@@ -124,6 +128,15 @@ export function createDossier(options: DossierOptions = {}): Dossier {
         resolved.clock,
       );
       return adminSessions;
+    },
+    get workspaceSessions() {
+      workspaceSessions ??= new WorkspaceSessions(
+        container.resolve(TOKENS.storeKv),
+        container.resolve(TOKENS.storeCounters),
+        container.resolve(TOKENS.keys),
+        resolved.clock,
+      );
+      return workspaceSessions;
     },
     get watches() {
       const watches = container.resolve(TOKENS.watchService);

@@ -36,6 +36,7 @@ export type { ApiKey, KeyChanges, KeyStatus, KeyStore, NewKey, Scope } from './p
 export { SCOPES } from './keys/key-rules.js';
 export { keyStatusAt } from './records/stored-key.js';
 export type { AdminSessions, SignInVerdict } from './keys/admin-sessions.js';
+export type { WorkspaceSessions, WorkspaceSignIn } from './keys/workspace-sessions.js';
 export type { Logger } from './ports/logger.js';
 export {
   type CaaRecord,

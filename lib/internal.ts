@@ -23,6 +23,8 @@ export {
   SORT_ORDERS,
 } from './schemas/documents.js';
 export { TEMPLATE_ID_MAX, TEMPLATE_ID_MIN } from './documents/templates.js';
+// The word count, whose source the documents workspace serves to the browser.
+export { countWords } from './documents/word-count.js';
 export { compiledSchema, fieldProblems } from './schemas/ajv.js';
 export { DOCUMENT_MESSAGES } from './documents/validation.js';
 export { checkLaravel, defaultOf, laravelSentence, type LaravelRules } from './schemas/laravel.js';

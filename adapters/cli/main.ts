@@ -11,6 +11,6 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 });
-// `serve` has stopped: a store connection that never confirmed its close (a frozen Redis) must not keep
+// `serve` (or `mcp`) has stopped: a store connection that never confirmed its close (a frozen Redis) must not keep
 // the process alive past its shutdown deadline.
-if (process.argv[2] === 'serve') process.exit();
+if (process.argv[2] === 'serve' || process.argv[2] === 'mcp') process.exit();

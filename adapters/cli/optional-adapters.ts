@@ -26,6 +26,17 @@ export function loadProcessLog(): Promise<ProcessLog> {
   return loadPeers(() => import('../log/json-logger.js'), ['pino'], 'worker needs pino for its log');
 }
 
+/** What `dossier mcp` needs besides the library: the MCP SDK, the HTTP contract's peers, and the log. */
+export const MCP_PACKAGES = ['@modelcontextprotocol/server', 'swagger-ui-dist', 'prom-client', 'pino'] as const;
+
+/**
+ * Loads the HTTP contract for `dossier mcp`, which serves its `/mcp` over stdio.
+ * @throws DossierError `ERR_CONFIG_INVALID` naming the install command when one of {@link MCP_PACKAGES} is missing.
+ */
+export function loadMcp(): Promise<typeof import('../http/index.js')> {
+  return loadPeers(() => import('../http/index.js'), MCP_PACKAGES, 'mcp needs the MCP SDK and the HTTP contract');
+}
+
 /** `load()`, once each of `packages` is found; else the error that says which is missing and what to run. */
 async function loadPeers<T>(load: () => Promise<T>, packages: readonly string[], needs: string): Promise<T> {
   for (const name of packages) {

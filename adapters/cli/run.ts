@@ -6,6 +6,7 @@ import { EXIT, reportFailure, UsageError, type CliOutput } from './exit.js';
 import { loadProcessLog, loadServe } from './optional-adapters.js';
 import { start, stopSignal } from './process.js';
 import { listWatches, removeWatch } from './watches-command.js';
+import { mcp } from './mcp.js';
 import { keyJson, type KeyJson } from '../http/wire.js';
 import { closest } from './closest.js';
 import { dossierVersion } from '../version.js';
@@ -16,6 +17,8 @@ const USAGE = `Usage:
   dossier serve                          serve the HTTP API on HOST:PORT (default 127.0.0.1:3000), and run
                                          the checks and deliveries of watches unless DOSSIER_WORKERS=false
   dossier worker                         run the checks and deliveries of watches, without HTTP
+  dossier mcp                            serve MCP over stdio for an AI agent's client, as the key in
+                                         DOSSIER_KEY (JSON-RPC on standard output, the log on standard error)
   dossier watches list --key KEY_ID [--json]
                                          the watches a key created, newest first
   dossier watches remove WATCH_ID        removes a watch: no check and no delivery after it
@@ -37,6 +40,7 @@ Exit codes: 0 done, 1 unexpected failure, 2 bad usage, 3 bad configuration, 4 no
 const COMMANDS: Record<string, Record<string, boolean>> = {
   serve: {},
   worker: {},
+  mcp: {},
   'watches list': { key: false, json: true },
   'watches remove': {},
   'keys create': { name: false, owner: false, scopes: false, 'daily-limit': false, expires: false, json: true },
@@ -66,6 +70,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: CliOutp
     const { command, values, id } = parseCommand(argv);
     if (command === 'serve') return await serveKoa(env, io);
     if (command === 'worker') return await worker(env, io);
+    if (command === 'mcp') return await mcp(env, io);
     if (command.startsWith('watches ')) {
       if (command === 'watches list' && typeof values.key !== 'string') throw new UsageError('--key KEY_ID is required.');
       // It runs no checks or deliveries of its own.

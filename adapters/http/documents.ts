@@ -57,6 +57,7 @@ const idOf = (call: Call): number => documentIdOf(call.params.id);
 /** The routes of interface B, in the order of the reference page. */
 export const DOCUMENT_ROUTES = [
   documentRoute('get', '/api/v1/documents', 'listDocuments', {
+    tool: 'documents_list',
     summary: "List the owner's documents",
     query: DocumentListQuery,
     answers: { 200: { description: 'One page.', body: DocumentList } },
@@ -72,6 +73,7 @@ export const DOCUMENT_ROUTES = [
     },
   }),
   documentRoute('post', '/api/v1/documents', 'createDocument', {
+    tool: 'document_create',
     summary: 'Generate and store a document',
     description: 'With `Accept: text/event-stream` the answer is a 200 stream of Server-Sent Events.',
     body: { schema: DocumentCreate, required: true },
@@ -110,6 +112,7 @@ export const DOCUMENT_ROUTES = [
     },
   }),
   documentRoute('get', '/api/v1/documents/:id', 'getDocument', {
+    tool: 'document_get',
     summary: 'Read one document',
     answers: { 200: { description: 'The document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
     errors: [401, 403, 404, 503, 500],
@@ -119,6 +122,7 @@ export const DOCUMENT_ROUTES = [
   }),
   ...(['put', 'patch'] as const).map((method) =>
     documentRoute(method, '/api/v1/documents/:id', `${method}Document`, {
+      tool: method === 'patch' ? 'document_update' : undefined,
       summary: 'Change the fields sent',
       body: { schema: DocumentUpdate },
       answers: { 200: { description: 'The changed document.', body: Envelope(Document, 200, 'DocumentAnswer') } },
@@ -140,6 +144,7 @@ export const DOCUMENT_ROUTES = [
     }),
   ),
   documentRoute('delete', '/api/v1/documents/:id', 'deleteDocument', {
+    tool: 'document_delete',
     summary: 'Delete a document',
     answers: { 200: { description: 'Deleted.', body: DocumentDeleted } },
     errors: [401, 403, 404, 503, 500],
@@ -149,6 +154,7 @@ export const DOCUMENT_ROUTES = [
     },
   }),
   documentRoute('get', '/api/v1/templates', 'listTemplates', {
+    tool: 'templates_list',
     summary: 'Every template a document can be made from',
     answers: { 200: { description: 'Templates by id.', body: TemplateList } },
     errors: [401, 403, 503, 500],

@@ -62,10 +62,12 @@ export function createHttpHandler(dossier: Dossier, options: HttpOptions = {}, p
     metrics,
     trustProxy: options.trustProxy ?? false,
     openApiText: () => openApiDocument().text,
+    answer: (request, context) => dispatcher.answer(request, context),
   };
   const routes = part === 'all' ? ROUTES : ROUTES.filter((route) => PANEL_PATH.test(route.path));
   const router = new Router(routes, (route) => token !== undefined || !route.needsAdminToken);
-  return new Dispatcher(mount, router, part === 'all' ? undefined : PANEL_PATH);
+  const dispatcher = new Dispatcher(mount, router, part === 'all' ? undefined : PANEL_PATH);
+  return dispatcher;
 }
 
 /** A mount's prefix as the contract compares paths with it: `''` for none or `/`, no trailing slash. */
@@ -176,6 +178,14 @@ class Dispatcher implements HttpHandler {
     return reply.finish();
   }
 
+  /** See {@link Mount.answer}: {@link dispatch} alone. */
+  async answer(request: HttpRequest, context: RequestContext): Promise<HttpResponse> {
+    const reply = new Reply();
+    const { path, query } = splitTarget(request.target);
+    await this.dispatch(new RouteCall(this.mount, request, reply, path, query, context));
+    return reply.finish();
+  }
+
   /** Routes the call and runs its route; answers what goes wrong. Resolves with the route's label (`null`: none). */
   private async dispatch(call: RouteCall): Promise<string | null> {
     const { request, reply } = call;
@@ -257,6 +267,7 @@ class Dispatcher implements HttpHandler {
         ms: Math.round(seconds * 1e6) / 1000,
         request_id: context.request_id,
         key_id: context.key_id ?? null,
+        ...(context.mcp === undefined ? {} : { mcp_method: context.mcp.method, tool: context.mcp.tool ?? null }),
       });
     }
   }

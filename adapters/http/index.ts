@@ -7,6 +7,8 @@ export { answerError, answerFailure, HTTP_ERRORS, type HttpError } from './error
 export { createHttpHandler, mountPrefix, type HttpHandler, type HttpOptions, type HttpPart } from './handler.js';
 export { createJsonLogger, type JsonLoggerOptions } from './logging.js';
 export { createMetrics, type DossierMetrics } from './metrics.js';
+export { MCP_SDK } from './mcp/sdk.js';
+export { serveMcpStdio } from './mcp/stdio.js';
 export { nodeRequest, writeNodeResponse, writeNodeStream } from './node.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './openapi.js';
 export { Reply, type HttpResponse } from './reply.js';

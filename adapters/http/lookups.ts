@@ -74,6 +74,7 @@ function lookupRoute(kind: LookupKind): Route {
       responses: lookupResponses(data, title, parameter === 'ip' ? 'invalid_ip' : 'invalid_domain'),
     }),
     metered: true,
+    tool: `${kind}_lookup`,
     async handle(call) {
       const params = new URLSearchParams(call.query);
       const fresh = isFresh(oneOrAll(params, 'fresh'));
@@ -103,6 +104,7 @@ const USAGE_ROUTE: Route = {
     },
   }),
   metered: true,
+  tool: 'usage',
   async handle(call) {
     const usage = settleMetered(call, await call.dossier.metering.usage(call.secret));
     call.reply.json({

@@ -10,6 +10,8 @@ export interface DossierMetrics {
   readonly observer: Telemetry;
   /** Counts one answered request; `route` is its pattern, never the raw path. */
   request(method: string, route: string, status: number, seconds: number): void;
+  /** Counts one call of an MCP tool (docs/contract.md §13) by its outcome: `success`, `refused` (4xx) or `failed` (5xx). */
+  toolCall(tool: string, outcome: 'success' | 'refused' | 'failed'): void;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -78,6 +80,12 @@ export function createMetrics(): DossierMetrics {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const toolCalls = new Counter({
+    name: 'dossier_mcp_tool_calls_total',
+    help: "Calls of MCP tools, by tool and outcome (success, refused: the route's 4xx, failed: its 5xx).",
+    labelNames: ['tool', 'outcome'],
+    registers: [registry],
+  });
   return {
     registry,
     observer: {
@@ -92,6 +100,9 @@ export function createMetrics(): DossierMetrics {
     request(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });
       durations.observe({ route }, seconds);
+    },
+    toolCall(tool, outcome) {
+      toolCalls.inc({ tool, outcome });
     },
   };
 }

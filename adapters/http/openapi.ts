@@ -125,12 +125,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Ope
         'Interface A (lookups) answers `{"status","data","cached"}` and `{"status":"error","code","message"}`; interface B ' +
         "(documents) answers phpContent's Laravel-shaped bodies. Every answer carries `X-Request-Id`. This document " +
         'describes every route of the API; the admin panel’s own pages (its sign-in and sign-out forms, key pages and ' +
-        'assets) are HTML for a browser, not calls of the API, and are left out.',
+        'assets) are HTML for a browser, not calls of the API, and are left out; so are the documents workspace’s ' +
+        '(`/workspace`: its pages, and the routes of interface B served again under its session cookie, for its script).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: [
       { name: 'Lookups', description: 'Interface A: DNS, whois/RDAP, IP and TLS lookups, behind a key with a daily quota.' },
       { name: 'Documents', description: 'Interface B: phpContent-compatible documents written by a text generator.' },
+      { name: 'MCP', description: 'The Model Context Protocol: the routes of both interfaces as tools, for AI agents.' },
       { name: 'Administration', description: "Keys, with DOSSIER_ADMIN_TOKEN (or the panel's session cookie)." },
       { name: 'Operations', description: 'Health, readiness, metrics and this reference.' },
     ],

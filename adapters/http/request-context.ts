@@ -7,6 +7,8 @@ export interface RequestContext {
   request_id: string;
   /** The id (never the secret) of the key that authenticated, once one did. */
   key_id?: string;
+  /** On a request to `/mcp`: the JSON-RPC method it carried, and the tool it called, for its log line. */
+  mcp?: { method: string; tool?: string };
 }
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;

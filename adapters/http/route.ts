@@ -1,7 +1,7 @@
 import type { ApiKey, Dossier, Logger } from '../../lib/index.js';
 import type { AdminAccess } from './admin/access.js';
 import type { DossierMetrics } from './metrics.js';
-import type { Reply } from './reply.js';
+import type { HttpResponse, Reply } from './reply.js';
 import type { ClientFacts, HttpRequest } from './request.js';
 import type { RequestContext } from './request-context.js';
 import type { TObject } from '@sinclair/typebox';
@@ -18,6 +18,12 @@ export interface Mount {
   readonly trustProxy: boolean;
   /** The OpenAPI document of the routes, as JSON text. */
   openApiText(): string;
+  /**
+   * Answers `request` as the route table does (routing, authentication and scope, the handler, the error
+   * map), without a log line or metrics of its own: a request made on behalf of another one (an MCP tool
+   * call, docs/contract.md §13), whose `context` it shares and whose line tells of it. Never rejects.
+   */
+  answer(request: HttpRequest, context: RequestContext): Promise<HttpResponse>;
 }
 
 /** One request to one route: what its handler reads, and the answer it writes. */
@@ -65,6 +71,11 @@ export interface Route extends RouteSpec {
   readonly metered?: true;
   /** For `auth: 'admin'`: the panel's session cookie is taken as well as the token (with a matching `Origin` for a write). */
   readonly session?: true;
+  /**
+   * The MCP tool that is this route read a second way (docs/contract.md §13), by its name: its input schema
+   * the route's parameters and body, its output schema the route's 2xx body, a call of it a request to it.
+   */
+  readonly tool?: string;
   /** Writes the answer. What it throws is answered by the mount's error map. */
   handle(call: Call): Promise<void> | void;
 }
@@ -90,6 +101,8 @@ export type GroupRouteDetails<Status extends number> = Pick<RouteSpec, 'summary'
   answers: Record<number, ResponseSpec>;
   /** The statuses of the group's errors it may answer with. */
   errors: Status[];
+  /** The MCP tool that calls it, if one does. */
+  tool?: Route['tool'];
   /** Writes the answer. */
   handle: Route['handle'];
 };

@@ -5,10 +5,12 @@ import { BATCH_ROUTE } from './batch.js';
 import { DOCS_ROUTES } from './docs.js';
 import { DOCUMENT_ROUTES } from './documents.js';
 import { LOOKUP_ROUTES } from './lookups.js';
+import { MCP_ROUTES } from './mcp/routes.js';
 import { OPERATIONS_ROUTES } from './operations.js';
 import type { Route } from './route.js';
 import { ApiError, DocumentError } from './schemas/shapes.js';
 import { WATCH_ROUTES } from './watches.js';
+import { WORKSPACE_ROUTES } from './workspace/routes.js';
 
 /**
  * Every route of Dossier's HTTP contract, in the order of the reference page (the panel's own pages
@@ -21,11 +23,13 @@ export const ROUTES: readonly Route[] = [
   BATCH_ROUTE,
   ...WATCH_ROUTES,
   ...DOCUMENT_ROUTES,
+  ...MCP_ROUTES,
   ...ADMIN_API_ROUTES,
   PANEL_ROUTE,
   ...OPERATIONS_ROUTES,
   ...DOCS_ROUTES,
   ...PANEL_PAGES,
+  ...WORKSPACE_ROUTES,
 ];
 
 /** The generic error bodies, for answers to paths no route declares (404) or methods it does not (405). */

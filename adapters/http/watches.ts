@@ -32,8 +32,12 @@ const ownerOf = (call: Call) => ({ owner: keyOf(call).owner });
 const idOf = (call: Call): string => call.params.id ?? '';
 
 /** A route of watches: listed under Lookups, for a key with the `lookup` scope, with the answers every one may give. */
-const watchRoute = (spec: Omit<RouteSpec, 'tag' | 'auth' | 'scope'>, handle: Route['handle']): Route => ({
+const watchRoute = (
+  { tool, ...spec }: Omit<RouteSpec, 'tag' | 'auth' | 'scope'> & Pick<Route, 'tool'>,
+  handle: Route['handle'],
+): Route => ({
   ...defineLookupRoute({ ...spec, responses: { ...spec.responses, ...COMMON } }),
+  tool,
   handle,
 });
 
@@ -44,6 +48,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'post',
       path: '/api/watches',
       operationId: 'createWatch',
+      tool: 'watch_create',
       summary: 'Watch a certificate, a registration or DNS records, and be told by signed webhook',
       description:
         'The first check runs within seconds and sets the baseline. Deliveries are signed as the Standard Webhooks ' +
@@ -86,6 +91,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'get',
       path: '/api/watches',
       operationId: 'listWatches',
+      tool: 'watches_list',
       summary: "The owner's watches, newest first",
       responses: { 200: { description: 'The watches.', body: success(Type.Array(WatchData), 'WatchList') } },
     },
@@ -98,6 +104,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'get',
       path: '/api/watches/:id',
       operationId: 'getWatch',
+      tool: 'watch_get',
       summary: 'One watch',
       params: ID,
       responses: { 200: { description: 'The watch.', body: success(WatchData, 'WatchAnswer') }, 404: NOT_FOUND },
@@ -111,6 +118,7 @@ export const WATCH_ROUTES: readonly Route[] = [
       method: 'delete',
       path: '/api/watches/:id',
       operationId: 'deleteWatch',
+      tool: 'watch_delete',
       summary: 'Remove a watch: no check and no delivery after it',
       params: ID,
       responses: { 204: { description: 'Removed.' }, 404: NOT_FOUND },
@@ -146,6 +154,7 @@ export const WATCH_ROUTES: readonly Route[] = [
     }),
     // Counted against the daily quota, as a lookup of the watch's type: the key is metering's to check.
     metered: true,
+    tool: 'watch_check',
     async handle(call) {
       const watch = settleMetered(call, await call.dossier.metering.checkWatch(call.secret, idOf(call)));
       call.reply.json({ status: 'success', data: wireWatch(watch) }, 202);

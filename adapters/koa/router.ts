@@ -81,4 +81,9 @@ async function respond(ctx: Context, response: HttpResponse, logger: Logger): Pr
     return;
   }
   if (response.body !== null) ctx.body = typeof response.body === 'string' ? response.body : Buffer.from(response.body);
+  // No body, as a 202 of /mcp is: Koa would write the status's name for one.
+  else if (response.status !== 204 && response.status !== 304) {
+    ctx.respond = false;
+    ctx.res.end();
+  }
 }

@@ -29,10 +29,15 @@ interface FailureRecord {
  * and an address gets five tries a minute in all, not five per process. Time comes from the Clock port.
  */
 export class AdminSessions {
+  /**
+   * @param namespace whose wrong tries these are: another sign-in (the documents workspace's, §14) is
+   *   limited the same way without locking the panel's, and the other way round. @default 'admin'
+   */
   constructor(
     private readonly kv: KvStore,
     private readonly counters: CounterStore,
     private readonly clock: Clock,
+    private readonly namespace = 'admin',
   ) {}
 
   /**
@@ -72,7 +77,7 @@ export class AdminSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async lockedUntil(address: string): Promise<number | null> {
-    const record = await this.kv.get<FailureRecord>(failureRecord(address));
+    const record = await this.kv.get<FailureRecord>(failureRecord(this.namespace, address));
     return record !== undefined && record.lockedUntil > this.clock.now() ? record.lockedUntil : null;
   }
 
@@ -87,7 +92,7 @@ export class AdminSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async attempt(address: string, isRight: () => boolean): Promise<SignInVerdict> {
-    const name = failureRecord(address);
+    const name = failureRecord(this.namespace, address);
     // A locked address is refused on a read alone: tries made while it is locked write nothing.
     const seen = await this.kv.get<FailureRecord>(name);
     if (seen !== undefined && seen.lockedUntil > this.clock.now()) return { outcome: 'locked', lockedUntil: seen.lockedUntil };
@@ -111,6 +116,6 @@ function signedOutRecord(id: string): string {
   return `admin:signed-out:${id}`;
 }
 
-function failureRecord(address: string): string {
-  return `admin:sign-in:${address}`;
+function failureRecord(namespace: string, address: string): string {
+  return `${namespace}:sign-in:${address}`;
 }

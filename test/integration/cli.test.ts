@@ -395,10 +395,10 @@ describe("the dossier command as package.json's bin", () => {
     ]) {
       expect(paths, needed).to.include(needed);
     }
-    expect(paths, 'the data files the build copies').to.include.members([
+    expect(paths, 'the data files the build copies, and the modules it makes of the panel').to.include.members([
       'dist/lib/lookup/net/special-ranges.json',
-      'dist/adapters/http/admin/panel/admin.js',
-      'dist/adapters/http/admin/panel/admin.css',
+      'dist/adapters/http/admin/panel/admin.js.text.js',
+      'dist/adapters/http/admin/panel/admin.css.text.js',
     ]);
     expect(
       paths.filter((path) => path.endsWith('.map')),

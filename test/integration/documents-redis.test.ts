@@ -4,6 +4,8 @@ import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Backend } from '../../lib/ports/backend.js';
 import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
+import { redisLeases } from '../../lib/stores/redis/living-leases.js';
+import { LivingLeaseQueue } from '../../lib/stores/shared/living-lease.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -101,5 +103,61 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
                 what,
               ).to.deep.equal(want.documents.map(({ id }) => id));
             }
+  });
+});
+
+describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
+  const clock = { now: () => Date.now() };
+  let redis: ReturnType<typeof createClient>;
+
+  before(async function () {
+    if (!redisUrl) this.skip();
+    redis = createClient({ url: redisUrl });
+    await redis.connect();
+  });
+  beforeEach(async () => {
+    await redis.flushDb();
+  });
+  after(async () => {
+    await redis?.quit();
+  });
+
+  const query: DocumentQuery = { searchBy: 'name', templateId: 1, sortBy: 'id', sort: 'desc', perPage: 10, page: 1 };
+
+  it('takes no indexing lease on a store with nothing to index, and waits for none a dead process left', async function () {
+    this.timeout(30_000);
+    // What a process killed while indexing would leave: the lease, held for a minute by no one alive.
+    await redis.set('dossier:documents:lease:indexing:fresh', 'a dead process', { PX: 60_000 });
+    // A deadline far below the lease's minute: a list that waited for it would fail.
+    const documents = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
+    try {
+      expect(await documents.documents!.list('fresh', query)).to.deep.equal({ documents: [], total: 0 });
+      expect(await documents.documents!.list('other', query)).to.deep.equal({ documents: [], total: 0 });
+    } finally {
+      await documents.close();
+    }
+    const taken: string[] = [];
+    for await (const keys of redis.scanIterator({ MATCH: 'dossier:documents:lease:*' })) taken.push(...keys);
+    expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:documents:lease:indexing:fresh']);
+    expect(await redis.get('dossier:documents:5:fresh:indexed'), 'marked indexed').to.equal('1');
+  });
+
+  it("holds a document's lease as long as its holder runs, and never for more than a second past it", async function () {
+    this.timeout(30_000);
+    const leases = redisLeases((script, keys, args) => redis.eval(script, { keys, arguments: args }), 'dossier:documents:lease:');
+    const other = new LivingLeaseQueue(leases, { waitMs: 100 });
+    const seen: number[] = [];
+    let refused = 0;
+    await new LivingLeaseQueue(leases).run('7', async () => {
+      // Three times the lease's second: a holder this slow keeps it, renewed.
+      for (let n = 0; n < 30; n += 1) {
+        seen.push(await redis.pTTL('dossier:documents:lease:7'));
+        await other.run('7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
+      }
+    });
+    expect(Math.min(...seen), 'held throughout').to.be.above(0);
+    expect(Math.max(...seen), 'never more than a second ahead').to.be.at.most(1000);
+    expect(refused).to.equal(30);
+    expect(await redis.exists('dossier:documents:lease:7'), 'freed').to.equal(0);
   });
 });

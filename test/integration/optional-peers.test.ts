@@ -292,3 +292,46 @@ describe('the HTTP adapters without prom-client and without an admin token', fun
     );
   });
 });
+
+describe('the package without the MCP SDK @modelcontextprotocol/server', function () {
+  this.timeout(60_000);
+  let dir: string;
+  before(() => (dir = packageWithout(['@modelcontextprotocol/server'])));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves the rest, POST /mcp answers 501 naming the package, and dossier mcp stops with the line to run', async () => {
+    const mounted = await node(dir, [
+      '--input-type=module',
+      '-e',
+      `const { createDossier } = await import('./dist/lib/index.js');
+       const { createHttpHandler } = await import('./dist/adapters/http/index.js');
+       const dossier = createDossier({ store: 'memory://' });
+       const { secret } = await dossier.keys.create({ name: 'agent' });
+       const headers = { authorization: 'Bearer ' + secret, 'content-type': 'application/json', accept: 'application/json' };
+       const request = (method, target, body) => ({
+         method, target, prefix: '', header: (name) => headers[name], encrypted: false, remoteAddress: '127.0.0.1',
+         body: body === undefined ? null : (async function* () { yield Buffer.from(body); })(),
+         signal: new AbortController().signal,
+       });
+       const http = createHttpHandler(dossier);
+       const mcp = await http.handle(request('POST', '/mcp', '{"jsonrpc":"2.0","id":1,"method":"ping"}'));
+       const templates = await http.handle(request('GET', '/api/v1/templates'));
+       console.log(JSON.stringify({ mcp: mcp.status, body: JSON.parse(mcp.body), templates: templates.status }));
+       await dossier.close();`,
+    ]);
+    expect(mounted.stderr).to.equal('');
+    expect(JSON.parse(mounted.stdout)).to.deep.equal({
+      mcp: 501,
+      body: {
+        status: 'error',
+        code: 'not_implemented',
+        message: 'This server was built without MCP: run npm install @modelcontextprotocol/server',
+      },
+      templates: 200,
+    });
+    expectStopsWith(
+      await node(dir, ['dist/adapters/cli/main.js', 'mcp'], { DOSSIER_KEY: 'dsk_anything' }),
+      'mcp needs the MCP SDK and the HTTP contract, and @modelcontextprotocol/server is not installed: run npm install @modelcontextprotocol/server swagger-ui-dist prom-client pino',
+    );
+  });
+});

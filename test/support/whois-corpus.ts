@@ -23,6 +23,11 @@ export interface CorpusExpectation {
   /** The registrar's organization, else its name (the name is sometimes only the registry's handle). */
   registrar: Expected<{ name: string | null; organization: string | null }>;
   nameservers: Expected<string[]>;
+  /**
+   * The first registrant contact's organization (`#registrant_contacts`, `%s[0].organization`): `''`
+   * is whois-parser's "none", read as null; undefined where the fixture says nothing of it.
+   */
+  registrantOrganization?: string | null;
 }
 
 /** One answer of the corpus. */
@@ -113,7 +118,11 @@ export function parseExpectation(text: string): CorpusExpectation {
     nameservers = nameserverLines.flatMap((line) => (/^%s\[\d+\]\.name/.test(line) ? [string(line)!] : []));
   }
 
+  const registrantLine = blocks.get('registrant_contacts')?.find((line) => line.startsWith('%s[0].organization'));
+  const registrantOrganization = registrantLine === undefined ? undefined : string(registrantLine) || null;
+
   return {
+    registrantOrganization,
     domain: string(blocks.get('domain')?.find((line) => line.startsWith('%s =='))),
     available: boolean('available?'),
     created: time('created_on'),

@@ -679,6 +679,38 @@ export async function recordCorpus(target: CorpusTarget): Promise<CorpusEntry[]>
   await send('templates, lookup key', { path: '/api/v1/templates', headers: key('lookup') });
   await send('templates, no key', { path: '/api/v1/templates' });
 
+  // ---------------------------------------------------------------- MCP (docs/contract.md §13)
+  const rpc = (method: string, params?: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+  const mcp = (name: string, body: string, headers: Headers = key('full')) =>
+    send(`mcp, ${name}`, {
+      method: 'POST',
+      path: '/mcp',
+      headers: [...json, ['Accept', 'application/json, text/event-stream'], ...headers],
+      body,
+    });
+  const client = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'corpus', version: '1' } };
+  await mcp('no key', rpc('tools/list'), []);
+  await mcp('initialize', rpc('initialize', client));
+  await mcp('initialized', '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  await mcp('tools of a lookup key', rpc('tools/list'), key('lookup'));
+  await mcp('a tool call', rpc('tools/call', { name: 'templates_list', arguments: {} }));
+  await mcp(
+    'a refused lookup (counts nothing)',
+    rpc('tools/call', { name: 'dns_lookup', arguments: { domain: 'not a domain' } }),
+  );
+  await mcp('unknown tool', rpc('tools/call', { name: 'nope', arguments: {} }));
+  await mcp('a resource', rpc('resources/read', { uri: 'dossier://templates' }));
+  await mcp('not JSON', '{');
+  await mcp('another origin', rpc('ping'), [...key('full'), ['Origin', 'https://evil.example']]);
+  await send('mcp, as an event stream', {
+    method: 'POST',
+    path: '/mcp',
+    headers: [...json, ['Accept', 'text/event-stream'], ...key('full')],
+    body: rpc('ping'),
+  });
+  await send('mcp stream', { path: '/mcp', headers: key('full') });
+  await send('mcp session end', { method: 'DELETE', path: '/mcp', headers: key('full') });
+
   // ---------------------------------------------------------------- the panel and its API
   const page = await send('panel', { path: '/admin' });
   void page;

@@ -122,6 +122,8 @@ const LIBRARY = {
     'WatchService',
     'WatchType',
     'WhoisData',
+    'WorkspaceSessions',
+    'WorkspaceSignIn',
   ],
 };
 

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import adminCss from './panel/admin.css.text.js';
+import adminJs from './panel/admin.js.text.js';
 
 // The panel's script and stylesheet are files of their own (panel/admin.js, checked by tsc through its
-// `// @ts-check`, and panel/admin.css, both formatted by prettier), which the build copies beside this
-// module; read once, when the adapter loads.
+// `// @ts-check`, and panel/admin.css, both formatted by prettier), which the build turns into modules
+// exporting their text (scripts/text-modules.mjs): imported, not read from disk, so that a bundler or an
+// output tracer (Next.js) carries them along.
 
 /**
  * The panel's only script, served as `/admin/assets/admin.js` (the CSP allows no inline script). It
@@ -10,10 +12,10 @@ import { readFileSync } from 'node:fs';
  * adds the `Origin` the API checks), shows a new plaintext key once, asks before a revoke or a roll,
  * and refreshes the keys table from the server's own HTML.
  */
-export const ADMIN_JS = readFileSync(new URL('./panel/admin.js', import.meta.url), 'utf8');
+export const ADMIN_JS: string = adminJs;
 
 /** The panel's stylesheet, served as `/admin/assets/admin.css` (the CSP allows no inline style). */
-export const ADMIN_CSS = readFileSync(new URL('./panel/admin.css', import.meta.url), 'utf8');
+export const ADMIN_CSS: string = adminCss;
 
 /** The panel's icon, so that browsers find one without asking elsewhere. */
 export const ADMIN_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2457d6"/><text x="16" y="22.5" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">D</text></svg>`;

@@ -35,7 +35,8 @@ function pageContext(call: Call): PageContext {
   return { base: /^(.*?\/admin)(?:\/|$)/i.exec(call.path)?.[1] ?? '/admin' };
 }
 
-function html(reply: Reply, status: number, body: string): void {
+/** Answers a page under {@link ADMIN_CSP}, framed by no one, never cached (the workspace's pages too). */
+export function html(reply: Reply, status: number, body: string): void {
   reply.send(status, 'text/html; charset=utf-8', body);
   reply.header('Content-Security-Policy', ADMIN_CSP);
   reply.header('X-Content-Type-Options', 'nosniff');

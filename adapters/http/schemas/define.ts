@@ -81,7 +81,7 @@ export interface RouteSpec {
   /** More, in Markdown. */
   description?: string;
   /** The group it is listed under. */
-  tag: 'Lookups' | 'Documents' | 'Administration' | 'Operations';
+  tag: 'Lookups' | 'Documents' | 'MCP' | 'Administration' | 'Operations';
   /** Who may call it. */
   auth: 'key' | 'admin' | 'none';
   /** The scope the key needs. */

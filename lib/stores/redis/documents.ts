@@ -22,9 +22,10 @@ import {
 import { AppendOnlyIndex } from '../shared/append-only-index.js';
 import { StoreGuard, storeClosed } from '../shared/guard.js';
 import type { KeyvKvStore } from '../shared/keyv-kv-store.js';
-import { DocumentLeases, withLease } from '../shared/lease.js';
+import { LivingLeaseQueue, withLivingLease, type RenewableLeases } from '../shared/living-lease.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { RedisEvalClient } from './counters.js';
+import { redisLeases } from './living-leases.js';
 
 // Per owner and template (keys under `<namespace>:documents:<owner's length>:<owner>:<template>:`):
 //   id, id:1, id:0        sorted sets of the ids (score: the id) of all documents, the favorites, the others
@@ -262,7 +263,7 @@ export interface RedisDocumentOptions {
   guard: StoreGuard;
   /** The backend's values (the records, and the logs older releases wrote); refuses every call once closed. */
   kv: KeyvKvStore;
-  /** The backend's counters (document ids, leases). */
+  /** The backend's counters (document ids, and the logs older releases kept). */
   counters: CounterStore;
   /** Prefix of the backend's keys on the server. */
   namespace: string;
@@ -279,12 +280,15 @@ type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
  * the owner's documents; this process keeps none of them. A page without a search is one script (its range
  * of a sorted set and the page's records); a search intersects the sets or bitmaps of the needle's grams
  * and checks each document found with `searchText`, so that what matches is exactly what the contract says.
- * Updates and deletes run under the document's lease; each write changes the record and every index in one
+ * Updates and deletes run under the document's living lease; each write changes the record and every index in one
  * atomic script. An owner's documents written by an older release (records and a log of ids, no indexes)
  * are indexed once, before its first call.
  */
 export class RedisDocumentStore implements DocumentStore {
-  private readonly leases: DocumentLeases;
+  /** The living leases of the store (keys `<namespace>:documents:lease:<name>`). */
+  private readonly leases: RenewableLeases;
+  /** Updates and deletes of one document, under its living lease. */
+  private readonly writes: LivingLeaseQueue;
   /** Owners whose documents are indexed (never undone). */
   private readonly indexedOwners = new QuickLRU<string, true>({ maxSize: KNOWN_OWNERS });
   /** Upgrades under way in this process, by owner. */
@@ -292,7 +296,8 @@ export class RedisDocumentStore implements DocumentStore {
   private readonly recordPrefix: string;
 
   constructor(private readonly options: RedisDocumentOptions) {
-    this.leases = new DocumentLeases(options.counters);
+    this.leases = redisLeases((script, keys, args) => this.call(script, keys, args), `${options.namespace}:documents:lease:`);
+    this.writes = new LivingLeaseQueue(this.leases);
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
     this.recordPrefix = `${options.namespace}::${DOCUMENT_KEY_PREFIX}`;
   }
@@ -313,7 +318,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     await this.indexed(owner);
-    return this.leases.run(id, async () => {
+    return this.writes.run(String(id), async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;
       const next: StoredDocument = { ...latest, ...changes };
@@ -324,7 +329,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async delete(owner: string, id: number): Promise<boolean> {
     await this.indexed(owner);
-    return this.leases.run(id, async () => {
+    return this.writes.run(String(id), async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return false;
       await this.write('delete', latest, latest);
@@ -466,28 +471,36 @@ export class RedisDocumentStore implements DocumentStore {
 
   /**
    * Indexes the documents that an older release logged for the owner (`documents:<owner>:<n>`, each the id
-   * of a document written), a batch of log slots at a time, each under a short lease: two processes take
-   * turns, and one goes on where another stopped or died. A document is indexed once however often it is
-   * met; the slots read are deleted.
+   * of a document written), a batch of log slots at a time, each under a living lease (renewed while its
+   * holder runs, about a second once it died): two processes take turns, and one goes on where another
+   * stopped or died. A document is indexed once however often it is met; the slots read are deleted. An
+   * owner with nothing left to index (every owner of a store that no older release wrote) is marked
+   * indexed without a lease, so that no process waits for another's.
    */
   private async upgrade(owner: string): Promise<void> {
     const marker = this.ownerKeys(owner) + 'indexed';
     while ((await this.call(READ, [marker], [])) === null) {
-      await withLease(this.options.counters, `documents:indexing:${owner}`, () => this.upgradeStep(owner, marker), {
-        ttlMs: 5_000,
-        waitMs: 60_000,
-      });
+      const { length, first } = await this.slotsLeft(owner);
+      if (first > length) {
+        await this.call(MARK, [marker], ['1']);
+        break;
+      }
+      await withLivingLease(this.leases, `indexing:${owner}`, () => this.upgradeStep(owner, marker), { waitMs: 60_000 });
     }
     this.indexedOwners.set(owner, true);
+  }
+
+  /** The owner's log of an older release, its length, and the first of its slots not indexed yet. */
+  private async slotsLeft(owner: string): Promise<{ log: AppendOnlyIndex; length: number; first: number }> {
+    const log = new AppendOnlyIndex(this.options.kv, this.options.counters, documentIndexName(owner));
+    const [length, done] = await Promise.all([log.length(), this.call(READ, [this.ownerKeys(owner) + 'indexed-to'], [])]);
+    return { log, length, first: Number(done ?? 0) + 1 };
   }
 
   /** Indexes the owner's next batch of log slots, or marks the owner indexed after the last. */
   private async upgradeStep(owner: string, marker: string): Promise<void> {
     if ((await this.call(READ, [marker], [])) !== null) return;
-    const progress = this.ownerKeys(owner) + 'indexed-to';
-    const log = new AppendOnlyIndex(this.options.kv, this.options.counters, documentIndexName(owner));
-    const [length, done] = await Promise.all([log.length(), this.call(READ, [progress], [])]);
-    const first = Number(done ?? 0) + 1;
+    const { log, length, first } = await this.slotsLeft(owner);
     if (first > length) {
       await this.call(MARK, [marker], ['1']);
       return;
@@ -508,7 +521,7 @@ export class RedisDocumentStore implements DocumentStore {
         indexed.push(this.index(this.keysOf(owner, templateId), documents.slice(start, start + 100)));
     }
     await Promise.all(indexed);
-    await this.call(RAISE, [progress], [String(slots[slots.length - 1])]);
+    await this.call(RAISE, [this.ownerKeys(owner) + 'indexed-to'], [String(slots[slots.length - 1])]);
     await log.remove(slots);
   }
 

@@ -81,6 +81,11 @@ export const GENERIC_LABELS = {
     'date registered',
     'activated on',
     'domain name commencement date',
+    'activation',
+    'fecha de activacion',
+    '登録年月日',
+    'date de creation',
+    'data de registo',
   ],
   updated: [
     'updated date',
@@ -117,6 +122,7 @@ export const GENERIC_LABELS = {
     'entry updated',
     'record changed on',
     'date updated',
+    '最終更新',
   ],
   expires: [
     'registry expiry date',
@@ -160,6 +166,7 @@ export const GENERIC_LABELS = {
     'domain currently expires',
     'record expired',
     'valid date',
+    '有効期限',
   ],
   nameServers: [
     'name server',
@@ -196,8 +203,24 @@ export const GENERIC_LABELS = {
     'name servers in listed order',
     'domain name servers listed in order',
     'domain name servers in listed order',
+    'ネームサーバ',
   ],
-  status: ['domain status', 'status', 'state', 'domain state', 'registration status', 'epp status', 'domain status code'],
+  // `Flags:` and its block (DNS Belgium) hold the EPP codes.
+  status: [
+    'domain status',
+    'status',
+    'state',
+    'domain state',
+    'registration status',
+    'epp status',
+    'domain status code',
+    'flags',
+    '状態',
+    'estatus del dominio',
+    'estado del dominio',
+    'estatus',
+    'estado',
+  ],
   dnssec: ['dnssec', 'domain dnssec', 'dnssec status', 'signing key', 'ds records'],
   referral: ['registrar whois server', 'registrar whois', 'whois server', 'referralserver'],
   registrantOrganization: [
@@ -210,10 +233,23 @@ export const GENERIC_LABELS = {
     'registrant contact organization',
     'registrant contact organisation',
     'organization using domain name organization name',
+    'registrant org name',
+    'registrant organization name',
+    'owner orgname',
+    'owner org name',
+    'owner organisation',
+    'holder organisation',
+    'org name',
+    '組織名',
+    '登録者名',
     'registrant',
     'holder',
     'holder of domain name',
     'titular',
+    // Top-level fields of the domain's own object: `org:` (RIPN), `g. [Organization]` (JPRS).
+    'org',
+    'organization',
+    'organisation',
   ],
   registrantCountry: [
     'registrant country',
@@ -259,17 +295,40 @@ export const NAME_SERVER_HOST =
 
 /** Headers whose entries describe a contact or another object (`nsset`, `keyset`), not the domain: their dates and names are not the domain's. */
 export const CONTACT_SECTION =
-  /(?:registrant|admin|technical|tech|billing|holder|owner|contact|person|role|nic hdl|zone c|hostmaster|administrator|abuse|reseller|registrar|subscriber|trustee|organi[sz]ation|nsset|keyset)/;
+  /(?:registrant|admin|technical|tech|billing|holder|owner|contact|person|role|nic hdl|zone c|hostmaster|administrator|abuse|reseller|registrar|subscriber|trustee|organi[sz]ation|nsset|keyset|^nserver$)/;
 
 /** Headers of the registrant's (holder's) contact. */
 export const REGISTRANT_SECTION =
   /^(?:registrant|holder|owner|titular|domain holder|holder of domain name|registrant contact|registrant contact information|subscriber|organisation|organization)(?: .*)?$/;
 
-/** Under a registrant header: the labels of its organization and of its country. */
+/**
+ * Under a registrant header or in a contact object: the labels of its organization (`organization-loc`
+ * is the Ukrainian registries' local spelling), of its name, and of its country.
+ */
 export const REGISTRANT_FIELDS = {
-  organization: /^(?:organi[sz]ation|org|company|company name|organi[sz]ation name)$/,
+  organization: /^(?:organi[sz]ation|org|company|company name|organi[sz]ation name|org name)(?: loc)?$/,
+  name: /^(?:name|contact|personname|person|contact name|full name|nombre)(?: loc)?$/,
   country: /^(?:country|country code|country economy|cc|land)$/,
 } as const;
+
+/** Fields of the domain's object that name its holder's contact by handle (`holder-c: GIH6-FRNIC`, `registrant: MM12383`). */
+export const HOLDER_HANDLE_LABELS: readonly string[] = [
+  'registrant',
+  'holder',
+  'holder c',
+  'owner c',
+  'registrant c',
+  'registrant id',
+  'registrant handle',
+  'registrant contact id',
+  'owner',
+];
+
+/** The first field of a contact object, holding its handle (`contact: MM12383`, `nic-hdl: GIH6-FRNIC`, `contact-id:`). */
+export const CONTACT_HANDLE = /^(?:contact|nic hdl(?: br)?|contact id|handle|id)$/;
+
+/** A contact's type that says it is an organization (`ORGANIZATION`, `Legal person`, `ORGANISATION`). */
+export const ORGANIZATION_TYPE = /^(?:organi[sz]ation|legal(?: person| entity)?|company|corporat|juridical|org\b)/i;
 
 /** Under a registrar header: its name (the organization before a bare name, which may be a handle). */
 export const REGISTRAR_FIELDS = {

@@ -45,3 +45,13 @@ export function lastChangedLayout(text: string): Entry[] {
   const changed = [...domain.matchAll(/^changed:[ \t]*(\S.*)$/gim)].at(-1);
   return changed === undefined ? [] : [{ label: 'last updated', section: '', value: changed[1]!.trim() }];
 }
+
+/**
+ * Registro.br names the holder on `owner:` and its tax number on `ownerid:`: a company's CNPJ
+ * (`06.990.590/0001-23`) makes the holder an organization; a person's CPF (`123.456.789-01`) does not.
+ */
+export function cnpjOwnerLayout(text: string): Entry[] {
+  const owner = /^owner:[ \t]*(\S.*)$/im.exec(text);
+  const company = /^ownerid:[ \t]*\d{2}\.\d{3}\.\d{3}\/\d{4}-\d{2}[ \t]*$/im.test(text);
+  return owner === null || !company ? [] : [{ label: 'registrant organization', section: '', value: owner[1]!.trim() }];
+}

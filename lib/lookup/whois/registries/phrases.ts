@@ -39,6 +39,31 @@ export const NOT_FOUND = new RegExp(
     String.raw`^[ \t%#]*(?:domain )?status:[ \t]*(?:free|available|not registered|no object found|\d* ?available)\b`,
     String.raw`^[ \t]*(?:available|free)[ \t]*$`,
     String.raw`^query_status: 220\b`,
+    // In the registries' other languages: Spanish, Portuguese, French, German, Italian, Dutch, Polish,
+    // Russian, Chinese, Japanese, Korean, Turkish.
+    String.raw`\bno se encuentra registrad[oa]\b`,
+    String.raw`\bno est[aá] registrad[oa]\b`,
+    String.raw`\b(?:dominio|nombre de dominio) no (?:registrado|encontrado|existe)\b`,
+    String.raw`\bno (?:se encontr[oó]|hay) (?:ningun |ningún )?(?:resultados?|registros?|informaci[oó]n)\b`,
+    String.raw`\bn[aã]o (?:encontrad[oa]|registrad[oa]|existe)\b`,
+    String.raw`\bnenhum (?:resultado|registro) encontrado\b`,
+    String.raw`\baucun(?:e)? (?:r[ée]sultat|objet|donn[ée]e|enregistrement)\b`,
+    String.raw`\bn'existe pas\b`,
+    String.raw`\b(?:nicht gefunden|keine (?:daten|eintr[aä]ge|treffer)(?: gefunden)?)\b`,
+    String.raw`\bnessun (?:risultato|dominio)\b`,
+    String.raw`\bniet gevonden\b`,
+    String.raw`\bnie znaleziono\b`,
+    String.raw`нет данных|не найден|не зарегистрирован`,
+    String.raw`没有找到|未找到|无匹配|無匹配|沒有找到`,
+    String.raw`該当するデータがありません`,
+    String.raw`등록되어 있지 않습니다|검색 결과가 없습니다`,
+    String.raw`\bbulunamad[iı]\b`,
+    String.raw`\bobject[_ ]not[_ ]found\b`,
+    String.raw`\bdomain (?:name )?(?:unknown|not known)\b`,
+    String.raw`\bno records? (?:exist|matching)\b`,
+    String.raw`\bnot find matchingrecord\b`,
+    String.raw`\bno data was found\b`,
+    String.raw`\bif you would like to register this\b`,
   ].join('|'),
   'im',
 );
@@ -74,7 +99,7 @@ export const LIMITED = new RegExp(
 
 /** A value that stands for one withheld: GDPR redaction, privacy services, "not disclosed". */
 export const PLACEHOLDER =
-  /^(?:n\/?a|none|null|-+|\.+|not (?:disclosed|available|applicable|shown)|hidden|private|redacted|withheld)$|redacted|data protected|not disclosed|gdpr|statutory masking|privacy|withheld|contact privacy|protected by|whoisguard|domains by proxy|identity protect|on behalf of|non-public data|please query the rdds service|select request email form|visible upon request|see privacy|masked|not available from registry/i;
+  /^(?:n\/?a|none|null|-+|\.+|not (?:disclosed|available|applicable|shown|assigned)|hidden|private|redacted|withheld|unknown)$|not shown|hidden upon user request|redacted|data protected|not disclosed|gdpr|statutory masking|privacy|withheld|contact privacy|protected by|whoisguard|domains by proxy|identity protect|on behalf of|non-public data|please query the rdds service|select request email form|visible upon request|see privacy|masked|not available from registry/i;
 
 /**
  * A name the registry holds back (reserved, prohibited): not free, and not anyone's registration. Read
@@ -90,6 +115,14 @@ export const RESERVED = new RegExp(
     String.raw`^[ \t]*(?:domain )?status:[ \t]*reserved\b`,
     String.raw`^[ \t]*domain not available[ \t]*$`,
     String.raw`\bnot available for second level registration\b`, // .name: a shared name, for third-level names
+    String.raw`^[ \t>%#*]*(?:this name is )?(?:registry[ -])?(?:reserved|restricted|blocked|prohibited)(?:[ \t]+(?:by|for|domain|name)\b|[ \t]*[-:.]|[ \t]*$)`,
+    String.raw`(?<!rights )\breserved by (?:the )?\w+`,
+    String.raw`\bin the reserved list\b`,
+    String.raw`\b(?:restricted|reserved|blocked) from registration\b`,
+    String.raw`\bis (?:a )?(?:reserved|restricted|blocked|prohibited|withheld|premium)(?: domain| name| word)?\b`,
+    String.raw`\bnot available for registration\b`,
+    String.raw`^[ \t%#]*(?:domain )?(?:status|state|estado)[ \t]*:[ \t]*(?:reserved|blocked|restricted|prohibited|withheld|not ?allowed|premium|registry[ -]?(?:reserved|hold))\b`,
+    String.raw`\bdominio reservado\b|\bdomaine r[ée]serv[ée]\b|\breservierte domain\b`,
   ].join('|'),
   'im',
 );

@@ -1,4 +1,4 @@
-import { jprsStateLayout, lastChangedLayout, okUntilLayout, rwhoisLayout, tonicLayout } from './layouts.js';
+import { cnpjOwnerLayout, jprsStateLayout, lastChangedLayout, okUntilLayout, rwhoisLayout, tonicLayout } from './layouts.js';
 import type { RegistryProfile } from './profile.js';
 
 /**
@@ -62,6 +62,8 @@ export const REGISTRY_PROFILES: readonly RegistryProfile[] = [
   { tlds: ['ma'], servers: ['whois.registre.ma', 'whois.iam.net.ma'], layout: rwhoisLayout },
   // ISOC-IL lists the domain's changes, oldest first.
   { tlds: ['il'], servers: ['whois.isoc.org.il'], layout: lastChangedLayout },
+  // Registro.br: the holder is an organization when its tax number is a company's.
+  { tlds: ['br'], servers: ['whois.registro.br', 'whois.nic.br'], layout: cnpjOwnerLayout },
   // Tonic (.to) gives a registered name's servers alone.
   { tlds: ['to'], servers: ['whois.tonic.to'], layout: tonicLayout },
 ];

@@ -3,8 +3,11 @@ import { parseWhoisDate } from '../dates.js';
 import { emptyFacts, normalizeNameServer, normalizeStatus, unique, type WhoisFacts } from '../record.js';
 import { countryCode } from './countries.js';
 import {
+  CONTACT_HANDLE,
   CONTACT_SECTION,
   GENERIC_LABELS,
+  HOLDER_HANDLE_LABELS,
+  ORGANIZATION_TYPE,
   NAME_SERVER_HOST,
   NAME_SERVER_SECTION,
   REGISTRANT_FIELDS,
@@ -35,7 +38,7 @@ export type WhoisReading =
  */
 export function readWhoisAnswer(domain: string, text: string, profile: RegistryProfile | null): WhoisReading {
   const unkeyed = [...(profile?.unkeyedLabels ?? []), ...UNKEYED_DATE_LABELS];
-  const record = firstRecord(text);
+  const record = domainRecord(text, domain);
   const entries = [...readEntries(record, unkeyed), ...(profile?.layout?.(record) ?? [])];
   const labels = (field: keyof FieldLabels): readonly string[] => [...(profile?.labels?.[field] ?? []), ...GENERIC_LABELS[field]];
   const fields = new Fields(entries, domain);
@@ -51,10 +54,7 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     registrarIanaId: fields.first(labels('registrarIanaId'), (value) => (/^\d+$/.test(value) ? value : null)),
     registrarAbuseEmail: fields.first(labels('abuseEmail'), emailOf) ?? emailOf(fields.inRegistrar(REGISTRAR_FIELDS.abuseEmail)),
     registrant: {
-      organization: meaningful(
-        fields.first(labels('registrantOrganization'), (value) => (isHandle(value) ? null : meaningful(value))) ??
-          fields.inRegistrant(REGISTRANT_FIELDS.organization),
-      ),
+      organization: fields.holderOrganization(labels('registrantOrganization')),
       countryCode: countryCode(
         fields.first(labels('registrantCountry'), countryCode) ?? fields.inRegistrant(REGISTRANT_FIELDS.country),
       ),
@@ -83,19 +83,30 @@ export function readWhoisAnswer(domain: string, text: string, profile: RegistryP
     if (free !== null) return { outcome: 'free' };
     if (RESERVED.test(text))
       return { outcome: 'registered', facts: { ...facts, status: unique([...facts.status, 'reserved']) }, referral };
-    if (facts.status.length === 0 && facts.updatedAt === null) return { outcome: 'empty' };
+    // An answer that names the domain and says something of it is about a registration (docs/contract.md
+    // §10): only one that says nothing, or that the question was wrong, is a 502.
+    if (facts.status.length === 0 && facts.updatedAt === null && !namesDomain(record, domain)) return { outcome: 'empty' };
   }
   return { outcome: 'registered', facts, referral };
 }
 
 /**
- * The answer up to a second record of the same domain: a registrar that quotes the registry's answer
- * above its own (Safenames) gives two, and the registry's words, first, are the authority.
+ * The record of the answer that is about `domain`. Verisign's older answers list every name that
+ * matches the question (`GOOGLE.COM.ZZZ….MX` as a `Server Name:`, then `GOOGLE.COM`): the record
+ * naming the domain itself runs from its line to the next record. A registrar that quotes the
+ * registry's answer above its own (Safenames) gives two records of the same domain, and the registry's
+ * words, first, are the authority: the answer stops at the second.
  */
-function firstRecord(text: string): string {
-  const records = [...text.matchAll(/^[ \t]*domain name:[ \t]*(\S+)/gim)];
-  const first = records[0]?.[1]?.toLowerCase();
-  const second = records.find((record, index) => index > 0 && record[1]!.toLowerCase() === first);
+function domainRecord(text: string, domain: string): string {
+  const records = [...text.matchAll(/^[ \t]*(?:domain name|server name):[ \t]*(\S+)/gim)];
+  const name = (record: RegExpMatchArray): string => record[1]!.toLowerCase().replace(/\.$/, '');
+  const own = records.findIndex((record) => name(record) === domain.toLowerCase());
+  if (own > 0) {
+    const next = records.slice(own + 1).find((record) => name(record) !== name(records[own]!));
+    return text.slice(records[own]!.index, next?.index);
+  }
+  const first = records[0] === undefined ? undefined : name(records[0]);
+  const second = records.find((record, index) => index > 0 && name(record) === first);
   return second === undefined ? text : text.slice(0, second.index);
 }
 
@@ -179,6 +190,36 @@ class Fields {
     return this.entries.find((entry) => REGISTRANT_SECTION.test(entry.section) && label.test(entry.label))?.value ?? null;
   }
 
+  /**
+   * The holder's organization: a field that names it (`Registrant Organization:`, `org:`, `[組織名]`),
+   * else the organization in the holder's block (`[Holder]`, `Registrant:`) or in the contact object its
+   * handle names (`holder-c: GIH6-FRNIC`, then `nic-hdl: GIH6-FRNIC`), or that block's name when it is
+   * typed as an organization (`type: ORGANIZATION`, `Type: Legal person`). Never a handle, never a
+   * placeholder; a person's name alone is no organization.
+   */
+  holderOrganization(labels: readonly string[]): string | null {
+    // A holder's line may end with its e-mail address (`Google Inc.    dns-admin@google.com`, NIC.VE).
+    const named = this.first(labels, (value) => (isHandle(value) ? null : meaningful(holderName(value))));
+    if (named !== null) return named;
+    const holderBlock = this.entries.filter((entry) => REGISTRANT_SECTION.test(entry.section));
+    const handles = this.values(HOLDER_HANDLE_LABELS).filter(isHandle);
+    const objects = handles.map((handle) => this.objectNamed(handle));
+    for (const block of [holderBlock, ...objects]) {
+      const organization = organizationOf(block);
+      if (organization !== null) return organization;
+    }
+    return null;
+  }
+
+  /** The entries of the contact object whose handle is `handle` (`contact: MM12383`, `nic-hdl: GIH6-FRNIC`). */
+  private objectNamed(handle: string): Entry[] {
+    const id = handle.toLowerCase();
+    const head = this.entries.find(
+      (entry) => entry.object !== undefined && CONTACT_HANDLE.test(entry.label) && entry.value.toLowerCase() === id,
+    );
+    return head === undefined ? [] : this.entries.filter((entry) => entry.object === head.object);
+  }
+
   private underRegistrar(label: RegExp): string[] {
     return this.entries
       .filter((entry) => /^(?:sponsoring )?registrar(?: .*)?$/.test(entry.section) && label.test(entry.label))
@@ -192,7 +233,12 @@ class Fields {
       const label = entry.label.replace(/\d+/g, ' ').replace(/\s+/g, ' ').trim();
       const qualified = entry.section !== '' && labels.includes(`${entry.section} ${label}`);
       // A name-server set (`nsset`, .cz) is where its servers are; a contact's block is not.
-      const own = entry.section === '' || /^nsset\b/.test(entry.section) || !CONTACT_SECTION.test(entry.section);
+      // A contact's object lists no name servers: one written in it is the next object's, set down
+      // with no blank line between them (NIC Argentina).
+      const own =
+        entry.section === '' ||
+        /^(?:nsset\b|nserver$|contact$|person|role$)/.test(entry.section) ||
+        !CONTACT_SECTION.test(entry.section);
       const plain = labels.includes(label) && own;
       const underHeader = NAME_SERVER_SECTION.test(entry.section) && NAME_SERVER_HOST.test(label);
       if (qualified || plain || underHeader) values.push(entry.value);
@@ -237,7 +283,26 @@ function inRealTld(name: string): boolean {
   return SPECIAL_USE_TLDS.has(name.slice(name.lastIndexOf('.') + 1)) || parseHost(name).isIcann === true;
 }
 
+/**
+ * Whether the answer names `domain` on a line of its own words (not a comment) and says something
+ * beyond it, without saying the question was wrong (`Invalid domain name`, `syntax error`).
+ */
+function namesDomain(text: string, domain: string): boolean {
+  const name = domain.toLowerCase();
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !/^\s*[%#]/.test(line));
+  if (lines.some((line) => /\b(?:invalid|not valid|malformed|syntax|error)\b/i.test(line))) return false;
+  const named = new RegExp(`(?:^|[^a-z0-9.-])${escapeRegExp(name)}(?:$|[^a-z0-9-]|\\.(?![a-z0-9]))`, 'i');
+  const naming = lines.findIndex((line) => named.test(line));
+  return naming !== -1 && (lines.length > 1 || lines[naming]!.toLowerCase().replace(name, '').replace(/\W+/g, '') !== '');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function statusesOf(value: string): string[] {
+  // A sentence under a status header is a notice (`Please visit www.dns.be for more info.`), not a status.
+  if (/\b(?:please|visit)\b/i.test(value) || (/[.!]$/.test(value) && value.split(/\s+/).length > 5)) return [];
   const parts = /,/.test(value) ? value.split(',') : [value];
   return parts.flatMap((part) => {
     // `clientTransferProhibited - status prohibits domain transfer`: the code and its explanation.
@@ -260,8 +325,40 @@ function registrarName(value: string): string | null {
   return meaningful(name);
 }
 
+/**
+ * A holder's name as a block's first line writes it, without what follows it there: its e-mail address
+ * and its handle in parentheses (`Cacao del Sur C.A.  (cacao.com.ve-dom)    info@cacao.com.ve`, NIC.VE).
+ */
+function holderName(value: string): string {
+  return value
+    .replace(/\s+[\w.+-]+@[\w.-]+$/, '')
+    .replace(/\s+\([^()\s]*\d?[^()\s]*-[^()\s]+\)$/, '')
+    .replace(/\s{2,}/g, ' ');
+}
+
+/** A contact's organization from its entries: an organization field, else its name when typed as an organization. */
+function organizationOf(block: readonly Entry[]): string | null {
+  const organization = block.find(
+    (entry) => REGISTRANT_FIELDS.organization.test(entry.label) && meaningful(entry.value) !== null,
+  );
+  if (organization !== undefined && !isHandle(organization.value)) return meaningful(organization.value);
+  if (
+    !block.some(
+      (entry) => /^(?:type|contact type|ownertype|entity type)$/.test(entry.label) && ORGANIZATION_TYPE.test(entry.value),
+    )
+  )
+    return null;
+  const name = block.find((entry) => REGISTRANT_FIELDS.name.test(entry.label) && meaningful(entry.value) !== null);
+  return name === undefined || isHandle(name.value) ? null : meaningful(name.value);
+}
+
+/**
+ * A registry's handle for a contact or a registrar (`MARK-0292`, `GI7803022-NICAT`, `mm-87489`,
+ * `pl-imena-1`), not a name: one word, with digits or written all in capitals with a separator.
+ */
 function isHandle(value: string): boolean {
-  return !/\s/.test(value) && /[\d_-]/.test(value) && value === value.toUpperCase();
+  if (/\s/.test(value)) return false;
+  return (/[\d_-]/.test(value) && value === value.toUpperCase()) || /^(?=[^.]*\d)[a-z0-9]+(?:[-_.][a-z0-9]+)+$/i.test(value);
 }
 
 /** The value, or null when it is a placeholder (`REDACTED FOR PRIVACY`, `Not Disclosed`, `N/A`). */

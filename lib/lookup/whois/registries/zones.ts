@@ -1,13 +1,16 @@
+import { ZONE_TABLE } from './zone-table.js';
+
 /**
  * Second-level zones that run a registry of their own, each with its whois server: a name under one
- * (`bestb.uy.com`, `coco.co.pl`) is a registration at that registry, not a subdomain of the zone's
- * own name (`uy.com`, held at Verisign by the zone's operator).
+ * (`bestb.uy.com`, `coco.co.pl`, `udr.hk.com`) is a registration at that registry, not a subdomain of
+ * the zone's own name (`uy.com`, held at Verisign by the zone's operator).
  *
- * Source: the suffix rows of weppos/whois `data/tld.json` (commit 0024f3411725c1ef32f950375d4d271fdc0cee1a),
- * the whois client whose captures make up `test/fixtures/whois-corpus`, taken as they are: every row with
- * two labels or more and a `host`, except the zones that the Public Suffix List's ICANN section lists
- * (`ac.uk`, `co.za`, `in.ua`, `e164.arpa`, …: their names already keep their own registrable name, and
- * their TLD's registry is asked as for any other name). Its licence:
+ * The table is generated (`zone-table.ts`, by `scripts/whois-zones.mjs`, docs/whois.md) from the
+ * registries' published zone lists and the public whois clients' server tables
+ * (`scripts/whois-zone-sources.json`: CentralNic's and UDR's lists, rfc1036/whois's `tld_serv_list`,
+ * weppos/whois's `data/tld.json`), less the zones that the Public Suffix List's ICANN section lists
+ * (`ac.uk`, `co.za`, `in.ua`: their names already keep their own registrable name). weppos/whois's
+ * licence, for the rows taken from it:
  *
  * The MIT License (MIT)
  *
@@ -40,66 +43,5 @@ export interface ZoneRegistry {
   zones: readonly string[];
 }
 
-/** Every registry-run second-level zone known, grouped by whois server (see the source above). */
-export const REGISTRY_ZONES: readonly ZoneRegistry[] = [
-  {
-    server: 'whois.centralnic.com',
-    zones: [
-      'ae.org',
-      'ar.com',
-      'br.com',
-      'cn.com',
-      'com.de',
-      'com.se',
-      'de.com',
-      'eu.com',
-      'gb.com',
-      'gb.net',
-      'hu.com',
-      'hu.net',
-      'jp.net',
-      'jpn.com',
-      'kr.com',
-      'no.com',
-      'qc.com',
-      'ru.com',
-      'sa.com',
-      'se.com',
-      'se.net',
-      'uk.com',
-      'uk.net',
-      'us.com',
-      'uy.com',
-      'za.bz',
-      'za.com',
-      'africa.com',
-      'gr.com',
-      'in.net',
-      'us.org',
-    ],
-  },
-  { server: 'whois.centralnic.net', zones: ['co.com'] },
-  { server: 'whois.za.net', zones: ['za.net'] },
-  { server: 'whois.eu.org', zones: ['eu.org'] },
-  { server: 'whois.za.org', zones: ['za.org'] },
-  { server: 'whois.nic.priv.at', zones: ['priv.at'] },
-  { server: 'whois.co.ca', zones: ['co.ca'] },
-  {
-    server: 'whois.smallregistry.net',
-    zones: [
-      'aeroport.fr',
-      'avocat.fr',
-      'chambagri.fr',
-      'chirurgiens-dentistes.fr',
-      'experts-comptables.fr',
-      'geometre-expert.fr',
-      'medecin.fr',
-      'notaires.fr',
-      'pharmacien.fr',
-      'port.fr',
-      'veterinaire.fr',
-    ],
-  },
-  { server: 'whois.co.pl', zones: ['co.pl'] },
-  { server: 'whois.informika.ru', zones: ['edu.ru'] },
-];
+/** Every registry-run second-level zone known, grouped by whois server (see the sources above). */
+export const REGISTRY_ZONES: readonly ZoneRegistry[] = ZONE_TABLE;

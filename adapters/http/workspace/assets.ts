@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { countWords } from '../../../lib/internal.js';
+import workspaceCss from './app/workspace.css.text.js';
+import workspaceJs from './app/workspace.js.text.js';
+
+// The workspace's own files (app/workspace.js, checked by tsc through its `// @ts-check`, and
+// app/workspace.css) reach the server as the panel's do: modules exporting their text, which the build
+// writes (scripts/text-modules.mjs), imported rather than read from disk.
+
+/** The workspace's script, an ES module served as `/workspace/assets/workspace.js`. */
+export const WORKSPACE_JS: string = workspaceJs;
+
+/** The workspace's stylesheet, served as `/workspace/assets/workspace.css` (light and dark). */
+export const WORKSPACE_CSS: string = workspaceCss;
+
+/**
+ * The library's own word count as an ES module, served as `/workspace/assets/word-count.js`: the
+ * function's source, which refers to nothing outside itself, so that the count kept live while a text
+ * is edited is the one the API answers once it is saved, from one implementation.
+ */
+export const WORD_COUNT_JS = `export ${countWords.toString()}\n`;
+
+const require = createRequire(import.meta.url);
+
+let docx: string | null | undefined;
+
+/**
+ * The browser build of `docx` (an ES module that imports nothing, about 1 MB), served as
+ * `/workspace/assets/docx.js` for the Word download, which the page makes in the browser; `null` when
+ * the optional peer dependency `docx` is not installed (the page then offers no `.docx`). Found by
+ * module resolution, as the reference page's swagger-ui-dist is, and read on the first use, once.
+ */
+export function docxModule(): string | null {
+  if (docx === undefined) {
+    try {
+      // The package's `require` entry (dist/index.cjs) finds its folder; the page takes the ES module beside it.
+      docx = readFileSync(join(dirname(require.resolve('docx')), 'index.mjs'), 'utf8');
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
+      docx = null;
+    }
+  }
+  return docx;
+}
+
+/** The workspace's icon: the panel's mark, in the workspace's green. */
+export const WORKSPACE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f7a55"/><text x="16" y="22.5" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">D</text></svg>`;
