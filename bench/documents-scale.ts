@@ -25,16 +25,46 @@ const SIZES = (process.env.BENCH_DOCUMENT_SIZES ?? '1000,10000,100000').split(',
 const ROUNDS = Number(process.env.BENCH_DOCUMENT_ROUNDS ?? 15);
 const OWNER = 'bench';
 
-/** The list queries measured: each but the searches reads a page of a listing that grows with the documents. */
-const QUERIES: { name: string; query: string; matches?: (size: number) => number }[] = [
-  { name: 'newest first (default)', query: '' },
-  { name: 'by name, A to Z', query: '?sort_by=name&sort=asc' },
-  { name: 'favorites only', query: '?favorite=1' },
-  { name: '100 a page, page 5', query: '?per_page=100&page=5' },
-  { name: 'search by name (1 match)', query: `?search=${codeOf(500)}`, matches: () => 1 },
-  { name: 'search by result (1 match)', query: '?search=quetzal&search_by=result', matches: () => 1 },
-  { name: 'search by result (1 % match)', query: '?search=zephyr&search_by=result', matches: (size) => size / 100 },
+/**
+ * The list queries measured: each but the searches reads a page of a listing that grows with the documents;
+ * the searches of a common word find a fixed share of them (their matches grow with the documents), and the
+ * last pages are those of the default listing (template 1, 9 documents in 10) as its size asks.
+ */
+const QUERIES: { name: string; query: (size: number) => string; matches?: (size: number) => number }[] = [
+  { name: 'newest first (default)', query: () => '' },
+  { name: 'by name, A to Z', query: () => '?sort_by=name&sort=asc' },
+  { name: 'favorites only', query: () => '?favorite=1' },
+  { name: '100 a page, page 5', query: () => '?per_page=100&page=5' },
+  { name: 'last page, newest first', query: (size) => `?per_page=25&page=${lastPage(size, 25)}` },
+  { name: 'last page by name', query: (size) => `?sort_by=name&per_page=25&page=${lastPage(size, 25)}` },
+  // The deepest page from either end (SQL stores read a page in the second half from the end).
+  { name: 'middle page by name', query: (size) => `?sort_by=name&per_page=25&page=${Math.ceil(lastPage(size, 25) / 2)}` },
+  { name: 'search by name (1 match)', query: () => `?search=${codeOf(500)}`, matches: () => 1 },
+  { name: 'search by result (1 match)', query: () => '?search=quetzal&search_by=result', matches: () => 1 },
+  { name: 'search by result (1 % match)', query: () => '?search=zephyr&search_by=result', matches: (size) => size / 100 },
+  {
+    name: 'search by name, common word (1/4)',
+    query: () => '?search=draft&per_page=50',
+    // Names of documents 4k + 1, but for those of template 6 (20k + 9).
+    matches: (size) => countBelow(size, 4, 1) - countBelow(size, 20, 9),
+  },
+  {
+    name: 'search by result, common word (1/5)',
+    query: () => '?search=harbor&search_by=result&per_page=50',
+    // Results of documents 5k + 2, all of template 1.
+    matches: (size) => countBelow(size, 5, 2),
+  },
 ];
+
+/** How many of 0 … size - 1 are `remainder` modulo `modulus`. */
+function countBelow(size: number, modulus: number, remainder: number): number {
+  return Math.floor((size - 1 - remainder) / modulus) + 1;
+}
+
+/** The last page of the default listing (template 1: all but documents 10k + 9) at `size` documents. */
+function lastPage(size: number, perPage: number): number {
+  return Math.ceil((size - countBelow(size, 10, 9)) / perPage);
+}
 
 const TOPICS = [
   'Quarterly',
@@ -58,19 +88,23 @@ function codeOf(n: number): string {
   return ((n * 2654435761) % 36 ** 5).toString(36).padStart(5, '0');
 }
 
-/** Document `n` of the owner: names with a code of its own, results of ~700 characters, 1 in 100 with "zephyr". */
+/**
+ * Document `n` of the owner: names with a code of its own, 1 in 4 with "draft", results of ~700 characters,
+ * 1 in 100 with "zephyr", 1 in 5 with "harbor".
+ */
 function documentNumber(n: number): NewStoredDocument {
   let state = n * 7919 + 1;
   const random = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
   const words = Array.from({ length: 110 }, () => WORDS[Math.floor(random() * WORDS.length)]!);
   if (n % 100 === 42) words.splice(20, 0, 'zephyr');
   if (n === 500) words.splice(30, 0, 'quetzal');
+  if (n % 5 === 2) words.splice(60, 0, 'harbor');
   const result = words
     .join(' ')
     .replace(/(^|\. )([a-z])/g, (_all, start: string, letter: string) => start + letter.toUpperCase());
   return {
     owner: OWNER,
-    name: `${TOPICS[n % TOPICS.length]} notes ${codeOf(n)}`,
+    name: `${TOPICS[n % TOPICS.length]} ${n % 4 === 1 ? 'draft' : 'notes'} ${codeOf(n)}`,
     template_id: n % 10 === 9 ? 6 : 1,
     prompt: 'Notes for the team',
     creativity: 0.5,
@@ -90,7 +124,8 @@ function documentNumber(n: number): NewStoredDocument {
  */
 export async function seed(url: string, from: number, to: number): Promise<void> {
   const clock = { now: () => Date.now() };
-  const backend = openBackend(url, { namespace: 'dossier', clock, timeoutMs: 60_000 });
+  // A deadline for a loaded machine: the writes of a thousand documents at once queue behind each other.
+  const backend = openBackend(url, { namespace: 'dossier', clock, timeoutMs: 600_000 });
   try {
     const documents = backend.documents!;
     // Makes the tables (and moves nothing: the store is new).
@@ -123,6 +158,37 @@ async function redisMemory(url: string): Promise<{ usedMiB: number; indexesMiB: 
   } finally {
     await client.quit();
   }
+}
+
+/** Microseconds Redis at `url` has spent running commands (`INFO commandstats`, every command's `usec`). */
+async function redisBusyMicroseconds(url: string): Promise<number> {
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    const stats = await client.info('commandstats');
+    return [...stats.matchAll(/,usec=(\d+),/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  } finally {
+    await client.quit();
+  }
+}
+
+/**
+ * What each search costs Redis at `url` (ms of its time, all commands of the query together, a mean of
+ * `rounds`): the time no other client is answered.
+ */
+async function redisSearchTimes(url: string, reader: ServerProcess, secret: string, size: number, rounds = 5): Promise<string[]> {
+  const lines: string[] = [];
+  for (const { name, query, matches } of QUERIES) {
+    if (matches === undefined) continue;
+    const before = await redisBusyMicroseconds(url);
+    for (let round = 0; round < rounds; round += 1)
+      await (
+        await fetch(`${reader.url}/api/v1/documents${query(size)}`, { headers: { Authorization: `Bearer ${secret}` } })
+      ).arrayBuffer();
+    const busy = (await redisBusyMicroseconds(url)) - before;
+    lines.push(`${name} ${(busy / rounds / 1000).toFixed(1)} ms`);
+  }
+  return lines;
 }
 
 /**
@@ -296,10 +362,11 @@ interface Measurement {
 }
 
 /** Times each query on `reader` right after a create on `writer`. */
-async function measureQueries(writer: ServerProcess, reader: ServerProcess, secret: string): Promise<number[]> {
+async function measureQueries(writer: ServerProcess, reader: ServerProcess, secret: string, size: number): Promise<number[]> {
   const headers = { Authorization: `Bearer ${secret}` };
   const times: number[] = [];
-  for (const { query } of QUERIES) {
+  for (const { query: queryOf } of QUERIES) {
+    const query = queryOf(size);
     // Warm: the first answers of a fresh process run its code cold.
     for (let warm = 0; warm < 5; warm += 1)
       await (await fetch(`${reader.url}/api/v1/documents${query}`, { headers })).arrayBuffer();
@@ -323,17 +390,19 @@ async function measureQueries(writer: ServerProcess, reader: ServerProcess, secr
   return times;
 }
 
-/** Checks the searches find what they should at `size`, so that the table compares like with like. */
+/**
+ * Checks each query answers a page of documents, and the searches as many matches as they should at `size`,
+ * so that the table compares like with like.
+ */
 async function checkMatches(reader: ServerProcess, secret: string, size: number): Promise<void> {
   for (const { name, query, matches } of QUERIES) {
-    if (matches === undefined) continue;
     const answer = (await (
-      await fetch(`${reader.url}/api/v1/documents${query}`, { headers: { Authorization: `Bearer ${secret}` } })
-    ).json()) as {
-      meta: { total: number };
-    };
-    const want = Math.round(matches(size));
-    if (answer.meta.total !== want) throw new Error(`${name} found ${answer.meta.total} documents of ${size}, not ${want}`);
+      await fetch(`${reader.url}/api/v1/documents${query(size)}`, { headers: { Authorization: `Bearer ${secret}` } })
+    ).json()) as { data: unknown[]; meta: { total: number } };
+    if (answer.data.length === 0) throw new Error(`${name} answered no document of ${size}`);
+    const want = matches === undefined ? undefined : Math.round(matches(size));
+    if (want !== undefined && answer.meta.total !== want)
+      throw new Error(`${name} found ${answer.meta.total} documents of ${size}, not ${want}`);
   }
 }
 
@@ -366,8 +435,13 @@ export async function benchDocumentsScale(notes: string[]): Promise<string> {
         const [writer, reader] = await Promise.all([startDossier(env), startDossier(env)]);
         try {
           await checkMatches(reader, secret, size);
-          const ms = await measureQueries(writer, reader, secret);
+          const ms = await measureQueries(writer, reader, secret, size);
           measurements.push({ size, ms, rssMiB: reader.rssMiB() });
+          if (store.label === 'Redis') {
+            const busy = await redisSearchTimes(store.url, reader, secret, size);
+            console.error(`  Redis's own time per search: ${busy.join(', ')}`);
+            notes.push(`Redis's own time per search at ${size.toLocaleString('en')} documents: ${busy.join(', ')}.`);
+          }
           console.error(
             `  ${ms.map((value, n) => `${QUERIES[n]!.name} ${value.toFixed(1)} ms`).join(', ')}, RSS ${reader.rssMiB().toFixed(0)} MiB`,
           );

@@ -205,6 +205,12 @@ describe('the documents workspace in Chromium', function () {
       });
       expect(write.status).to.equal(403);
       expect(await stored()).to.equal(0);
+      // docx is installed here: its browser build is one of the page's own assets, an ES module.
+      const docx = await fetch(`${base}/assets/docx.js`);
+      expect(docx.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
+      expect(await docx.text())
+        .to.include('export {')
+        .and.not.match(/^import /m);
       // The public API takes no cookie: a bearer key only.
       expect((await fetch(`${server.url}/api/v1/documents`, { headers: { cookie } })).status).to.equal(401);
 

@@ -249,6 +249,79 @@ export function documentListingContract(backend: BackendCase): void {
       return queries;
     }
 
+    it('answers a needle in every document, in some, and in one alike, however the store reaches it, and every page to the last', async function () {
+      this.timeout(240_000);
+      // Names and results holding "harbor" in all, half, a fifth, a fiftieth and one of 500 documents (a
+      // store's index narrows the rare ones, and a scan reads the common ones), and another owner's too.
+      const documents = (who: string, count: number) =>
+        Array.from({ length: count }, (_, n): NewStoredDocument => {
+          const words = [
+            n % 2 === 0 ? 'Harbor' : 'hArBoUr',
+            n % 5 === 0 ? 'harbors' : 'port',
+            n % 50 === 0 ? 'harborage' : 'bay',
+          ];
+          const text = `${n === 123 ? 'harbormaster' : 'keeper'} ${words.join(' ')} ${n}`;
+          return {
+            owner: who,
+            name: text,
+            template_id: n % 9 === 8 ? 2 : 1,
+            prompt: 'p',
+            creativity: 0.5,
+            result: `${text} ${'and the sea '.repeat(n % 4)}harbor`,
+            words: 3,
+            favorite: n % 3 === 0,
+            created_at: '2026-01-01T00:00:00.000Z',
+            updated_at: '2026-01-01T00:00:00.000Z',
+          };
+        });
+      const { tested, expected, ids } = await seed(documents(owner, 500));
+      await seed(documents(uniqueName('other'), 200));
+      for (const search of ['harbor', 'harbors', 'harborage', 'harbormaster', 'harbo', 'ha', 'hArBoUr', 'and the sea', 'nowhere'])
+        for (const searchBy of ['name', 'result'] as const)
+          for (const favorite of [undefined, true])
+            for (const sortBy of ['id', 'name'] as const)
+              for (const sort of ['asc', 'desc'] as const) {
+                const filter = {
+                  search: searchText(search),
+                  searchBy,
+                  templateId: 1,
+                  ...(favorite === undefined ? {} : { favorite }),
+                  sortBy,
+                  sort,
+                };
+                const { total } = await expected.list(owner, { ...filter, perPage: 7, page: 1 });
+                // The first pages, the middle, the last and one past it.
+                const last = Math.max(1, Math.ceil(total / 7));
+                for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
+                  const query = { ...filter, perPage: 7, page };
+                  const [got, want] = await Promise.all([tested.list(owner, query), expected.list(owner, query)]);
+                  const what = `${JSON.stringify(filter)} page ${page}`;
+                  expect(got.total, `total of ${what}`).to.equal(want.total);
+                  expect(
+                    got.documents.map(({ id }) => ids.get(id)),
+                    what,
+                  ).to.deep.equal(want.documents.map(({ id }) => id));
+                }
+              }
+      // Every page of the listing in each order, to the last: the same documents, each once.
+      for (const sortBy of ['id', 'name'] as const)
+        for (const sort of ['asc', 'desc'] as const) {
+          const filter = { searchBy: 'name' as const, templateId: 1, sortBy, sort };
+          const { total } = await expected.list(owner, { ...filter, perPage: 9, page: 1 });
+          for (let page = 1; page <= Math.ceil(total / 9) + 1; page += 1) {
+            const [got, want] = await Promise.all([
+              tested.list(owner, { ...filter, perPage: 9, page }),
+              expected.list(owner, { ...filter, perPage: 9, page }),
+            ]);
+            expect(got.total).to.equal(want.total);
+            expect(
+              got.documents.map(({ id }) => ids.get(id)),
+              `${sortBy} ${sort} page ${page}`,
+            ).to.deep.equal(want.documents.map(({ id }) => id));
+          }
+        }
+    });
+
     it('answers every list query as the key-value path does, on 400 documents with tricky names and results, and after changes', async function () {
       this.timeout(240_000);
       const { tested, expected, ids } = await seed(trickyDocuments(owner, 400));

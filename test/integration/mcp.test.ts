@@ -315,6 +315,15 @@ eachAdapter(() => {
       expect(await post('{')).to.deep.include({ status: 400 });
       expect((await post('{')).body).to.nested.include({ 'error.code': -32700 });
       expect((await post('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')).body).to.nested.include({ 'error.code': -32600 });
+      // A request the SDK could not read (its params not an object) is refused, not left unanswered.
+      expect(await post('{"jsonrpc":"2.0","id":1,"method":"ping","params":5}')).to.deep.include({
+        status: 400,
+        body: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'Invalid Request: not a JSON-RPC 2.0 request of MCP.' },
+        },
+      });
       // A notification is taken with nothing to answer.
       expect((await post('{"jsonrpc":"2.0","method":"notifications/initialized"}')).status).to.equal(202);
       // As one Server-Sent Event for a client that prefers them.

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { sameOrigin } from '../admin/access.js';
 import { readText } from '../body.js';
 import { answerFailure, RequestError } from '../errors.js';
@@ -175,7 +174,9 @@ async function answerMessage(call: Call): Promise<void> {
     reply.empty(202).header('Content-Length', 0);
     return;
   }
-  const answer = JSON.stringify(await door.transport.exchange(message as JSONRPCRequest, callerOf(call)));
+  // As the SDK reads a request (`params` an object, …): a message it cannot read it would never answer.
+  if (!door.sdk.isJSONRPCRequest(message)) return rpcError(call, -32600, 'Invalid Request: not a JSON-RPC 2.0 request of MCP.');
+  const answer = JSON.stringify(await door.transport.exchange(message, callerOf(call)));
   if (type === 'application/json') reply.send(200, JSON_TYPE, answer);
   else
     reply

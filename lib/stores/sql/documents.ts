@@ -139,13 +139,37 @@ const LISTED_COLUMNS = DOCUMENT_COLUMNS.split(', ')
 /** How a database searches documents. */
 export interface DocumentDialect {
   /**
-   * The condition that the searched form of `field` (`name_lower` or `result_lower`) of the documents
+   * The condition that the searched form of `column` (`name_lower` or `result_lower`) of the documents
    * `d` holds `needle` (in its searched form already) as a substring, as exactly as
-   * `String.prototype.includes` says: with the substring index the database has, and the check itself
-   * on the column.
+   * `String.prototype.includes` says: narrowed by the substring index the database has when `indexed`,
+   * and the check itself on the column.
    */
-  contains(column: 'name_lower' | 'result_lower', needle: string): SqlCondition;
+  contains(column: SearchedColumn, needle: string, indexed: boolean): SearchCondition;
+  /**
+   * How many documents (of any owner) the substring index gives as candidates for `needle` in `column`,
+   * counted up to `most` (the count stops there, so that it costs no more than what it decides against),
+   * or `Infinity` when the index cannot narrow the needle (too short). Absent: the database's planner
+   * decides from its statistics whether to use the index.
+   */
+  candidates?(read: SqlQuery, column: SearchedColumn, needle: string, most: number): Promise<number>;
+  /**
+   * Per column, below what share of the owner's documents of the listing the index's candidates are
+   * counted through the index rather than by a scan of them (measured: checking a candidate reached
+   * through the index costs more than checking a row a scan reads in order).
+   */
+  readonly indexedShare?: Record<SearchedColumn, number>;
 }
+
+/**
+ * A search's condition on the documents `d`, and what it reads them from: `dossier_documents d` unless
+ * `from` says otherwise (a substring index joined to them first, which its values come before).
+ */
+export interface SearchCondition extends SqlCondition {
+  from?: SqlCondition;
+}
+
+/** A column that a search reads. */
+export type SearchedColumn = 'name_lower' | 'result_lower';
 
 /**
  * The documents of a SQL database: reads are the same on each but searches (see {@link searched}); each
@@ -175,47 +199,118 @@ export abstract class SqlDocumentStore implements DocumentStore {
   }
 
   /**
-   * Without a search, one statement: the page in index order, each row carrying the total, which comes
-   * from the counts table (a page past the end has no row to carry it: then a second statement reads it).
+   * Without a search, one statement: the page's ids from the index of its order (which holds them: no row
+   * is read before the page's), then the page's rows, each carrying the total, which comes from the counts
+   * table (a page past the end has no row to carry it: then a second statement reads it). A page past the
+   * first reads the total first: one in the second half of the listing is read from its end, in the
+   * opposite order (the last page costs what the first does; the middle one is the deepest).
    */
   async list(owner: string, query: DocumentQuery): Promise<DocumentRows> {
     if (query.search !== undefined) return this.searched(owner, { ...query, search: query.search });
-    const total: SqlCondition = {
-      sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
-      values: [owner, query.templateId],
-    };
     const where = whereOf(owner, query);
-    return this.page(
-      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
-      [...total.values, ...where.values, ...pageOf(query)],
-      total,
-    );
+    const total = this.counted(owner, query);
+    const start = (query.page - 1) * query.perPage;
+    if (start === 0) return this.page(query, where, total);
+    const count = await this.countOf(owner, query);
+    const end = Math.min(start + query.perPage, count);
+    if (start >= count || start < count - end) return this.page(query, where, total);
+    const reversed = await this.page({ ...query, sort: query.sort === 'asc' ? 'desc' : 'asc' }, where, total, {
+      limit: end - start,
+      offset: count - end,
+    });
+    return { documents: reversed.documents.reverse(), total: reversed.total };
   }
 
   /**
-   * A search, in one statement: the page of the matches and, with each row, their number, a query of its
-   * own that the database answers from its substring index.
+   * A search, in one statement: the page of the matches, its ids first, and with each row their number, a
+   * query of its own. Where the database says how many candidates its substring index gives (see
+   * {@link DocumentDialect.candidates}), each part takes the index or a scan of the owner's documents of
+   * the listing, whichever visits fewer (see {@link searchPlan}); otherwise the database's planner chooses.
    */
-  protected searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
-    const contains = this.dialect!.contains(query.searchBy === 'name' ? 'name_lower' : 'result_lower', query.search);
-    const where = whereOf(owner, query);
-    where.sql += ` AND ${contains.sql}`;
-    where.values.push(...contains.values);
-    const total = { sql: `(SELECT count(*) FROM dossier_documents d WHERE ${where.sql})`, values: where.values };
-    return this.page(
-      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total FROM dossier_documents d WHERE ${where.sql} ORDER BY ${orderOf(query)} LIMIT ? OFFSET ?`,
-      [...total.values, ...where.values, ...pageOf(query)],
-      total,
-    );
+  protected async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
+    const dialect = this.dialect!;
+    const column = query.searchBy === 'name' ? 'name_lower' : 'result_lower';
+    let countIndexed = true;
+    let pageIndexed = true;
+    if (dialect.candidates !== undefined && dialect.indexedShare !== undefined) {
+      const plan = searchPlan(await this.countOf(owner, query), dialect.indexedShare[column], query.page * query.perPage);
+      const candidates = await dialect.candidates(this.read, column, query.search, plan.most);
+      ({ countIndexed, pageIndexed } = plan.given(candidates));
+    }
+    const where = (indexed: boolean): SearchCondition => {
+      const condition = whereOf(owner, query);
+      const contains = dialect.contains(column, query.search, indexed);
+      return {
+        sql: `${condition.sql} AND ${contains.sql}`,
+        values: [...condition.values, ...contains.values],
+        ...(contains.from === undefined ? {} : { from: contains.from }),
+      };
+    };
+    const counting = where(countIndexed);
+    const from = counting.from ?? { sql: 'dossier_documents d', values: [] };
+    return this.page(query, where(pageIndexed), {
+      sql: `(SELECT count(*) FROM ${from.sql} WHERE ${counting.sql})`,
+      values: [...from.values, ...counting.values],
+    });
   }
 
-  /** The rows of a page, each carrying the total; with none, the total read alone. */
-  private async page(sql: string, values: unknown[], total: SqlCondition): Promise<DocumentRows> {
-    const rows = (await this.read(sql, values)) as (DocumentRow & { total: number | string })[];
+  /** The number of the owner's documents of the listing (all, favorites or others), read from the counts table. */
+  protected async countOf(owner: string, query: DocumentQuery): Promise<number> {
+    const total = this.counted(owner, query);
+    const [read] = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
+    return Number(read?.total ?? 0);
+  }
+
+  /** The number of the owner's documents of the listing (all, favorites or others), from the counts table. */
+  private counted(owner: string, query: DocumentQuery): SqlCondition {
+    return {
+      sql: `COALESCE((SELECT ${countedColumn(query.favorite)} FROM dossier_document_counts WHERE owner = ? AND template_id = ?), 0)`,
+      values: [owner, query.templateId],
+    };
+  }
+
+  /**
+   * The page of the documents `d` that `where` holds, in the listing's order: its ids from the index of
+   * that order, then their rows, each carrying `total`; with none, the total read alone.
+   */
+  private async page(
+    query: DocumentQuery,
+    where: SearchCondition,
+    total: SqlCondition,
+    { limit, offset } = { limit: query.perPage, offset: (query.page - 1) * query.perPage },
+  ): Promise<DocumentRows> {
+    const order = orderOf(query);
+    const from = where.from ?? { sql: 'dossier_documents d', values: [] };
+    const rows = (await this.read(
+      `SELECT ${LISTED_COLUMNS}, ${total.sql} AS total
+       FROM (SELECT d.id FROM ${from.sql} WHERE ${where.sql} ORDER BY ${order} LIMIT ? OFFSET ?) p
+       JOIN dossier_documents d ON d.id = p.id ORDER BY ${order}`,
+      [...total.values, ...from.values, ...where.values, limit, offset],
+    )) as (DocumentRow & { total: number | string })[];
     if (rows[0] !== undefined) return { documents: rows.map(documentOf), total: Number(rows[0].total) };
     const alone = (await this.read(`SELECT ${total.sql} AS total`, total.values)) as { total: number | string }[];
     return { documents: [], total: Number(alone[0]?.total ?? 0) };
   }
+}
+
+/**
+ * How a search takes its count and its page, given that a scan reads `rows` documents (the owner's of the
+ * listing), that the index is worth it for the count below `share` of them, and that the page ends at the
+ * `reach`-th match: the count through the index when its candidates are fewer than `rows × share`; the
+ * page through the index when sorting its candidates costs less than reading the listing's index in order
+ * up to the page's end, which meets `candidates / rows` matches a row (`candidates² < reach × rows`).
+ * `most` is how far the candidates need counting to tell.
+ */
+export function searchPlan(
+  rows: number,
+  share: number,
+  reach: number,
+): { most: number; given(candidates: number): { countIndexed: boolean; pageIndexed: boolean } } {
+  const counted = rows * share;
+  return {
+    most: Math.ceil(Math.max(counted, Math.sqrt(reach * rows))),
+    given: (candidates) => ({ countIndexed: candidates < counted, pageIndexed: candidates * candidates < reach * rows }),
+  };
 }
 
 /** The owner, template and favorite filter of a listing, on the documents `d`. */
@@ -230,11 +325,6 @@ export function whereOf(owner: string, query: DocumentQuery): SqlCondition {
 export function orderOf(query: DocumentQuery): string {
   const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
   return query.sortBy === 'name' ? `d.name_key ${direction}, d.id ${direction}` : `d.id ${direction}`;
-}
-
-/** `LIMIT ? OFFSET ?` of a listing's page. */
-function pageOf(query: DocumentQuery): [number, number] {
-  return [query.perPage, (query.page - 1) * query.perPage];
 }
 
 /** The column (or difference) of the counts table that a favorite filter reads. */

@@ -15,6 +15,7 @@ import {
   trigramsOf,
   type DocumentDialect,
   type DocumentRow,
+  type SearchedColumn,
 } from '../sql/documents.js';
 import { statementCache, type SqliteConnection } from './connection.js';
 
@@ -31,6 +32,8 @@ const SCHEMA = [
     result_lower TEXT NOT NULL, words REAL NOT NULL, favorite INTEGER NOT NULL, created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL)`,
   ...DOCUMENT_INDEXES.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS ${name} ON dossier_documents (${columns})`),
+  // What a scan of the owner's names reads (a count of a common needle's matches), without their rows.
+  'CREATE INDEX IF NOT EXISTS dossier_documents_searched_names ON dossier_documents (owner, template_id, favorite, name_lower)',
   `CREATE TABLE IF NOT EXISTS dossier_document_counts (
     owner TEXT NOT NULL, template_id INTEGER NOT NULL, total INTEGER NOT NULL, favorites INTEGER NOT NULL,
     PRIMARY KEY (owner, template_id))`,
@@ -68,15 +71,51 @@ const SCHEMA = [
   END`,
 ];
 
+/** The FTS table of a searched column. */
+function ftsOf(column: SearchedColumn): string {
+  return column === 'name_lower' ? 'dossier_document_names' : 'dossier_document_results';
+}
+
+/** The FTS5 query of the rows that hold every trigram of `trigrams`. */
+function everyTrigramOf(trigrams: string[]): string {
+  return trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
+}
+
 const SQLITE_DOCUMENTS: DocumentDialect = {
-  contains(column, needle) {
+  contains(column, needle, indexed) {
     const check = `instr(d.${column}, ?) > 0`;
     const trigrams = trigramsOf(needle);
-    if (trigrams.length === 0) return { sql: check, values: [needle] };
-    const table = column === 'name_lower' ? 'dossier_document_names' : 'dossier_document_results';
-    const match = trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND ');
-    return { sql: `d.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?) AND ${check}`, values: [match, needle] };
+    if (!indexed || trigrams.length === 0) return { sql: check, values: [needle] };
+    const table = ftsOf(column);
+    // CROSS JOIN: SQLite keeps this order, so that the FTS table's candidates lead, rather than a scan
+    // of an index of the documents that checks each against them.
+    return {
+      from: {
+        sql: `${table} f CROSS JOIN dossier_documents d ON d.id = f.rowid AND f.${table} MATCH ?`,
+        values: [everyTrigramOf(trigrams)],
+      },
+      sql: check,
+      values: [needle],
+    };
   },
+  /** The rows of the FTS table that have every trigram of the needle (of every owner), up to `most`. */
+  async candidates(read, column, needle, most) {
+    const trigrams = trigramsOf(needle);
+    if (trigrams.length === 0) return Infinity;
+    const table = ftsOf(column);
+    const [counted] = (await read(
+      `SELECT count(*) AS candidates FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`,
+      [everyTrigramOf(trigrams), most],
+    )) as { candidates: number }[];
+    return counted!.candidates;
+  },
+  /**
+   * Measured on 30,000 documents of one owner (names of ~25 characters, results of ~700): a candidate of
+   * the FTS table costs some 2 µs to check on its row, a name counted through the covering index of names
+   * ~0.25 µs (the scan wins above an eighth); a result costs about as much checked through the index as
+   * read by a scan, which reads every result of the owner (the index wins below three quarters).
+   */
+  indexedShare: { name_lower: 1 / 8, result_lower: 3 / 4 },
 };
 
 /** Settings of a {@link SqliteDocumentStore}. */
