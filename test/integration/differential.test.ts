@@ -29,6 +29,8 @@ interface Probe {
    * connection (the machine has only loopback), so that the answer is the same on every run.
    */
   upstream?: boolean;
+  /** The status a valid request of its route answers when that is no 2xx or 3xx (`GET /mcp`: 405, no SSE stream). */
+  status?: number;
   /** The path is sent as is, without the mount's prefix (a path outside it, under a prefix). */
   outside?: boolean;
   /** The whole request, as bytes, instead of one built from the fields above. */
@@ -38,6 +40,9 @@ interface Probe {
 const auth = (name: string): [string, string] => ['Authorization', `Bearer {key:${name}}`];
 const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
 const FORM: [string, string] = ['Content-Type', 'application/x-www-form-urlencoded'];
+const MCP_ACCEPT: [string, string] = ['Accept', 'application/json, text/event-stream'];
+const rpc = (method: string, params?: unknown): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const MCP_CLIENT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'differential', version: '1' } };
 const ADMIN: [string, string] = ['Authorization', `Bearer ${TOKEN}`];
 const ORIGIN: [string, string] = ['Origin', '{origin}'];
 const three = JSON.stringify({
@@ -171,6 +176,40 @@ const CORPUS: Probe[] = [
   { name: 'admin watch delete', method: 'DELETE', path: '/admin/api/watches/{watch2}', headers: [ADMIN], valid: true },
   { name: 'watch delete', method: 'DELETE', path: '/api/watches/{watch}', headers: [auth('full')], valid: true },
   { name: 'document delete', method: 'DELETE', path: '/api/v1/documents/{doc}', headers: [auth('documents')], valid: true },
+
+  // ------------------------------------------------ MCP (CONTRACT §13)
+  {
+    name: 'mcp initialize',
+    method: 'POST',
+    path: '/mcp',
+    headers: [auth('full'), JSON_TYPE, MCP_ACCEPT],
+    body: rpc('initialize', MCP_CLIENT),
+    valid: true,
+  },
+  {
+    name: 'mcp tool call',
+    method: 'POST',
+    path: '/mcp',
+    headers: [auth('full'), JSON_TYPE, MCP_ACCEPT],
+    body: rpc('tools/call', { name: 'templates_list', arguments: {} }),
+  },
+  {
+    name: 'mcp lookup tool, NUL',
+    method: 'POST',
+    path: '/mcp',
+    headers: [auth('full'), JSON_TYPE, MCP_ACCEPT],
+    body: rpc('tools/call', { name: 'dns_lookup', arguments: { domain: 'a\u0000b.test' } }),
+  },
+  {
+    name: 'mcp, two Authorization',
+    method: 'POST',
+    path: '/mcp',
+    headers: [auth('full'), auth('lookup'), JSON_TYPE, MCP_ACCEPT],
+    body: rpc('tools/list'),
+  },
+  { name: 'mcp, not JSON', method: 'POST', path: '/mcp', headers: [auth('full'), JSON_TYPE, MCP_ACCEPT], body: '{' },
+  { name: 'mcp stream', path: '/mcp', headers: [auth('full')], valid: true, status: 405 },
+  { name: 'mcp session end', method: 'DELETE', path: '/mcp', headers: [auth('full')], valid: true, status: 405 },
 
   // ------------------------------------------------ methods
   ...['POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'PROPFIND', 'TRACE', 'LINK'].map((method) => ({
@@ -527,9 +566,11 @@ describe('the differential test: one corpus, four example apps, one store, the s
         ).to.equal(true);
       }
     }
-    const answered = (probe: Probe | undefined): boolean => probe?.valid === true && !probe.upstream;
-    for (const entry of koa.entries.filter((one) => answered(CORPUS.find((probe) => probe.name === one.name)))) {
-      expect(entry.answer, entry.name).to.match(/^HTTP\/1\.1 [23]\d\d /);
+    for (const probe of CORPUS.filter((one) => one.valid && !one.upstream)) {
+      const entry = koa.entries.find((one) => one.name === probe.name)!;
+      expect(entry.answer, entry.name).to.match(
+        probe.status === undefined ? /^HTTP\/1\.1 [23]\d\d / : new RegExp(`^HTTP/1\\.1 ${probe.status} `),
+      );
     }
   });
 
