@@ -1,1 +1,1 @@
-export { createFetchHandler, type FetchClient, type FetchHandler, type FetchOptions } from './handler.js';
+export { answerRequestError, createFetchHandler, type FetchClient, type FetchHandler, type FetchOptions } from './handler.js';

@@ -92,7 +92,8 @@ export const WATCH_ROUTES: readonly Route[] = [
           description: 'A bad body (`errors` names each field at fault), or the key holds its most watches.',
           body: Type.Union([ApiValidationError, ApiErrorWith('invalid_request')]),
         },
-        413: apiError('The body is larger than 64 KiB.', ['bad_request']),
+        413: apiError('The body, decoded, is larger than 64 KiB.', ['payload_too_large']),
+        415: apiError('A `Content-Encoding` other than gzip, deflate or br.', ['unsupported_encoding']),
       },
     },
     async (call) => {

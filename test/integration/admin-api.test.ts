@@ -420,7 +420,11 @@ eachAdapter(() => {
       try {
         const response = await fetch(`${proxied.url}/admin/sign-in`, {
           method: 'POST',
-          headers: { 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/x-www-form-urlencoded' },
+          headers: {
+            'X-Forwarded-Proto': 'https',
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Sec-Fetch-Site': 'same-origin',
+          },
           body: `token=${TOKEN}`,
           redirect: 'manual',
         });
@@ -584,6 +588,7 @@ eachAdapter(() => {
       try {
         const signedIn = await fetch(`${url}/tools/dossier/admin/sign-in`, {
           method: 'POST',
+          headers: { 'Sec-Fetch-Site': 'same-origin' },
           body: new URLSearchParams({ token: TOKEN }),
           redirect: 'manual',
         });

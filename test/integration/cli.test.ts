@@ -163,7 +163,7 @@ describe('the dossier command', function () {
     const signIn = (url: string, client: string, secret: string): Promise<Response> =>
       viaProxy(url, '/admin/sign-in', client, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
         body: new URLSearchParams({ token: secret }).toString(),
       });
 

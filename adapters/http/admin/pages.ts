@@ -189,9 +189,11 @@ async function keysListing(call: Call): Promise<KeysListing> {
 export const PANEL_PAGES: readonly Route[] = [
   signedPage('post', '/admin/sign-in', 'Sign in with the admin token', async (call) => {
     const page = pageContext(call);
-    // A sign-in from another site's form is refused; a browser always sends Origin with a POST.
-    if (call.request.header('origin') && !sameOrigin(call.request, call.client()))
-      return html(call.reply, 403, signInPage(page, 'Sign in from this page itself.'));
+    // Only from the panel itself (login CSRF): its own Origin, or without one a browser's
+    // `Sec-Fetch-Site: same-origin`; as the admin API's cookie writes are.
+    const origin = call.request.header('origin');
+    const ownPage = origin ? sameOrigin(call.request, call.client()) : call.request.header('sec-fetch-site') === 'same-origin';
+    if (!ownPage) return html(call.reply, 403, signInPage(page, 'Sign in from this page itself.'));
     const result = await panelOf(call.mount).access.signIn(call.client().ip, await readToken(call));
     if (result.outcome === 'locked') {
       call.reply.header('Retry-After', String(result.retryAfterSeconds));
