@@ -5,6 +5,7 @@ import { createDossier } from '../lib/dossier.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, QUICK, run, type BenchResult } from './harness.js';
 import { benchDocumentsScale } from './documents-scale.js';
+import { benchRecordsScale } from './records-scale.js';
 import {
   cliKey,
   FRAMEWORKS,
@@ -318,5 +319,6 @@ if (!QUICK) {
   console.log(memory.join('\n'));
   console.log(`\n${watches}`);
   if (EXTRAS) console.log(`\n${await benchDocumentsScale(notes)}`);
+  if (EXTRAS) console.log(`\n${await benchRecordsScale(notes)}`);
 }
 for (const note of notes) console.log(`\n${note}`);

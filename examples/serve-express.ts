@@ -1,5 +1,5 @@
-// An Express app of your own, with a route of its own and Dossier mounted at its root, served as
-// `dossier serve` serves: configured from the environment (every DOSSIER_* variable, HOST, PORT), one
+// An Express app of your own, with a route of its own and Dossier mounted at its root (or under PREFIX,
+// as `PREFIX=/dossier`), served as `dossier serve` serves: configured from the environment (every DOSSIER_* variable, HOST, PORT), one
 // JSON log line per request on standard error, a graceful stop on SIGTERM.
 // Run: npm run build && node dist/examples/serve-express.js   (then curl http://127.0.0.1:3000/health)
 import { createServer } from 'node:http';
@@ -14,7 +14,8 @@ process.exitCode = await serve(({ dossier, settings }) => {
     response.json({ ok: true });
   });
   // Last, and before any body parser of yours: Dossier reads its own bodies, and answers every other path.
-  app.use(createDossierRouter(dossier, { trustProxy: settings.trustProxy }));
+  // (The `prefix` option matches paths as sent, case-sensitively, as every mount does.)
+  app.use(createDossierRouter(dossier, { trustProxy: settings.trustProxy, prefix: process.env.PREFIX }));
   return createServer(app);
 });
 // A store whose server froze may never confirm its close: the process ends anyway, as `dossier serve` does.

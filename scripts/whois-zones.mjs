@@ -1,34 +1,96 @@
 #!/usr/bin/env node
-// Regenerates lib/lookup/whois/registries/zone-table.ts from scripts/whois-zone-sources.json and the
-// Public Suffix List that tldts carries: every published zone with its whois server, except the
-// suffixes of the List's ICANN section (their names already keep their own registrable name, and
-// their TLD's registry is asked). `--check` exits 1, writing nothing, when the table is out of date.
-// See docs/whois.md.
+// Regenerates lib/lookup/whois/registries/zone-table.ts from the Public Suffix List's private section
+// (scripts/psl-private.dat) and scripts/whois-zone-sources.json: every suffix of a block whose
+// operator the sources name as a registry, with that registry's whois server, and the zones that
+// registries publish beyond the List; less the suffixes of the List's ICANN section (tldts's copy: their
+// names already keep their own registrable name, and their TLD's registry is asked). `--check` exits 1,
+// writing nothing, when the table is out of date. See docs/whois.md.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { domainToASCII, fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { parse } from 'tldts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tablePath = join(root, 'lib', 'lookup', 'whois', 'registries', 'zone-table.ts');
-const { sources } = JSON.parse(readFileSync(join(root, 'scripts', 'whois-zone-sources.json'), 'utf8'));
+const {
+  operators,
+  withoutServer,
+  zones: published,
+} = JSON.parse(readFileSync(join(root, 'scripts', 'whois-zone-sources.json'), 'utf8'));
+
+/**
+ * The private section's blocks: a block is a paragraph (blank-line separated) whose first comment line
+ * names its operator (`// CentralNic : http://…`, `// EU.org https://eu.org/`, `// CoDNS B.V.`); its
+ * other lines that are not comments are its suffixes.
+ */
+function privateBlocks(text) {
+  const section = text.split('// ===BEGIN PRIVATE DOMAINS===')[1]?.split('// ===END PRIVATE DOMAINS===')[0];
+  if (section === undefined) throw new Error('psl-private.dat has no private section');
+  return section.split(/\n\s*\n/).flatMap((paragraph) => {
+    const lines = paragraph
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    const heading = lines.find((line) => line.startsWith('//'));
+    const suffixes = lines.filter((line) => !line.startsWith('//'));
+    if (heading === undefined || suffixes.length === 0) return [];
+    const operator = heading
+      .replace(/^\/\/\s*/, '')
+      .replace(/\s*:?\s*<?https?:\/\/.*$/, '')
+      .replace(/\s+:\s.*$|:\s.*$/, '')
+      .trim();
+    return [{ operator, suffixes }];
+  });
+}
+
+const blocks = privateBlocks(readFileSync(join(root, 'scripts', 'psl-private.dat'), 'utf8'));
+const servers = new Map(); // zone → server
+function add(zone, server, from) {
+  if (zone.startsWith('*.') || zone.startsWith('!'))
+    throw new Error(`${from}: ${zone} is a wildcard or an exception, not a zone`);
+  const name = domainToASCII(zone.toLowerCase());
+  if (name === '' || !name.includes('.')) throw new Error(`${from}: ${zone} is not a second-level zone`);
+  if (servers.has(name)) throw new Error(`${name} is listed twice (${from})`);
+  servers.set(name, server);
+}
+for (const { operator, server, servers: byZone } of operators) {
+  const theirs = blocks.filter((block) => block.operator === operator);
+  // A registry the List no longer names (or renamed) must be noticed, not silently dropped.
+  if (theirs.length === 0) throw new Error(`no block of the private section is operated by "${operator}"`);
+  for (const suffix of theirs.flatMap((block) => block.suffixes)) {
+    const zoneServer = byZone === undefined ? server : byZone[suffix];
+    if (zoneServer !== undefined) add(suffix, zoneServer, operator);
+  }
+  for (const zone of Object.keys(byZone ?? {}))
+    if (!theirs.some((block) => block.suffixes.includes(zone))) throw new Error(`"${operator}" has no suffix ${zone}`);
+}
+// The registries left out for want of a server are named, so that a reader sees them: each must still be in the List.
+for (const operator of withoutServer.operators) {
+  if (!blocks.some((block) => block.operator === operator))
+    throw new Error(`no block of the private section is operated by "${operator}"`);
+  if (operators.some((row) => row.operator === operator)) throw new Error(`"${operator}" is both mapped and without a server`);
+}
+for (const { server, zones } of published) for (const zone of zones) add(zone, server, server);
 
 const byServer = new Map();
-const seen = new Set();
-for (const { server, zones } of sources) {
-  for (const zone of zones) {
-    const name = zone.toLowerCase();
-    if (seen.has(name)) throw new Error(`${name} is listed twice`);
-    seen.add(name);
-    // An ICANN suffix (`inc.hk` where the List has it): the TLD's registry answers for its names.
-    if (parse(`example.${name}`).publicSuffix === name) continue;
-    byServer.set(server, [...(byServer.get(server) ?? []), name]);
-  }
+for (const [zone, server] of servers) {
+  // An ICANN suffix (`inc.hk` where tldts's List has it): the TLD's registry answers for its names.
+  if (parse(`example.${zone}`).publicSuffix === zone) continue;
+  byServer.set(server, [...(byServer.get(server) ?? []), zone]);
 }
-const rows = [...byServer].map(([server, zones]) => `  { server: '${server}', zones: [${zones.sort().map((z) => `'${z}'`).join(', ')}] },`);
-const written = `// Generated by scripts/whois-zones.mjs from scripts/whois-zone-sources.json and the Public Suffix List
-// (tldts): do not edit; edit the sources and run \`node scripts/whois-zones.mjs\`.
+const rows = [...byServer]
+  .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  .map(
+    ([server, zones]) =>
+      `  { server: '${server}', zones: [${zones
+        .sort()
+        .map((z) => `'${z}'`)
+        .join(', ')}] },`,
+  );
+const written = `// Generated by scripts/whois-zones.mjs from the Public Suffix List's private section
+// (scripts/psl-private.dat) and scripts/whois-zone-sources.json: do not edit; edit the sources and
+// run \`node scripts/whois-zones.mjs\`.
 /** Every registry-run second-level zone published, with its whois server (see docs/whois.md). */
 export const ZONE_TABLE: readonly { server: string; zones: readonly string[] }[] = [
 ${rows.join('\n')}

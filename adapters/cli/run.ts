@@ -1,13 +1,20 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { type ApiKey, createDossier, type KeyChanges, optionsFromEnv, type Scope } from '../../lib/index.js';
+import {
+  type ApiKey,
+  createDossier,
+  DossierValidationError,
+  type KeyChanges,
+  optionsFromEnv,
+  type Scope,
+} from '../../lib/index.js';
 import { redact } from '../../lib/internal.js';
 import { EXIT, reportFailure, UsageError, type CliOutput } from './exit.js';
 import { loadProcessLog, loadServe } from './optional-adapters.js';
 import { start, stopSignal } from './process.js';
 import { listWatches, removeWatch } from './watches-command.js';
 import { mcp } from './mcp.js';
-import { keyJson, type KeyJson } from '../http/wire.js';
+import { keyJson, pageJson, type KeyJson } from '../http/wire.js';
 import { closest } from './closest.js';
 import { dossierVersion } from '../version.js';
 
@@ -24,7 +31,9 @@ const USAGE = `Usage:
   dossier watches remove WATCH_ID        removes a watch: no check and no delivery after it
   dossier keys create --name NAME [--owner ID] [--scopes lookup,documents] [--daily-limit N]
                       [--expires YYYY-MM-DD|ISO-8601] [--json]
-  dossier keys list [--json]             every key, newest last, with its status, expiry and use today
+  dossier keys list [--search TEXT] [--status active|revoked|expired] [--limit N] [--cursor C] [--json]
+                                         a page of the keys (100), newest first, with their status,
+                                         expiry and use today; --cursor C shows the next page
   dossier keys update KEY_ID [--name NAME] [--scopes lookup,documents] [--daily-limit N|default]
                       [--expires YYYY-MM-DD|ISO-8601|never] [--json]
   dossier keys roll KEY_ID [--grace SECONDS] [--json]
@@ -44,7 +53,7 @@ const COMMANDS: Record<string, Record<string, boolean>> = {
   'watches list': { key: false, json: true },
   'watches remove': {},
   'keys create': { name: false, owner: false, scopes: false, 'daily-limit': false, expires: false, json: true },
-  'keys list': { json: true },
+  'keys list': { search: false, status: false, limit: false, cursor: false, json: true },
   'keys update': { name: false, scopes: false, 'daily-limit': false, expires: false, json: true },
   'keys roll': { grace: false, json: true },
   'keys revoke': { json: true },
@@ -188,19 +197,34 @@ async function keys(
       return EXIT.done;
     }
     if (command === 'keys list') {
-      const all = await Promise.all((await dossier.keys.list()).map((key) => keyJson(dossier, key)));
+      const query = Object.fromEntries(
+        (['search', 'status', 'limit', 'cursor'] as const).flatMap((name) =>
+          option(name) === undefined ? [] : [[name, option(name)]],
+        ),
+      );
+      const page = await pageJson(dossier, query).catch((error: unknown) => {
+        if (!(error instanceof DossierValidationError)) throw error;
+        const [field, problems] = Object.entries(error.errors)[0]!;
+        throw new UsageError(`--${field}: ${problems.join(' ')}`);
+      });
       if (values.json) {
-        io.out(`${JSON.stringify(all)}\n`);
-      } else if (all.length === 0) {
-        io.out('No keys yet. Create one with: dossier keys create --name NAME\n');
+        io.out(`${JSON.stringify({ data: page.data, meta: page.meta })}\n`);
+      } else if (page.meta.total === 0) {
+        io.out(
+          query.search === undefined && query.status === undefined
+            ? 'No keys yet. Create one with: dossier keys create --name NAME\n'
+            : 'No key matches.\n',
+        );
       } else {
-        for (const key of all) {
+        for (const key of page.data) {
           const state = key.status === 'revoked' ? `revoked ${key.revoked_at}` : key.status;
           io.out(
             `${key.id}  ${key.name}  owner=${key.owner}  scopes=${key.scopes.join(',')}  daily_limit=${key.daily_limit}  ${state}  ` +
               `expires=${key.expires_at ?? 'never'}  used_today=${key.used_today}\n`,
           );
         }
+        const shown = `${page.data.length} of ${page.meta.total} ${page.meta.total === 1 ? 'key' : 'keys'}`;
+        io.out(page.meta.next_cursor === null ? `${shown}.\n` : `${shown}; the next page: --cursor ${page.meta.next_cursor}\n`);
       }
       return EXIT.done;
     }

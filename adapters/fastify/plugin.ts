@@ -1,6 +1,7 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Server } from 'node:http';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dossier } from '../../lib/index.js';
-import { createHttpHandler, nodeRequest, writeNodeResponse, type HttpOptions } from '../http/index.js';
+import { createHttpHandler, nodeRequest, writeNodeResponse, type HttpHandler, type HttpOptions } from '../http/index.js';
 
 /** The options of {@link dossierPlugin}: the Dossier to serve; Fastify's own `prefix` says where. */
 export interface DossierPluginOptions extends HttpOptions {
@@ -22,17 +23,10 @@ export interface DossierPluginOptions extends HttpOptions {
  */
 export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fastify, { dossier, ...options }) => {
   const http = createHttpHandler(dossier, options);
-  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const response = await http.handle(nodeRequest(request.raw, reply.raw, request.raw.url ?? request.url, fastify.prefix));
-    if (response.stream !== null) {
-      reply.hijack();
-      await writeNodeResponse(reply.raw, response);
-      return reply;
-    }
-    reply.code(response.status);
-    for (const [name, value] of response.headers()) reply.header(name, value);
-    return reply.send(response.body === null ? undefined : Buffer.from(response.body));
-  };
+  const answer = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
+    answerWith(http, fastify.prefix, request, reply);
+  const mounts = MOUNTS.get(fastify.server) ?? [];
+  MOUNTS.set(fastify.server, [...mounts, { http, prefix: fastify.prefix }]);
   for (const url of ['/', '/*']) {
     // Answered in onRequest, before Fastify reads a body (or refuses a content type of its own accord).
     fastify.route({ method: fastify.supportedMethods, url, exposeHeadRoute: false, onRequest: answer, handler: answer });
@@ -40,3 +34,42 @@ export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fa
   // Methods Fastify does not route (PROPFIND, …) end here, to be answered 501 as the contract says.
   fastify.setNotFoundHandler(answer);
 };
+
+/** The Dossiers registered on each server, and where: for {@link answerFrameworkError}. */
+const MOUNTS = new WeakMap<object, { http: HttpHandler; prefix: string }[]>();
+
+/** Answers a request with Dossier's contract, the target as the client sent it. */
+async function answerWith(
+  http: HttpHandler,
+  prefix: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const response = await http.handle(nodeRequest(request.raw, reply.raw, request.raw.url ?? request.url, prefix));
+  if (response.stream !== null) {
+    reply.hijack();
+    await writeNodeResponse(reply.raw, response);
+    return reply;
+  }
+  reply.code(response.status);
+  for (const [name, value] of response.headers()) reply.header(name, value);
+  return reply.send(response.body === null ? undefined : Buffer.from(response.body));
+}
+
+/**
+ * Fastify's `frameworkErrors` option: a request its router refuses before any plugin sees it (a path
+ * with a malformed escape, `/%zz`, FST_ERR_BAD_URL) is answered by the Dossier registered on the app
+ * whose prefix holds it, as every other mount answers it (a JSON 404, with `X-Request-Id`); any other
+ * gets Fastify's own answer. `Fastify({ frameworkErrors: answerFrameworkError })`.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const target = request.raw.url ?? request.url;
+  const mount = (MOUNTS.get(request.server.server as Server) ?? []).find(({ http, prefix }) =>
+    http.owns(nodeRequest(request.raw, reply.raw, target, prefix)),
+  );
+  if (mount === undefined) {
+    void reply.code(error.statusCode ?? 400).send(error);
+    return;
+  }
+  void answerWith(mount.http, mount.prefix, request, reply);
+}

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Dossier } from '../../lib/index.js';
 import { createHttpHandler, mountPrefix, type HttpOptions, type HttpRequest, type HttpResponse } from '../http/index.js';
 
@@ -11,6 +12,11 @@ export interface FetchOptions extends HttpOptions {
 export interface FetchClient {
   /** The address of the peer that connected (the panel's sign-in lock-out is per address). */
   address?: string;
+  /**
+   * The request target as the client sent it (Node's `req.url`), when the runtime has it: a `Request`'s
+   * URL has its dot segments resolved (`/api/../healthz` is `/healthz`), which the contract never does.
+   */
+  target?: string;
 }
 
 /** Answers a WHATWG `Request` with Dossier's HTTP contract. */
@@ -25,9 +31,10 @@ class FetchRequest implements HttpRequest {
     private readonly request: Request,
     readonly prefix: string,
     readonly remoteAddress: string | undefined,
+    target: string | undefined,
   ) {
     const url = new URL(request.url);
-    this.target = url.pathname + url.search;
+    this.target = target ?? url.pathname + url.search;
     this.encrypted = url.protocol === 'https:';
   }
 
@@ -52,14 +59,14 @@ class FetchRequest implements HttpRequest {
  * All of Dossier's HTTP contract as a fetch handler, `(request) => Promise<Response>`, for the runtimes
  * and frameworks built on WHATWG requests: Hono (`app.all('*', (c) => handle(c.req.raw))`), Next.js route
  * handlers, Bun, Deno, and Node through `@hono/node-server`. Give it the client's address when the
- * runtime tells it (`handle(request, { address })`).
+ * runtime tells it, and the request target as sent when it has it (`handle(request, { address, target })`).
  * @throws DossierError `ERR_CONFIG_INVALID` when a peer dependency is not installed (see createHttpHandler)
  */
 export function createFetchHandler(dossier: Dossier, options: FetchOptions = {}): FetchHandler {
   const http = createHttpHandler(dossier, options);
   const prefix = mountPrefix(options.prefix);
   return async (request, client) =>
-    toResponse(await http.handle(new FetchRequest(request, prefix, client?.address)), request.method);
+    toResponse(await http.handle(new FetchRequest(request, prefix, client?.address, client?.target)), request.method);
 }
 
 /** The contract's answer as a WHATWG `Response` (without a body for HEAD). */
@@ -84,5 +91,23 @@ function readable(stream: AsyncIterable<string>): ReadableStream<Uint8Array> {
     async cancel() {
       await pieces.return?.();
     },
+  });
+}
+
+/**
+ * The `errorHandler` of `@hono/node-server` (`createAdaptorServer({ fetch, errorHandler:
+ * answerRequestError })`): a request it can make no `Request` of (a target that is no URL such as
+ * `OPTIONS *`, a path with `\`, a missing or bad `Host`) gets Dossier's JSON 400 with an `X-Request-Id`,
+ * as Node's own parser errors do (answerClientErrorsWithJson), instead of an empty 400. Anything else
+ * that reaches it is a 500 that says nothing of it.
+ */
+export function answerRequestError(error: unknown): Response {
+  const unreadable = error instanceof Error && error.name === 'RequestError';
+  const [status, code, message] = unreadable
+    ? [400, 'bad_request', 'The request could not be read.']
+    : [500, 'internal_error', 'Something went wrong on our side.'];
+  return new Response(JSON.stringify({ status: 'error', code, message }), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': randomUUID() },
   });
 }

@@ -32,13 +32,59 @@ export async function readLimited(request: HttpRequest, limit: number): Promise<
 }
 
 /**
- * The request body as text, at most {@link MAX_BODY_BYTES}; whether it is JSON is the caller's to say.
- * @throws RequestError 413 above the limit.
+ * Interface A's one answer to a body past {@link MAX_BODY_BYTES} (batch, watches, the admin API);
+ * interface B words its own (errors.ts).
+ */
+function tooLarge(): RequestError {
+  return new RequestError(413, 'payload_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
+}
+
+/** A compressed body that does not decompress. */
+class UndecodableBody extends Error {}
+
+/**
+ * The body's bytes, decoded as its `Content-Encoding` says (gzip, deflate, br or none), at most
+ * {@link MAX_BODY_BYTES} once decoded: a small body that inflates past it (a bomb) is stopped there.
+ * @throws RequestError 415 for another encoding; `null` past the limit; UndecodableBody when it does not decode
+ */
+async function readDecoded(request: HttpRequest): Promise<Buffer | null> {
+  const encoding = (request.header('content-encoding') || 'identity').trim().toLowerCase();
+  const inflate =
+    encoding === 'gzip' || encoding === 'deflate' ? createUnzip() : encoding === 'br' ? createBrotliDecompress() : undefined;
+  if (inflate === undefined && encoding !== 'identity') {
+    throw new RequestError(
+      415,
+      'unsupported_encoding',
+      `Unsupported Content-Encoding: ${encoding}; send gzip, deflate, br or none.`,
+    );
+  }
+  if (inflate === undefined) return readBytes(request.body, declaredLength(request), MAX_BODY_BYTES);
+  const inflated = Readable.from(request.body ?? []).pipe(inflate);
+  try {
+    return await readBytes(inflated, 0, MAX_BODY_BYTES);
+  } catch {
+    throw new UndecodableBody();
+  } finally {
+    inflated.destroy();
+  }
+}
+
+/**
+ * The request body as text, decoded as its `Content-Encoding` says and at most {@link MAX_BODY_BYTES}
+ * once decoded; whether it is JSON is the caller's to say.
+ * @throws RequestError 413 above the limit, 415 for an encoding other than gzip, deflate or br, 400 for a
+ *   compressed body that does not decompress.
  */
 export async function readText(request: HttpRequest): Promise<string> {
-  const text = await readLimited(request, MAX_BODY_BYTES);
-  if (text === null) throw new RequestError(413, 'bad_request', `The request body is larger than ${MAX_BODY_BYTES / 1024} KiB.`);
-  return text;
+  let bytes: Buffer | null;
+  try {
+    bytes = await readDecoded(request);
+  } catch (error) {
+    if (!(error instanceof UndecodableBody)) throw error;
+    throw new RequestError(400, 'invalid_request', 'The request body does not decompress as its Content-Encoding says.');
+  }
+  if (bytes === null) throw tooLarge();
+  return bytes.toString('utf8');
 }
 
 /**
@@ -65,7 +111,7 @@ export function jsonObject(text: string, code: ErrorCode): Record<string, unknow
  */
 export async function readJsonObject(request: HttpRequest, code: ErrorCode): Promise<Record<string, unknown>> {
   const text = await readLimited(request, MAX_BODY_BYTES);
-  if (text === null) throw new RequestError(413, 'payload_too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  if (text === null) throw tooLarge();
   return text.trim() === '' ? {} : jsonObject(text, code);
 }
 
@@ -105,19 +151,12 @@ export async function readFields(request: HttpRequest): Promise<Record<string, u
 
 /** The body as UTF-8 text (a byte order mark dropped), inflated as its `Content-Encoding` says. */
 async function readInflated(request: HttpRequest): Promise<string> {
-  const encoding = request.header('content-encoding') || 'identity';
-  const inflate =
-    encoding === 'gzip' || encoding === 'deflate' ? createUnzip() : encoding === 'br' ? createBrotliDecompress() : undefined;
-  if (inflate === undefined && encoding !== 'identity') {
-    throw new RequestError(415, 'bad_request', `Unsupported Content-Encoding: ${encoding}`);
-  }
   let bytes: Buffer | null;
   try {
-    bytes =
-      inflate === undefined
-        ? await readBytes(request.body, declaredLength(request), MAX_BODY_BYTES)
-        : await readBytes(Readable.from(request.body ?? []).pipe(inflate), 0, MAX_BODY_BYTES);
-  } catch {
+    bytes = await readDecoded(request);
+  } catch (error) {
+    // Interface B answers its 415 in its own words (errors.ts): the code is never shown.
+    if (error instanceof RequestError) throw new RequestError(error.status, 'bad_request', error.message);
     throw unreadableBody();
   }
   if (bytes === null) throw new RequestError(413, 'bad_request', 'request entity too large');

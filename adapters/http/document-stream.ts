@@ -1,4 +1,4 @@
-import { type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
+import { type Document, type DocumentStreamEvent, DossierError, type Logger } from '../../lib/index.js';
 import { wireDocument } from './document-shapes.js';
 import { HTTP_ERRORS, logUnexpected } from './errors.js';
 
@@ -16,17 +16,31 @@ export function acceptsEventStream(accept: string | undefined): boolean {
  * A streamed creation as Server-Sent Events (docs/contract.md §9): one `event: delta` per piece, the
  * `event: document` at the end, or an `event: error` with `{"message","status"}` when the generation
  * fails after the head went out; nothing more once the client is gone (`signal`).
+ *
+ * A document counts as stored once its `document` event went to the connection: the writer asks for
+ * what comes after it only then. A client gone before that (the writer stops the stream instead) stores
+ * nothing, whenever it left: the document stored meanwhile is removed with `unstore`.
  */
 export async function* eventStream(
   events: AsyncIterable<DocumentStreamEvent>,
   signal: AbortSignal,
   path: string,
   logger: Logger,
+  unstore: (document: Document) => Promise<unknown>,
 ): AsyncGenerator<string> {
   try {
     for await (const event of events) {
-      if (event.type === 'delta') yield serverSentEvent('delta', { text: event.text });
-      else yield serverSentEvent('document', wireDocument(event.document));
+      if (event.type === 'delta') {
+        yield serverSentEvent('delta', { text: event.text });
+        continue;
+      }
+      let written = false;
+      try {
+        yield serverSentEvent('document', wireDocument(event.document));
+        written = true;
+      } finally {
+        if (!written) await unstore(event.document).catch((error: unknown) => logUnexpected(logger, path, error));
+      }
     }
   } catch (error) {
     // A client that went away hears nothing more; the generation stopped because of it.

@@ -103,7 +103,8 @@ export const DOCUMENT_ROUTES = [
             'Cache-Control': 'no-cache, no-transform',
             'X-Accel-Buffering': 'no',
           },
-          eventStream(events, signal, call.path, call.logger),
+          // What a client that left before the `document` event stored is removed (document-stream.ts).
+          eventStream(events, signal, call.path, call.logger, (document) => call.dossier.documents.delete(owner, document.id)),
         );
         return;
       }

@@ -57,10 +57,10 @@ export class RequestError extends Error {
 
 /**
  * Which error body a path answers with: interface B's Laravel shape under /api/v1 (also under a
- * mount's prefix, as in /dossier/api/v1), else interface A's. Paths match case-insensitively, as routes do.
+ * mount's prefix, as in /dossier/api/v1), else interface A's. Paths match case-sensitively, as routes do.
  */
 export function isDocumentPath(path: string): boolean {
-  return /\/api\/v1(?:\/|$)/i.test(path);
+  return /\/api\/v1(?:\/|$)/.test(path);
 }
 
 const DOCUMENT_MESSAGES: Record<number, string> = {

@@ -4,7 +4,7 @@ import { requireScope, SILENT_LOGGER } from '../../lib/internal.js';
 import { AdminAccess, refusal } from './admin/access.js';
 import { bearerToken } from './auth.js';
 import { findDocsAssets } from './docs.js';
-import { answerError, answerFailure } from './errors.js';
+import { answerError, answerFailure, RequestError } from './errors.js';
 import { createMetrics, type DossierMetrics } from './metrics.js';
 import { openApiText } from './openapi.js';
 import { Reply, type HttpResponse } from './reply.js';
@@ -39,7 +39,7 @@ export interface HttpHandler {
 }
 
 /** The panel's paths: `/admin` and below. */
-const PANEL_PATH = /^\/admin(?:\/|$)/i;
+const PANEL_PATH = /^\/admin(?:\/|$)/;
 
 /** Which part of the contract a mount serves: all of it, or the administration panel and its API alone. */
 export type HttpPart = 'all' | 'panel';
@@ -92,11 +92,13 @@ function splitTarget(target: string): { path: string; query: string } {
   return mark < 0 ? { path: rest, query: '' } : { path: rest.slice(0, mark), query: rest.slice(mark + 1) };
 }
 
-/** `path` relative to the mount's `prefix` (`/` for the prefix itself); `undefined` when it is not under it. */
+/**
+ * `path` relative to the mount's `prefix` (`/` for the prefix itself), compared as sent,
+ * case-sensitively; `undefined` when it is not under it.
+ */
 function localPath(path: string, prefix: string): string | undefined {
   if (prefix === '') return path;
-  const head = path.slice(0, prefix.length);
-  if (head.toLowerCase() !== prefix.toLowerCase()) return undefined;
+  if (!path.startsWith(prefix)) return undefined;
   const rest = path.slice(prefix.length);
   if (rest === '') return '/';
   return rest.startsWith('/') ? rest : undefined;
@@ -228,6 +230,11 @@ class Dispatcher implements HttpHandler {
    * a key's refusal is thrown, for the error map.
    */
   private async admitted(call: RouteCall, route: Route): Promise<boolean> {
+    // Two Authorization headers (which a fetch runtime joins with a comma), or a list in one: no mount
+    // picks one of them, and nothing is counted.
+    if (route.auth !== 'none' && call.request.header('authorization')?.includes(',')) {
+      throw new RequestError(400, 'invalid_request', 'Send one Authorization header with one credential.');
+    }
     if (route.auth === 'key') {
       call.secret = bearerToken(call.request.header('authorization'));
       if (route.metered) return true;

@@ -24,9 +24,11 @@ class NodeRequest implements HttpRequest {
   }
 
   header(name: string): string | undefined {
+    // Every value, joined as a fetch runtime joins them: `headers` keeps only the first of some
+    // (Authorization, Content-Type, Host…), and the contract must see a repeated one as every mount does.
     // HTTP/2 names the host :authority.
-    const value = this.req.headers[name] ?? (name === 'host' ? this.req.headers[':authority'] : undefined);
-    return Array.isArray(value) ? value.join(', ') : value;
+    const values = this.req.headersDistinct[name] ?? (name === 'host' ? this.req.headersDistinct[':authority'] : undefined);
+    return values?.join(', ');
   }
 
   get body(): AsyncIterable<Uint8Array> {
@@ -80,19 +82,21 @@ export async function writeNodeResponse(res: ServerResponse, response: HttpRespo
  * Writes a streamed body to `res` whose head is set: the head at once, then each piece as it comes,
  * waiting while the client reads slower than they come. A client gone ends the stream (and what makes
  * it); a stream that fails drops the connection, so that the client never takes it for a whole answer.
+ * The stream learns whether a piece went to the connection: it is asked for the next one only after
+ * writing it, and stopped (`return`) instead of a piece that found the client gone.
  */
 export async function writeNodeStream(res: ServerResponse, stream: AsyncIterable<string>): Promise<void> {
   res.flushHeaders();
   const pieces = stream[Symbol.asyncIterator]();
   try {
     for (;;) {
+      const { done, value } = await pieces.next();
+      if (done) break;
       if (res.destroyed) {
         await pieces.return?.();
         return;
       }
-      const { done, value } = await pieces.next();
-      if (done) break;
-      if (!res.destroyed && !res.write(value)) await drained(res);
+      if (!res.write(value)) await drained(res);
     }
     if (!res.destroyed) res.end();
   } catch {

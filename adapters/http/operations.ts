@@ -45,12 +45,13 @@ export const OPERATIONS_ROUTES: readonly Route[] = [
         call.reply.redirect(`${call.request.prefix}/docs`, 302, true);
         return;
       }
-      // The paths of the mount, as the document declares them.
+      // The paths of the mount, as the document declares them, under its prefix (`/dossier/docs`).
+      const { prefix } = call.request;
       call.reply.json({
         name: 'dossier',
         version: dossierVersion(),
-        docs: '/docs',
-        openapi: '/openapi.json',
+        docs: `${prefix}/docs`,
+        openapi: `${prefix}/openapi.json`,
       } satisfies ServiceIndex);
     },
   }),

@@ -46,9 +46,13 @@ function decode(value: string): string {
   }
 }
 
+/** A segment `.` or `..`, written plainly or escaped (`%2e%2E`): a path never resolved into another. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)/i;
+
 /**
- * Matches paths to the route table: case-insensitively, with or without one trailing slash, a
- * parameter being one segment (`[^/]+`), decoded. A path without parameters is one map lookup.
+ * Matches paths to the route table: as sent, case-sensitively, with or without one trailing slash, a
+ * parameter being one segment (`[^/]+`), decoded; a path with a dot segment matches nothing, on every
+ * mount alike. A path without parameters is one map lookup.
  */
 export class Router {
   private readonly fixed = new Map<string, PathRoutes>();
@@ -72,18 +76,19 @@ export class Router {
       const entry: PathRoutes = { pattern, label, byMethod, allow };
       const names = [...pattern.matchAll(/:([A-Za-z_]\w*)/g)].map((match) => match[1]!);
       if (names.length === 0) {
-        this.fixed.set(pattern.toLowerCase(), entry);
+        this.fixed.set(pattern, entry);
         continue;
       }
       const source = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]\w*/g, '([^/]+)');
-      this.patterns.push({ regex: new RegExp(`^${source}/?$`, 'i'), names, routes: entry });
+      this.patterns.push({ regex: new RegExp(`^${source}/?$`), names, routes: entry });
     }
   }
 
   /** The routes of `path` and its parameters; `undefined` when no pattern takes it. */
   match(path: string): PathMatch | undefined {
+    if (DOT_SEGMENT.test(path)) return undefined;
     const plain = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    const fixed = this.fixed.get(plain.toLowerCase());
+    const fixed = this.fixed.get(plain);
     if (fixed !== undefined) return { routes: fixed, params: {} };
     for (const { regex, names, routes } of this.patterns) {
       const found = regex.exec(path);

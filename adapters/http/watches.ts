@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { NewWatch } from '../../lib/index.js';
 import { WatchCreate } from '../../lib/internal.js';
+import { DossierError } from '../../lib/index.js';
 import { jsonObject, readText } from './body.js';
 import { keyOf, type Call, type Route } from './route.js';
 import { settleMetered } from './lookups.js';
@@ -31,6 +32,37 @@ const ownerOf = (call: Call) => ({ owner: keyOf(call).owner });
 /** The watch id of the path. */
 const idOf = (call: Call): string => call.params.id ?? '';
 
+/** The page a list of watches is asked for (docs/contract.md §5, §11). */
+const PAGE_QUERY = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100, description: 'watches in the page' })),
+  cursor: Type.Optional(Type.String({ description: "where the page starts: the previous page's `meta.next_cursor`" })),
+});
+
+/** The page of the query string, or a 400 `invalid_request` for a bad `limit` or `cursor`. */
+export function pageOf(query: string): { limit: number; cursor?: string } {
+  const params = new URLSearchParams(query);
+  const limit = params.get('limit') ?? '100';
+  const cursor = params.get('cursor');
+  if (!/^[1-9]\d{0,2}$/.test(limit) || Number(limit) > 500) {
+    throw new DossierError('ERR_WATCH_INVALID', '`limit` must be an integer from 1 to 500.');
+  }
+  if (cursor === '') throw new DossierError('ERR_WATCH_INVALID', '`cursor` must be one a page gave.');
+  return { limit: Number(limit), ...(cursor === null ? {} : { cursor }) };
+}
+
+/** The body of a page of watches. */
+const WatchPage = Exact(
+  {
+    status: Type.Literal('success'),
+    data: Type.Array(WatchData),
+    meta: Type.Object({
+      total: Type.Integer({ minimum: 0, description: 'how many watches the owner has: exact' }),
+      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'the cursor of the next page; null on the last' }),
+    }),
+  },
+  { title: 'WatchList' },
+);
+
 /** A route of watches: listed under Lookups, for a key with the `lookup` scope, with the answers every one may give. */
 const watchRoute = (
   { tool, ...spec }: Omit<RouteSpec, 'tag' | 'auth' | 'scope'> & Pick<Route, 'tool'>,
@@ -60,7 +92,8 @@ export const WATCH_ROUTES: readonly Route[] = [
           description: 'A bad body (`errors` names each field at fault), or the key holds its most watches.',
           body: Type.Union([ApiValidationError, ApiErrorWith('invalid_request')]),
         },
-        413: apiError('The body is larger than 64 KiB.', ['bad_request']),
+        413: apiError('The body, decoded, is larger than 64 KiB.', ['payload_too_large']),
+        415: apiError('A `Content-Encoding` other than gzip, deflate or br.', ['unsupported_encoding']),
       },
     },
     async (call) => {
@@ -91,11 +124,20 @@ export const WATCH_ROUTES: readonly Route[] = [
       path: '/api/watches',
       operationId: 'listWatches',
       tool: 'watches_list',
-      summary: "The owner's watches, newest first",
-      responses: { 200: { description: 'The watches.', body: success(Type.Array(WatchData), 'WatchList') } },
+      summary: "The owner's watches, newest first, a page at a time",
+      query: PAGE_QUERY,
+      responses: {
+        200: { description: 'A page of the watches, with their total.', body: WatchPage },
+        400: apiError('A bad `limit` or `cursor`.', ['invalid_request']),
+      },
     },
     async (call) => {
-      call.reply.json({ status: 'success', data: (await call.dossier.watches.list(ownerOf(call))).map(wireWatch) });
+      const page = await call.dossier.watches.page(pageOf(call.query), ownerOf(call));
+      call.reply.json({
+        status: 'success',
+        data: page.items.map(wireWatch),
+        meta: { total: page.total, next_cursor: page.nextCursor },
+      });
     },
   ),
   watchRoute(

@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import type { Dossier } from '../../lib/index.js';
+import type { Dossier, Logger } from '../../lib/index.js';
 import {
   createHttpHandler,
   mountPrefix,
@@ -54,18 +54,29 @@ function koaRouter(dossier: Dossier, options: KoaOptions, part: HttpPart): Dossi
   const middleware: Middleware = async (ctx, next) => {
     const request = nodeRequest(ctx.req, ctx.res, ctx.originalUrl, prefix, options.trustProxy ?? ctx.app.proxy);
     if (!http.owns(request)) return next();
-    await respond(ctx, await http.handle(request));
+    await respond(ctx, await http.handle(request), dossier.options.logger);
   };
   const passOn: Middleware = (_ctx, next) => next();
   return { routes: () => middleware, allowedMethods: () => passOn };
 }
 
+/** The codes of a write to a connection whose client went away (`write EPIPE`, a reset, a destroyed stream). */
+const CLIENT_GONE = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END']);
+
 /** Writes the answer through Koa (so that the app's own middleware sees its status and body), a stream straight to Node. */
-async function respond(ctx: Context, response: HttpResponse): Promise<void> {
+async function respond(ctx: Context, response: HttpResponse, logger: Logger): Promise<void> {
   ctx.status = response.status;
   for (const [name, value] of response.headers()) ctx.res.setHeader(name, value);
   if (response.stream !== null) {
     ctx.respond = false;
+    // A client that leaves a stream is no error of the app's: Koa would print its stack on standard
+    // error (app.onerror), where every line is a JSON log line. Any other error is Koa's as ever.
+    const onerror = ctx.onerror.bind(ctx);
+    ctx.onerror = (error) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && CLIENT_GONE.has(code)) logger.info('client left the stream', { code });
+      else onerror(error);
+    };
     await writeNodeStream(ctx.res, response.stream);
     return;
   }

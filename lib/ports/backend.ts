@@ -2,6 +2,7 @@ import type { AdmissionStore } from './admission-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { DocumentStore } from './document-store.js';
 import type { KvStore } from './kv-store.js';
+import type { WatchStore } from './watch-store.js';
 
 /** A storage backend: values through Keyv, and the backend's own atomic counters. */
 export interface Backend {
@@ -16,6 +17,11 @@ export interface Backend {
    * where the core keeps documents as values and counters (memory, Redis).
    */
   documents?: DocumentStore;
+  /**
+   * Watches and their deliveries as records of the backend's own tables or structures, each change one
+   * atomic step (the SQL backends and Redis). Absent where the core keeps them as values (memory).
+   */
+  watches?: WatchStore;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }

@@ -35,7 +35,8 @@ export interface CounterStore {
    */
   getMany(names: string[]): Promise<number[]>;
   /**
-   * Takes the lease `name` for `owner` for `ttlMs`, unless another owner holds it and it has not expired.
+   * Takes the lease `name` for `owner` for `ttlMs`, unless another owner holds it and it has not expired;
+   * `owner` holding it already renews it for `ttlMs` from now.
    * @returns true when `owner` now holds it.
    * @throws DossierError `ERR_STORE_UNAVAILABLE` when the backend is down.
    */

@@ -1,5 +1,6 @@
 import type { ApiKey } from './key-store.js';
 import type { QuotaState } from './quota-store.js';
+import type { Page, PageQuery } from './page.js';
 
 /** What a watch looks at (docs/contract.md §11). */
 export const WATCH_TYPES = ['ssl', 'whois', 'dns'] as const;
@@ -135,6 +136,11 @@ export interface WatchService {
   create(input: NewWatch, options?: { webhookRequired?: boolean }): Promise<CreatedWatch>;
   /** The owner's watches, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   list(who?: WatchOwner): Promise<Watch[]>;
+  /**
+   * A page of the owner's watches, newest first, with their exact total (docs/contract.md §11).
+   * @throws DossierError `ERR_WATCH_INVALID` for a cursor no page of this list gave; `ERR_STORE_UNAVAILABLE`
+   */
+  page(page: PageQuery, who?: WatchOwner): Promise<Page<Watch>>;
   /** One of the owner's watches. @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE` */
   get(id: string, who?: WatchOwner): Promise<Watch>;
   /**
@@ -155,6 +161,8 @@ export interface WatchService {
   removeOfKey(keyId: string): Promise<number>;
   /** The watches the key `keyId` created, newest first, whatever their owner. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   ofKey(keyId: string): Promise<Watch[]>;
+  /** A page of the watches the key `keyId` created, newest first. @throws as {@link page} */
+  pageOfKey(keyId: string, page: PageQuery): Promise<Page<Watch>>;
   /**
    * Runs a check of one of the owner's watches now, beside its schedule. It counts as one lookup of the
    * watch's type against the paying key's daily quota (docs/contract.md §2's rules). While an on-demand check

@@ -8,7 +8,12 @@ import { Metering } from '../quota/metering.js';
 import { STORE_SCHEMES, storeScheme } from '../stores/schemes.js';
 import { BullWatchJobs } from './jobs/bullmq-jobs.js';
 import { TimerWatchJobs } from './jobs/timer-jobs.js';
-import { KeyvWatchStore } from './keyv-watch-store.js';
+import { KeyvWatchStore, type StoredWatch } from './keyv-watch-store.js';
+import type { Backend } from '../ports/backend.js';
+import type { CounterStore } from '../ports/counter-store.js';
+import type { KvStore } from '../ports/kv-store.js';
+import type { WatchStore } from '../ports/watch-store.js';
+import { observeStoreErrors } from '../telemetry/instrument.js';
 import type { WatchService } from '../ports/watches.js';
 import { KeyvWatchService } from './watch-service.js';
 
@@ -25,6 +30,14 @@ export function createWatchJobs(options: ResolvedOptions): WatchJobs {
 }
 
 /**
+ * The watches of a backend: its own records where it keeps them (SQL tables, Redis structures), else
+ * values of `kv` and `counters` (memory://).
+ */
+export function watchStoreOf(backend: Pick<Backend, 'watches'>, kv: KvStore, counters: CounterStore): WatchStore<StoredWatch> {
+  return (backend.watches as WatchStore<StoredWatch> | undefined) ?? new KeyvWatchStore(kv, counters);
+}
+
+/**
  * The watch service of a Dossier. Its engine is registered beside it, built on first use (removing the
  * watches of a revoked key that had none needs no engine, nor its optional package) and attached to the
  * service's work; `engine.built` holds it once built, so that closing reaches it.
@@ -35,8 +48,13 @@ export function createWatchService(
   hub: TelemetryHub,
   engine: { built?: WatchJobs },
 ): WatchService {
+  const backend = c.resolve(TOKENS.storeBackend);
   const service = new KeyvWatchService({
-    store: new KeyvWatchStore(c.resolve(TOKENS.storeKv), c.resolve(TOKENS.storeCounters)),
+    store: watchStoreOf(
+      { watches: backend.watches && observeStoreErrors(backend.watches, hub) },
+      c.resolve(TOKENS.storeKv),
+      c.resolve(TOKENS.storeCounters),
+    ),
     counters: c.resolve(TOKENS.storeCounters),
     lookups: c.resolve(TOKENS.lookupService),
     jobs: () => c.resolve(TOKENS.watchJobs),

@@ -1,8 +1,20 @@
 import type { CounterStore } from '../ports/counter-store.js';
 import type { KvStore } from '../ports/kv-store.js';
+import {
+  DELIVERIES_LISTED,
+  type Page,
+  type PageQuery,
+  type RemovedOfKey,
+  type StoredDelivery,
+  type WatchStore,
+  type WatchStoreChanges,
+} from '../ports/watch-store.js';
 import { BucketedSet, LeasedSet } from '../stores/shared/leased-set.js';
 import type { WatchMemory } from './detect/detection.js';
-import type { Delivery, Watch } from '../ports/watches.js';
+import type { Watch } from '../ports/watches.js';
+import { DossierError } from '../errors.js';
+
+export { DELIVERIES_LISTED, type StoredDelivery, type WatchStoreChanges };
 
 /** A watch as it is kept: what its owner sees, its secrets, and what its checks remember. */
 export interface StoredWatch extends Watch {
@@ -15,32 +27,15 @@ export interface StoredWatch extends Watch {
   memory: WatchMemory;
 }
 
-/** A delivery as it is kept: what its owner sees, its watch, and the body every attempt sends. */
-export interface StoredDelivery extends Delivery {
-  watchId: string;
-  /** The JSON text POSTed, the same on every attempt. */
-  body: string;
-}
-
-/**
- * The deliveries of a watch that its owner can list, the newest ones, and all the store keeps: an older
- * one is forgotten when a new one comes, or, if it still has attempts to make, once they are over.
- */
-export const DELIVERIES_LISTED = 50;
-
-/** How many times the store's watches and pending deliveries have changed, as an engine that polls reads it. */
-export interface WatchStoreChanges {
-  watches: number;
-  deliveries: number;
-}
-
 const WATCH_CHANGES = 'watch-list:changes';
 /** Set once the lists of an older Dossier are adopted: later starts read this, not the old counters. */
 const OLD_LISTS_ADOPTED = 'watch-list:old-lists-adopted';
 const DELIVERY_CHANGES = 'delivery-list:changes';
 
 /**
- * Watches and their deliveries in the Keyv store every process shares. `watch:<id>` and `delivery:<id>`
+ * Watches and their deliveries as values of a Keyv store: the store of memory://, whose one process
+ * needs no more (the shared stores keep watches as records of their own: lib/stores/sql/watches.ts,
+ * lib/stores/redis/watches.ts), and the format of the releases before those, which they move from. `watch:<id>` and `delivery:<id>`
  * hold the records; {@link LeasedSet}s list the watches of each key (whose length is the key's count
  * against `DOSSIER_WATCHES_PER_KEY`), the keys of each owner that have watches, every watch (spread over
  * buckets), the watches whose schedule is not confirmed, the deliveries of each watch and every pending
@@ -48,7 +43,7 @@ const DELIVERY_CHANGES = 'delivery-list:changes';
  * counters say when the lists of watches and of pending deliveries changed, so that an engine which
  * keeps its own schedule (the timer engine) reads them again only then.
  */
-export class KeyvWatchStore {
+export class KeyvWatchStore implements WatchStore<StoredWatch> {
   private readonly every: BucketedSet;
   private readonly unscheduledList: BucketedSet;
   private readonly pendingList: BucketedSet;
@@ -70,7 +65,7 @@ export class KeyvWatchStore {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async insert(watch: StoredWatch, limit: number): Promise<boolean> {
-    return this.place(watch, limit, () => this.save(watch));
+    return this.place(watch, limit, () => this.kv.set(watchRecord(watch.id), watch));
   }
 
   /**
@@ -159,9 +154,9 @@ export class KeyvWatchStore {
     }
   }
 
-  /** Writes a watch's record anew. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  /** Writes an existing watch's record anew. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async save(watch: StoredWatch): Promise<void> {
-    await this.kv.set(watchRecord(watch.id), watch);
+    if ((await this.get(watch.id)) !== undefined) await this.kv.set(watchRecord(watch.id), watch);
   }
 
   /** The watch `id`, or `undefined` (also once removed). @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -191,17 +186,28 @@ export class KeyvWatchStore {
     return watch;
   }
 
-  /** The watches of `owner`, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async ofOwner(owner: string): Promise<StoredWatch[]> {
+  /** Forgets every watch of the key `keyId`, one after the other, with their deliveries that are over. */
+  async removeOfKey(keyId: string): Promise<RemovedOfKey> {
+    const removed: RemovedOfKey = { watches: [], pending: [] };
+    for (const id of await this.keyList(keyId).values()) {
+      if ((await this.remove(id)) === undefined) continue;
+      removed.watches.push(id);
+      removed.pending.push(...(await this.forgetDeliveriesOver(id)));
+    }
+    return removed;
+  }
+
+  /** A page of the watches of `owner`, newest first. @throws DossierError `ERR_WATCH_INVALID`, `ERR_STORE_UNAVAILABLE` */
+  async ofOwner(owner: string, page: PageQuery): Promise<Page<StoredWatch>> {
     const keys = await this.ownerKeys(owner).values();
     const lists = await this.kv.getMany<string[]>(keys.map((keyId) => this.keyList(keyId).name));
     const watches = await this.records(lists.flatMap((members) => members ?? []));
-    return newestFirst(watches.filter((watch) => watch.owner === owner));
+    return pageOf(newestFirst(watches.filter((watch) => watch.owner === owner)), page);
   }
 
-  /** The watches the key `keyId` created, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  async ofKey(keyId: string): Promise<StoredWatch[]> {
-    return newestFirst(await this.records(await this.keyList(keyId).values()));
+  /** A page of the watches the key `keyId` created, newest first. @throws as {@link ofOwner} */
+  async ofKey(keyId: string, page: PageQuery): Promise<Page<StoredWatch>> {
+    return pageOf(newestFirst(await this.records(await this.keyList(keyId).values())), page);
   }
 
   /** The ids of every watch of the store, in no particular order, in one read. @throws DossierError `ERR_STORE_UNAVAILABLE` */
@@ -300,14 +306,13 @@ export class KeyvWatchStore {
     return this.kv.get<StoredDelivery>(deliveryRecord(id));
   }
 
-  /** The last {@link DELIVERIES_LISTED} deliveries of a watch, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async deliveries(watchId: string): Promise<StoredDelivery[]> {
     const listed = (await this.deliveryList(watchId).values()).slice(-DELIVERIES_LISTED).reverse();
     return this.deliveryRecords(listed);
   }
 
   /** Every delivery the store keeps of a watch, listed or still pending, oldest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
-  deliveryIds(watchId: string): Promise<readonly string[]> {
+  async deliveryIds(watchId: string): Promise<readonly string[]> {
     return this.deliveryList(watchId).values();
   }
 
@@ -351,6 +356,18 @@ export class KeyvWatchStore {
   private deliveryList(watchId: string): LeasedSet {
     return new LeasedSet(this.kv, this.counters, `delivery-list:${watchId}`);
   }
+}
+
+/** The page of a list held whole in memory: its cursor is the offset it starts at. */
+function pageOf<T>(all: T[], { limit, cursor }: PageQuery): Page<T> {
+  const start = cursor === undefined ? 0 : Number(/^o(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1] ?? NaN);
+  if (!Number.isInteger(start)) throw new DossierError('ERR_WATCH_INVALID', 'This cursor is not one a page of this list gave.');
+  const end = start + limit;
+  return {
+    items: all.slice(start, end),
+    total: all.length,
+    nextCursor: end < all.length ? Buffer.from(`o${end}`).toString('base64url') : null,
+  };
 }
 
 /** Newest first; of two made at the same instant, the one listed later. */

@@ -18,7 +18,8 @@ import { keyStatusAt } from '../records/stored-key.js';
 import { withLease } from '../stores/shared/lease.js';
 import { FRESH_MEMORY } from './detect/detection.js';
 import { judgeCheck, type CheckResult } from './detect/judge.js';
-import type { KeyvWatchStore, StoredDelivery, StoredWatch } from './keyv-watch-store.js';
+import type { StoredDelivery, StoredWatch } from './keyv-watch-store.js';
+import type { Page, PageQuery, WatchStore } from '../ports/watch-store.js';
 import { newSigningSecret, signatureHeaders } from './signature.js';
 import type {
   CheckRequest,
@@ -52,14 +53,14 @@ const BUSY_RETRY_MS = 10_000;
 export const PAUSED_RETRY_MS = 60_000;
 /** How long an on-demand check holds its claim at the most (pending in a queue, then running). */
 const ON_DEMAND_CLAIM_MS = 120_000;
-/** How many watches of a revoked key are removed at once. */
-const REMOVALS_AT_ONCE = 8;
+/** How many schedules of a revoked key's watches are undone at once. */
+const UNSCHEDULED_AT_ONCE = 200;
 /** How long a rotated-out signing secret still signs deliveries, beside the new one: 24 hours. */
 export const SECRET_OVERLAP_MS = 86_400_000;
 
 /** What the watch service is built from. */
 export interface WatchServiceOptions {
-  store: KeyvWatchStore;
+  store: WatchStore<StoredWatch>;
   /** The store's counters, for the leases that keep one check of a watch and one attempt of a delivery at a time. */
   counters: CounterStore;
   lookups: LookupService;
@@ -174,12 +175,22 @@ export class KeyvWatchService implements WatchService {
 
   /** The owner's watches, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async list({ owner = DEFAULT_OWNER }: WatchOwner = {}): Promise<Watch[]> {
-    return (await this.options.store.ofOwner(owner)).map(publicWatch);
+    return everyPage((page) => this.options.store.ofOwner(owner, page));
+  }
+
+  /** A page of the owner's watches, newest first. @throws DossierError `ERR_WATCH_INVALID`, `ERR_STORE_UNAVAILABLE` */
+  async page(page: PageQuery, { owner = DEFAULT_OWNER }: WatchOwner = {}): Promise<Page<Watch>> {
+    return publicPage(await this.options.store.ofOwner(owner, page));
   }
 
   /** The watches the key `keyId` created, newest first. @throws DossierError `ERR_STORE_UNAVAILABLE` */
   async ofKey(keyId: string): Promise<Watch[]> {
-    return (await this.options.store.ofKey(keyId)).map(publicWatch);
+    return everyPage((page) => this.options.store.ofKey(keyId, page));
+  }
+
+  /** A page of the watches the key `keyId` created, newest first. @throws as {@link page} */
+  async pageOfKey(keyId: string, page: PageQuery): Promise<Page<Watch>> {
+    return publicPage(await this.options.store.ofKey(keyId, page));
   }
 
   /** One of the owner's watches. @throws DossierError `ERR_WATCH_NOT_FOUND`, `ERR_STORE_UNAVAILABLE` */
@@ -200,14 +211,31 @@ export class KeyvWatchService implements WatchService {
     await this.removeWatch(await this.found(id));
   }
 
-  /** Removes every watch the key created; how many. @throws DossierError `ERR_STORE_UNAVAILABLE` */
+  /**
+   * Removes every watch the key created, in one step of the store; how many. Their schedules are undone
+   * after, many at once (a scheduled check that finds its watch gone does nothing, and unschedules it:
+   * {@link runCheck}), and their deliveries still pending are forgotten each once no attempt of it is
+   * under way.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE`
+   */
   async removeOfKey(keyId: string): Promise<number> {
-    const watches = await this.options.store.ofKey(keyId);
-    // A few at a time: a removal may wait for an attempt under way.
-    for (let start = 0; start < watches.length; start += REMOVALS_AT_ONCE) {
-      await Promise.all(watches.slice(start, start + REMOVALS_AT_ONCE).map((watch) => this.removeWatch(watch)));
+    const { store, counters } = this.options;
+    const removed = await store.removeOfKey(keyId);
+    for (let start = 0; start < removed.watches.length; start += UNSCHEDULED_AT_ONCE) {
+      const jobs = this.jobs();
+      await Promise.all(removed.watches.slice(start, start + UNSCHEDULED_AT_ONCE).map((id) => jobs.unschedule(id)));
     }
-    return watches.length;
+    const watchOf = new Map<string, string>();
+    for (const id of removed.pending) {
+      const delivery = await store.getDelivery(id);
+      if (delivery !== undefined) watchOf.set(id, delivery.watchId);
+    }
+    for (const [id, watchId] of watchOf) {
+      await withLease(counters, attemptLeaseOf(id), () => store.forgetDelivery({ id, watchId }), {
+        waitMs: ATTEMPT_LEASE_MS + 1000,
+      });
+    }
+    return removed.watches.length;
   }
 
   /**
@@ -333,7 +361,11 @@ export class KeyvWatchService implements WatchService {
       } else {
         // Read without the lease first: a watch another process checked costs one read.
         const seen = await store.get(watchId);
-        if (seen === undefined) return null;
+        if (seen === undefined) {
+          // Gone (removed with its key in one step, or by a process that died before unscheduling it).
+          await this.jobs().unschedule(watchId);
+          return null;
+        }
         const wait = notDueFor(seen, clock.now());
         if (wait > 0) return wait;
       }
@@ -628,4 +660,20 @@ export function publicWatch({ secret: _secret, previousSecret: _previous, memory
 /** A delivery as its owner sees it. */
 function publicDelivery({ id, event, createdAt, status, attempts, responseStatus, nextAttemptAt }: StoredDelivery): Delivery {
   return { id, event, createdAt, status, attempts, responseStatus, nextAttemptAt };
+}
+
+/** Every item of a list read a page at a time. */
+async function everyPage(read: (page: PageQuery) => Promise<Page<StoredWatch>>): Promise<Watch[]> {
+  const watches: Watch[] = [];
+  for (let cursor: string | undefined; ;) {
+    const page = await read({ limit: 500, ...(cursor === undefined ? {} : { cursor }) });
+    watches.push(...page.items.map(publicWatch));
+    if (page.nextCursor === null) return watches;
+    cursor = page.nextCursor;
+  }
+}
+
+/** A page of records as their owner sees them. */
+function publicPage(page: Page<StoredWatch>): Page<Watch> {
+  return { ...page, items: page.items.map(publicWatch) };
 }

@@ -302,6 +302,46 @@ describe('the admin panel in Chromium', function () {
       }
     });
 
+    it('shows the keys a page at a time, searched and filtered, its state in the URL', async () => {
+      for (let n = 0; n < 54; n += 1) await server.key({ name: `alpha-${String(n).padStart(2, '0')}`, owner: 'acct-a' });
+      await server.key({ name: 'beta-special', owner: 'acct-b' });
+      const { context, page, problems } = await open();
+      try {
+        await signIn(page);
+        const names = async (): Promise<string[]> => page.locator('#keys tbody a.key-name').allInnerTexts();
+        const first = await names();
+        expect(first).to.have.length(50);
+        expect(await page.locator('.heading p').innerText()).to.include('55 keys');
+        await page.getByRole('link', { name: 'Next' }).click();
+        await page.waitForURL(/cursor=/);
+        const second = await names();
+        expect(second).to.have.length(5);
+        expect([...first, ...second].sort(), 'each key on one page')
+          .to.have.length(55)
+          .and.include('beta-special');
+        expect(new Set([...first, ...second]).size).to.equal(55);
+        expect(await page.getByRole('link', { name: 'Next' }).count()).to.equal(0);
+        await page.getByRole('link', { name: 'Previous' }).click();
+        await page.waitForURL(/before=/);
+        expect(await names()).to.deep.equal(first);
+
+        await page.getByLabel('Search').fill('BETA');
+        await page.getByRole('button', { name: 'Search' }).click();
+        await page.waitForURL(/search=BETA/);
+        expect(await names()).to.deep.equal(['beta-special']);
+        await page.reload();
+        expect(await names(), 'the state is in the URL').to.deep.equal(['beta-special']);
+        await page.getByLabel('Search').fill('');
+        await page.getByLabel('Status').selectOption('revoked');
+        await page.getByRole('button', { name: 'Search' }).click();
+        await page.waitForURL(/status=revoked/);
+        expect(await page.locator('#keys tbody').innerText()).to.include('No key matches.');
+        expect(problems).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
     it('reads well on a phone: nothing wider than the screen', async () => {
       await server.dossier.keys.create({ name: 'a-rather-long-key-name-for-a-phone', owner: 'acct-with-a-long-owner-name' });
       const { context, page, problems } = await open(PHONE);

@@ -49,9 +49,14 @@ export async function census(url: string, ledger: Ledger): Promise<number> {
   }
 }
 
-/** The rows of the values, counters and leases of a SQL store. */
+/**
+ * The rows of the values, counters and leases of a SQL store, and of its watches when it has their
+ * tables (a key's count of watches at 0 is no entry: it stays until the key is revoked).
+ */
 const COUNT_ROWS =
-  'SELECT (SELECT count(*) FROM keyv) + (SELECT count(*) FROM dossier_counters) + (SELECT count(*) FROM dossier_leases) AS count';
+  'SELECT (SELECT count(*) FROM keyv) + (SELECT count(*) FROM dossier_counters) + (SELECT count(*) FROM dossier_leases)' +
+  ' + (SELECT count(*) FROM dossier_watches) + (SELECT count(*) FROM dossier_watch_deliveries)' +
+  ' + (SELECT count(*) FROM dossier_watch_unscheduled) + (SELECT count(*) FROM dossier_watch_keys WHERE watches > 0) AS count';
 
 /** The ports of a store, and what they hold by what was written through them: values, counters, leases. */
 export interface Ledger {

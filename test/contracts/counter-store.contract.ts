@@ -123,6 +123,18 @@ export function counterStoreContract(backend: BackendCase): void {
       expect(await opened.counters.acquireLease(name, 'c', 10_000)).to.equal(false);
     });
 
+    it('renews a lease for the owner holding it, from the time of the renewal', async () => {
+      const name = uniqueName('lease');
+      expect(await opened.counters.acquireLease(name, 'a', lifetime)).to.equal(true);
+      await pass(lifetime / 2);
+      expect(await opened.counters.acquireLease(name, 'a', lifetime), 'renewed').to.equal(true);
+      await pass(lifetime / 2 + 80);
+      expect(await opened.counters.acquireLease(name, 'b', 10_000), 'still held, renewed').to.equal(false);
+      await pass(lifetime);
+      expect(await opened.counters.acquireLease(name, 'b', 10_000), 'no longer renewed').to.equal(true);
+      expect(await opened.counters.acquireLease(name, 'a', 10_000), 'taken by another').to.equal(false);
+    });
+
     if (backend.shared) {
       it('stays exact when two instances share the store', async () => {
         const other = openCounters(url, { now: () => now });

@@ -9,12 +9,9 @@ import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
-import {
-  DELIVERIES_LISTED,
-  type KeyvWatchStore,
-  type StoredDelivery,
-  type StoredWatch,
-} from '../../lib/watches/keyv-watch-store.js';
+import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
+import { LeasedSet } from '../../lib/stores/shared/leased-set.js';
+import type { PageQuery, WatchStore } from '../../lib/ports/watch-store.js';
 import type { KeyvWatchService } from '../../lib/watches/watch-service.js';
 import { watchServiceOn } from '../support/watch-service.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
@@ -22,7 +19,7 @@ import { census, ledger, type Ledger } from './census.js';
 
 /** What the tests of one store URL use. */
 interface OpenedWatches {
-  store: KeyvWatchStore;
+  store: WatchStore<StoredWatch>;
   /** The watch service on that store, its work handed to a timer engine that runs none of it. */
   service: KeyvWatchService;
   /** The keys as a Dossier hands them out: revoking one removes its watches. */
@@ -47,6 +44,9 @@ function openWatches(url: string): OpenedWatches {
   const keys = new KeyStoreWithWatches(container.resolve(TOKENS.keyStore), () => service);
   return { store, service, keys, kv, counters, ledger: written, close };
 }
+
+/** A page holding every watch of the tests' lists. */
+const ALL = { limit: 500 };
 
 /** A watch of `owner`, made by `keyId` (a key of its own by default), at second `n` of 2030. */
 function aWatch(owner: string, keyId: string | undefined, n: number): StoredWatch {
@@ -84,7 +84,7 @@ function aDelivery(watchId: string, n: number): StoredDelivery {
 
 /** The watch store contract: records, listings by owner and by key, places per key, deliveries per watch, and nothing left behind. */
 export function watchStoreContract(backend: BackendCase): void {
-  describe('KeyvWatchStore', () => {
+  describe('WatchStore', () => {
     let url: string;
     let opened: OpenedWatches;
     beforeEach(() => {
@@ -110,18 +110,43 @@ export function watchStoreContract(backend: BackendCase): void {
       for (const watch of watches) expect(await opened.store.insert(watch, 10)).to.equal(true);
       const [w1, w2, w3, w4] = watches as [StoredWatch, StoredWatch, StoredWatch, StoredWatch];
       expect(await opened.store.get(w1.id)).to.deep.equal(w1);
-      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([w3.id, w2.id, w1.id]);
-      expect((await opened.store.ofKey(k1)).map((w) => w.id)).to.deep.equal([w3.id, w1.id]);
+      expect((await opened.store.ofOwner(owner, ALL)).items.map((w) => w.id)).to.deep.equal([w3.id, w2.id, w1.id]);
+      expect((await opened.store.ofKey(k1, ALL)).items.map((w) => w.id)).to.deep.equal([w3.id, w1.id]);
       await opened.store.save({ ...w1, lastError: 'boom' });
       expect((await opened.store.get(w1.id))?.lastError).to.equal('boom');
       expect((await opened.store.remove(w1.id))?.id).to.equal(w1.id);
       expect(await opened.store.remove(w1.id)).to.equal(undefined);
       expect(await opened.store.get(w1.id)).to.equal(undefined);
-      expect((await opened.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([w3.id, w2.id]);
-      expect((await opened.store.ofKey(k1)).map((w) => w.id)).to.deep.equal([w3.id]);
+      expect((await opened.store.ofOwner(owner, ALL)).items.map((w) => w.id)).to.deep.equal([w3.id, w2.id]);
+      expect((await opened.store.ofKey(k1, ALL)).items.map((w) => w.id)).to.deep.equal([w3.id]);
       expect(await opened.store.allIds())
         .to.include.members([w2.id, w3.id, w4.id])
         .and.not.include(w1.id);
+    });
+
+    it('pages the watches of an owner and of a key from their index, newest first, with the exact total', async () => {
+      const [owner, keyId] = [uniqueName('acct'), uniqueName('key')];
+      const watches = Array.from({ length: 7 }, (_, n) => aWatch(owner, keyId, n));
+      for (const watch of watches) await opened.store.insert(watch, 10);
+      const newest = watches.map(({ id }) => id).reverse();
+      for (const list of [
+        (page: PageQuery) => opened.store.ofOwner(owner, page),
+        (page: PageQuery) => opened.store.ofKey(keyId, page),
+      ]) {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+          expect(page.total).to.equal(7);
+          seen.push(...page.items.map(({ id }) => id));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        expect(seen).to.deep.equal(newest);
+        await list({ limit: 3, cursor: 'bm90LWEtY3Vyc29y' }).then(
+          () => expect.fail('a cursor no page gave'),
+          (error: unknown) => expect(error).to.have.property('code', 'ERR_WATCH_INVALID'),
+        );
+      }
     });
 
     it('gives a key no more watches than its limit, even to inserts at once, and a place back at a removal', async () => {
@@ -129,7 +154,7 @@ export function watchStoreContract(backend: BackendCase): void {
       const watches = Array.from({ length: 12 }, (_, n) => aWatch('acct', keyId, n));
       const placed = await Promise.all(watches.map((watch) => opened.store.insert(watch, 5)));
       expect(placed.filter(Boolean)).to.have.length(5);
-      const kept = await opened.store.ofKey(keyId);
+      const kept = (await opened.store.ofKey(keyId, ALL)).items;
       expect(kept).to.have.length(5);
       // A refused watch left no record.
       for (const [n, watch] of watches.entries()) if (!placed[n]) expect(await opened.store.get(watch.id)).to.equal(undefined);
@@ -252,8 +277,8 @@ export function watchStoreContract(backend: BackendCase): void {
       }
 
       expect(await opened.store.adoptOldLists()).to.equal(1);
-      expect((await opened.store.ofOwner(owner)).map(({ id }) => id)).to.deep.equal([watch.id]);
-      expect((await opened.store.ofKey(watch.keyId)).map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect((await opened.store.ofOwner(owner, ALL)).items.map(({ id }) => id)).to.deep.equal([watch.id]);
+      expect((await opened.store.ofKey(watch.keyId, ALL)).items.map(({ id }) => id)).to.deep.equal([watch.id]);
       expect(await opened.store.allIds())
         .to.include(watch.id)
         .and.not.include(gone.id);
@@ -268,13 +293,45 @@ export function watchStoreContract(backend: BackendCase): void {
     });
 
     if (backend.shared) {
+      it("moves a store today's release wrote, left half done by a kill, into its records when it opens it", async () => {
+        // Written by the key-value watch store of the release before the records, on this very store.
+        const old = new KeyvWatchStore(opened.kv, opened.counters);
+        const owner = uniqueName('acct');
+        const [k1, k2] = [uniqueName('key'), uniqueName('key')];
+        const [w1, w2, w3, w4] = [aWatch(owner, k1, 1), aWatch(owner, k1, 2), aWatch(owner, k2, 3), aWatch(owner, k1, 4)];
+        for (const watch of [w1, w2, w3]) expect(await old.insert(watch, 10)).to.equal(true);
+        await old.insertDelivery(aDelivery(w1.id, 1));
+        await old.insertDelivery(aDelivery(w1.id, 2));
+        await old.saveDelivery({ ...aDelivery(w1.id, 2), status: 'delivered', attempts: 1, responseStatus: 204 });
+        // What a kill left: an id in its key's list with no record (a removal cut after the record went),
+        // a key missing from its owner's set, a record written whose lists never were.
+        await opened.kv.delete(`watch:${w2.id}`);
+        await new LeasedSet(opened.kv, opened.counters, `watch-list:owner-keys:${owner}`).remove(k2);
+        await opened.kv.set(`watch:${w4.id}`, w4);
+
+        expect(await opened.store.adoptOldLists()).to.equal(3);
+        expect((await opened.store.ofOwner(owner, ALL)).items.map(({ id }) => id)).to.deep.equal([w4.id, w3.id, w1.id]);
+        expect(await opened.store.ofKey(k1, ALL)).to.include({ total: 2 });
+        expect(await opened.store.get(w4.id)).to.deep.equal(w4);
+        // Each key's count is what exists: k1 holds two, so a limit of 3 leaves it one place.
+        expect(await opened.store.insert(aWatch(owner, k1, 5), 3)).to.equal(true);
+        expect(await opened.store.insert(aWatch(owner, k1, 6), 3)).to.equal(false);
+        expect((await opened.store.deliveries(w1.id)).map(({ status }) => status)).to.deep.equal(['delivered', 'pending']);
+        expect((await opened.store.pendingDeliveries()).map(({ id }) => id)).to.include(aDelivery(w1.id, 1).id);
+        expect(await opened.store.unscheduled()).to.include.members([w1.id, w3.id, w4.id]);
+        for (const name of [`watch:${w1.id}`, `delivery:${aDelivery(w1.id, 1).id}`, `watch-list:key:${k1}`, 'watch-list:all:0']) {
+          expect(await opened.kv.get(name), name).to.equal(undefined);
+        }
+        expect(await opened.store.adoptOldLists(), 'once').to.equal(0);
+      });
+
       it('is the same store for every process on the URL', async () => {
         const second = openWatches(url);
         try {
           const owner = uniqueName('acct');
           const watch = aWatch(owner, undefined, 1);
           await opened.store.insert(watch, 10);
-          expect((await second.store.ofOwner(owner)).map((w) => w.id)).to.deep.equal([watch.id]);
+          expect((await second.store.ofOwner(owner, ALL)).items.map((w) => w.id)).to.deep.equal([watch.id]);
           const keyId = uniqueName('key');
           const placed = await Promise.all([
             ...Array.from({ length: 4 }, (_, n) => opened.store.insert(aWatch(owner, keyId, n), 3)),

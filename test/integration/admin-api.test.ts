@@ -117,6 +117,51 @@ eachAdapter(() => {
       expect(everything).to.not.include(String(first.key));
     });
 
+    it('pages the keys newest first, searched and filtered, with the exact total; a bad parameter is 422', async () => {
+      const made: Json[] = [];
+      for (let n = 0; n < 7; n += 1) {
+        made.unshift(await create({ name: n % 2 === 0 ? `billing-${n}` : `search-${n}`, owner: n < 4 ? 'acct-a' : 'acct-b' }));
+        now += 1000;
+      }
+      await admin('POST', `/keys/${String(made[0]!.id)}/revoke`);
+      const names = async (query: string): Promise<{ names: string[]; meta: Json }> => {
+        const { status, json } = await admin('GET', `/keys?${query}`);
+        expect(status, query).to.equal(200);
+        return { names: (json.data as Json[]).map((key) => String(key.name)), meta: json.meta as Json };
+      };
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { names: string[]; meta: Json } = await names(
+          `limit=3${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        );
+        expect(page.meta.total).to.equal(7);
+        seen.push(...page.names);
+        cursor = page.meta.next_cursor as string | null;
+      } while (cursor !== null);
+      expect(seen).to.deep.equal(made.map((key) => key.name));
+      expect(await names('search=BILLING')).to.deep.include({ names: ['billing-6', 'billing-4', 'billing-2', 'billing-0'] });
+      expect((await names('search=billing&limit=2')).meta).to.include({ total: 4 });
+      expect((await names(`search=${String(made[3]!.id).slice(-8)}`)).names).to.deep.equal([made[3]!.name]);
+      expect((await names('owner=acct-b')).names).to.deep.equal(['billing-6', 'search-5', 'billing-4']);
+      expect(await names('status=revoked')).to.deep.include({ names: ['billing-6'], meta: { total: 1, next_cursor: null } });
+      expect((await names('status=active&search=acct-b')).names).to.deep.equal(['search-5', 'billing-4']);
+      expect((await names('scope=documents')).meta).to.include({ total: 7 });
+      for (const [query, field] of [
+        ['limit=0', 'limit'],
+        ['limit=501', 'limit'],
+        ['status=gone', 'status'],
+        ['scope=everything', 'scope'],
+        ['cursor=nonsense', 'cursor'],
+        ['search=', 'search'],
+      ]) {
+        const { status, json } = await admin('GET', `/keys?${query}`);
+        expect(status, query).to.equal(422);
+        expect(json.code, query).to.equal('invalid_request');
+        expect(json.errors, query).to.have.property(field!);
+      }
+    });
+
     it('counts lookups in used_today and in the usage by day and kind', async () => {
       const key = await create({ name: 'user', daily_limit: 5 });
       for (let i = 0; i < 3; i++)
@@ -375,7 +420,11 @@ eachAdapter(() => {
       try {
         const response = await fetch(`${proxied.url}/admin/sign-in`, {
           method: 'POST',
-          headers: { 'X-Forwarded-Proto': 'https', 'Content-Type': 'application/x-www-form-urlencoded' },
+          headers: {
+            'X-Forwarded-Proto': 'https',
+            'Content-Type': 'application/x-www-form-urlencoded',
+            'Sec-Fetch-Site': 'same-origin',
+          },
           body: `token=${TOKEN}`,
           redirect: 'manual',
         });
@@ -539,6 +588,7 @@ eachAdapter(() => {
       try {
         const signedIn = await fetch(`${url}/tools/dossier/admin/sign-in`, {
           method: 'POST',
+          headers: { 'Sec-Fetch-Site': 'same-origin' },
           body: new URLSearchParams({ token: TOKEN }),
           redirect: 'manual',
         });
@@ -663,7 +713,7 @@ describe('createAdminRouter (dossier/koa): the panel alone in a Koa app', () => 
       const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
       const keys = await fetch(`${url}/tools/admin/api/keys`, { headers: { Authorization: `Bearer ${TOKEN}` } });
       expect(keys.status).to.equal(200);
-      expect(await keys.json()).to.deep.equal({ data: [] });
+      expect(await keys.json()).to.deep.equal({ data: [], meta: { total: 0, next_cursor: null } });
       expect((await fetch(`${url}/tools/admin/nope`)).status).to.equal(404);
       for (const path of ['/tools/api/dns', '/tools/healthz', '/elsewhere']) {
         expect(await (await fetch(url + path)).json(), path).to.deep.equal({ own: path });

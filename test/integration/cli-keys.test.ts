@@ -31,10 +31,10 @@ describe('the dossier command: key lifecycle', function () {
   it('creates a key with --expires (a date or an instant), and lists its status and expiry', async () => {
     const dated = await json(['keys', 'create', '--name', 'dated', '--expires', '2099-01-31']);
     const instant = await json(['keys', 'create', '--name', 'instant', '--expires', '2099-01-31T12:30:00+02:00']);
-    const listed = (await json(['keys', 'list'])) as unknown as Json[];
+    const listed = (await json(['keys', 'list'])).data as Json[];
     expect(listed.map((key) => [key.id, key.expires_at, key.status])).to.deep.equal([
-      [dated.id, '2099-01-31T00:00:00.000Z', 'active'],
       [instant.id, '2099-01-31T10:30:00.000Z', 'active'],
+      [dated.id, '2099-01-31T00:00:00.000Z', 'active'],
     ]);
     expect(Object.keys(listed[0]!)).to.deep.equal(KEY_FIELDS);
     const people = await dossier(['keys', 'list'], env);
@@ -49,7 +49,22 @@ describe('the dossier command: key lifecycle', function () {
       expect(refused.code, bad).to.equal(2);
       expect(refused.stderr, bad).to.match(/expiry/);
     }
-    expect(((await json(['keys', 'list'])) as unknown as Json[]).length).to.equal(3);
+    expect((await json(['keys', 'list'])).meta).to.deep.equal({ total: 3, next_cursor: null });
+
+    // A page at a time, newest first, searched: as the admin API pages.
+    const first = await json(['keys', 'list', '--limit', '2']);
+    expect((first.data as Json[]).map((key) => key.name)).to.deep.equal(['told', 'instant']);
+    const cursor = String((first.meta as Json).next_cursor);
+    const rest = await json(['keys', 'list', '--limit', '2', '--cursor', cursor]);
+    expect((rest.data as Json[]).map((key) => key.name)).to.deep.equal(['dated']);
+    expect((await dossier(['keys', 'list', '--limit', '2'], env)).stdout).to.include(
+      `2 of 3 keys; the next page: --cursor ${cursor}`,
+    );
+    expect(((await json(['keys', 'list', '--search', 'INST'])).data as Json[]).map((key) => key.id)).to.deep.equal([instant.id]);
+    expect((await dossier(['keys', 'list', '--search', 'nothing-like-it'], env)).stdout).to.equal('No key matches.\n');
+    const badLimit = await dossier(['keys', 'list', '--limit', '0'], env);
+    expect(badLimit.code).to.equal(2);
+    expect(badLimit.stderr).to.include('--limit');
   });
 
   it('updates name, scopes, limit and expiry, at once on a running server', async () => {
@@ -104,7 +119,7 @@ describe('the dossier command: key lifecycle', function () {
       const missing = await dossier(['keys', 'update', 'key_0000000000000000', '--name', 'ghost'], env);
       expect(missing.code).to.equal(EXIT.notFound);
       expect(missing.stderr).to.include('key_0000000000000000');
-      const listed = ((await json(['keys', 'list'])) as unknown as Json[])[0]!;
+      const listed = ((await json(['keys', 'list'])).data as Json[])[0]!;
       expect(listed).to.include({ name: 'after', daily_limit: 1000, expires_at: null });
       expect(listed.scopes).to.deep.equal(['documents']);
     } finally {

@@ -121,7 +121,7 @@ describe('the dossier command: watches, serve and worker', function () {
       expect(await ids(revoked)).to.deep.equal([]);
       expect(await ids(expiring)).to.deep.equal([paused.id]);
       const status = async (): Promise<unknown> =>
-        ((await dossierJson(['keys', 'list'], env)) as unknown as Json[]).find((key) => key.id === expiring.id)?.status;
+        ((await dossierJson(['keys', 'list'], env)).data as Json[]).find((key) => key.id === expiring.id)?.status;
       while ((await status()) !== 'expired') await new Promise((resolve) => setTimeout(resolve, 100));
 
       // A worker checks the watch of the working key, and not the paused one, due at the same moment.

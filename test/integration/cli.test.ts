@@ -60,7 +60,7 @@ describe('the dossier command', function () {
       expect(response.headers.get('X-RateLimit-Remaining')).to.equal('2');
 
       const listed = await dossierProcess(['keys', 'list', '--json'], defaults, dir);
-      const [entry] = JSON.parse(listed.stdout) as Record<string, unknown>[];
+      const [entry] = (JSON.parse(listed.stdout) as { data: Record<string, unknown>[] }).data;
       expect(Object.keys(entry!)).to.deep.equal(KEY_FIELDS);
       expect(entry).to.include({ id: key.id, name: 'ci', revoked_at: null });
       expect(listed.stdout).to.not.include(String(key.key));
@@ -163,7 +163,7 @@ describe('the dossier command', function () {
     const signIn = (url: string, client: string, secret: string): Promise<Response> =>
       viaProxy(url, '/admin/sign-in', client, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'same-origin' },
         body: new URLSearchParams({ token: secret }).toString(),
       });
 

@@ -209,10 +209,10 @@ eachAdapter(() => {
         expect((await response.json()).status).to.equal(415);
       });
 
-      it('answers in interface B’s shape whatever the case of the path', async () => {
-        const response = await server.get('/API/V1/documents');
-        expect(response.status).to.equal(401);
-        expect(await response.json()).to.deep.equal({ message: 'Unauthenticated.', status: 401 });
+      it('matches the path as sent, case-sensitively: /API/V1/documents is no path of interface B', async () => {
+        const response = await fetch(`${server.url}/API/V1/documents`);
+        expect(response.status).to.equal(404);
+        expect((await response.json()).code).to.equal('not_found');
       });
 
       it('answers an unsupported method with JSON', async () => {
@@ -248,12 +248,7 @@ eachAdapter(() => {
 
       it('reads the same document by every spelling of its path, the fast path and the router alike', async () => {
         const created = await create();
-        for (const path of [
-          `/api/v1/documents/${created.id}`,
-          `/api/v1/documents/${created.id}/`,
-          '/api/v1/documents/%31',
-          '/API/V1/documents/1',
-        ]) {
+        for (const path of [`/api/v1/documents/${created.id}`, `/api/v1/documents/${created.id}/`, '/api/v1/documents/%31']) {
           const response = await server.get(path, key);
           expect(response.status, path).to.equal(200);
           expect(await response.json(), path).to.deep.equal({ data: created, status: 200 });

@@ -156,6 +156,30 @@ eachAdapter(() => {
       expect((await server.get('/api/dns?domain=example.test', key)).status).to.equal(200);
     });
 
+    it("pages the owner's watches newest first with limit and cursor, with the exact total; a bad one is 400", async () => {
+      const ids: string[] = [];
+      for (const n of [1, 2, 3]) {
+        const created = await post('/api/watches', { type: 'dns', domain: `d${n}.example.test`, webhook_url: hook() });
+        ids.unshift(String(((await created.json()) as { data: { id: string } }).data.id));
+      }
+      type Listed = { data: { id: string }[]; meta: { total: number; next_cursor: string | null } };
+      const first = (await (await server.get('/api/watches?limit=2', key)).json()) as Listed;
+      expect(first.data.map(({ id }) => id)).to.deep.equal(ids.slice(0, 2));
+      expect(first.meta.total).to.equal(3);
+      expect(first.meta.next_cursor).to.be.a('string');
+      const next = `/api/watches?limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`;
+      const second = (await (await server.get(next, key)).json()) as Listed;
+      expect(second.data.map(({ id }) => id)).to.deep.equal(ids.slice(2));
+      expect(second.meta).to.deep.equal({ total: 3, next_cursor: null });
+      const whole = (await (await server.get('/api/watches', key)).json()) as Listed;
+      expect(whole.data.map(({ id }) => id)).to.deep.equal(ids);
+      for (const query of ['limit=0', 'limit=501', 'limit=x', 'cursor=bm90LWEtY3Vyc29y', 'cursor=']) {
+        const answer = await server.get(`/api/watches?${query}`, key);
+        expect(answer.status, query).to.equal(400);
+        expect(((await answer.json()) as { code: string }).code, query).to.equal('invalid_request');
+      }
+    });
+
     it('is in the OpenAPI document that /docs renders, with its body schema and every answer', async () => {
       const document = (await (await server.get('/openapi.json')).json()) as {
         paths: Record<string, Record<string, { responses: Record<string, unknown>; requestBody?: unknown }>>;

@@ -63,7 +63,11 @@ describe("whois under every registry-run second level, asked of the zone's own s
           wrong.push(`${name} (${server}): asked ${registry.queries.at(-1) ?? 'nothing'}, read ${data?.domain ?? 'nothing'}`);
       }
     }
-    expect(REGISTRY_ZONES.flatMap(({ zones }) => zones)).to.include.members(['hk.com', 'uy.com', 'co.pl', 'eu.org']);
+    const all = REGISTRY_ZONES.flatMap(({ zones }) => zones);
+    // From the List's private section (registries' blocks) and from the registries' own lists.
+    expect(all).to.include.members(['hk.com', 'uy.com', 'co.pl', 'eu.org', 'asso.eu.org', 'msk.ru', 'it.com', 'gb.com']);
+    // Platforms' suffixes in the same section are not registries.
+    for (const platform of ['github.io', 'blogspot.com', 'herokuapp.com']) expect(all).not.to.include(platform);
     expect(wrong).to.deep.equal([]);
   });
 

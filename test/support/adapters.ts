@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 // Express 4, installed as express4 (npm:express@4): the same types as Express 5's for what is used here.
 import express4 from 'express4';
@@ -8,8 +8,8 @@ import Fastify from 'fastify';
 import Koa from 'koa';
 import { LISTEN_BACKLOG } from '../../adapters/cli/listen-backlog.js';
 import { createDossierRouter as expressRouter } from '../../adapters/express/index.js';
-import { dossierPlugin } from '../../adapters/fastify/index.js';
-import { createFetchHandler } from '../../adapters/fetch/index.js';
+import { answerFrameworkError, dossierPlugin } from '../../adapters/fastify/index.js';
+import { answerRequestError, createFetchHandler } from '../../adapters/fetch/index.js';
 import { answerClientError, answerClientErrorsWithJson } from '../../adapters/http/index.js';
 import { createDossierRouter as koaRouter, createKoaApp } from '../../adapters/koa/index.js';
 import type { Dossier } from '../../lib/dossier.js';
@@ -66,13 +66,15 @@ export async function mount(
     case 'express': {
       const app = expressVersion === 4 ? express4() : express();
       app.disable('x-powered-by');
+      // `app.use('/dossier', …)` matches the prefix case-sensitively then, as every other mount does.
+      app.set('case sensitive routing', true);
       if (prefix === '') app.use(expressRouter(dossier, { trustProxy }));
       else app.use(prefix, expressRouter(dossier, { trustProxy }));
       server = createServer(app);
       break;
     }
     case 'fastify': {
-      const app = Fastify({ clientErrorHandler: answerClientError });
+      const app = Fastify({ clientErrorHandler: answerClientError, frameworkErrors: answerFrameworkError });
       await app.register(dossierPlugin, { dossier, prefix, trustProxy });
       await app.ready();
       server = app.server as Server;
@@ -81,10 +83,11 @@ export async function mount(
     }
     case 'fetch': {
       const handle = createFetchHandler(dossier, { prefix, trustProxy });
-      server = createAdaptorServer({
-        fetch: (request: Request, env: { incoming: { socket: { remoteAddress?: string } } }) =>
-          handle(request, { address: env.incoming.socket.remoteAddress }),
-      }) as Server;
+      // @hono/node-server's listener on a Node server, so that a request it can make no Request of gets
+      // Dossier's JSON (its errorHandler).
+      const fetchCallback = (request: Request, env: { incoming: { url?: string; socket: { remoteAddress?: string } } }) =>
+        handle(request, { address: env.incoming.socket.remoteAddress, target: env.incoming.url });
+      server = createServer(getRequestListener(fetchCallback, { errorHandler: answerRequestError }));
       break;
     }
   }

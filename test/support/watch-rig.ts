@@ -8,7 +8,9 @@ import { RangeTargetGuard } from '../../lib/lookup/net/target-guard.js';
 import { systemDnsResolverFactory } from '../../lib/lookup/net/system-dns-resolver.js';
 import { parseHostPort } from '../../lib/lookup/net/host-port.js';
 import { TimerWatchJobs } from '../../lib/watches/jobs/timer-jobs.js';
-import { KeyvWatchStore } from '../../lib/watches/keyv-watch-store.js';
+import type { StoredWatch } from '../../lib/watches/keyv-watch-store.js';
+import type { WatchStore } from '../../lib/ports/watch-store.js';
+import { watchStoreOf } from '../../lib/watches/create-watch-service.js';
 import { KeyvWatchService } from '../../lib/watches/watch-service.js';
 import { createTrustContext } from '../../lib/lookup/ssl/ssl-lookup.js';
 
@@ -39,7 +41,7 @@ export interface WatchRig {
   watches: KeyvWatchService;
   jobs: TimerWatchJobs;
   /** The store the watches live in. */
-  store: KeyvWatchStore;
+  store: WatchStore<StoredWatch>;
   dossier: Dossier;
   /** Moves the clock and runs what fell due, and what that set off (deliveries), until nothing is left. */
   advance(ms: number): Promise<void>;
@@ -73,7 +75,7 @@ export async function startWatchRig(
   });
   const backend = openBackend(options.watchStore ?? 'memory://', { namespace: 'dossier', clock });
   const jobs = new TimerWatchJobs(clock, dossier.options.logger);
-  const store = new KeyvWatchStore(backend.kv, backend.counters);
+  const store = watchStoreOf(backend, backend.kv, backend.counters);
   const watches = new KeyvWatchService({
     store,
     counters: backend.counters,

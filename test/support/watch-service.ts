@@ -5,27 +5,30 @@ import type { KvStore } from '../../lib/ports/kv-store.js';
 import { Metering } from '../../lib/quota/metering.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { TimerWatchJobs } from '../../lib/watches/jobs/timer-jobs.js';
-import { KeyvWatchStore } from '../../lib/watches/keyv-watch-store.js';
+import type { StoredWatch } from '../../lib/watches/keyv-watch-store.js';
+import type { WatchStore } from '../../lib/ports/watch-store.js';
+import { watchStoreOf } from '../../lib/watches/create-watch-service.js';
 import { KeyvWatchService } from '../../lib/watches/watch-service.js';
 
 /** A watch service a test built on ports of its choice, and its parts. */
 export interface BuiltWatchService {
-  store: KeyvWatchStore;
+  store: WatchStore<StoredWatch>;
   service: KeyvWatchService;
   /** Its engine: timers, attached to the service, started only if the test starts it. */
   jobs: TimerWatchJobs;
 }
 
 /**
- * The watch service of a Dossier's container, on `kv` and `counters` (the container's own, or ones a
- * test wraps to watch what is asked of the store), its work handed to a timer engine.
+ * The watch service of a Dossier's container, on the store's own watch records, or (memory://) on `kv`
+ * and `counters` (the container's own, or ones a test wraps to watch what is asked of the store), its
+ * work handed to a timer engine.
  */
 export function watchServiceOn(
   container: DependencyContainer,
   options: ResolvedOptions,
   { kv, counters }: { kv: KvStore; counters: CounterStore },
 ): BuiltWatchService {
-  const store = new KeyvWatchStore(kv, counters);
+  const store = watchStoreOf(container.resolve(TOKENS.storeBackend), kv, counters);
   const jobs = new TimerWatchJobs(options.clock, options.logger);
   const service = new KeyvWatchService({
     store,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DossierValidationError, type KeyChanges, type NewKey, type Scope } from '../../../lib/index.js';
+import { DossierError, DossierValidationError, type KeyChanges, type NewKey, type Scope } from '../../../lib/index.js';
 import {
   AdminKeyCreate,
   AdminKeyRoll,
@@ -12,9 +12,10 @@ import { readJsonObject } from '../body.js';
 import { storeDown } from '../lookups.js';
 import { routeGroup, type Call, type RouteGroup } from '../route.js';
 import type { ResponseSpec } from '../schemas/define.js';
-import { AdminData, apiError, ApiErrorWith, ApiValidationError, UsageDay } from '../schemas/shapes.js';
+import { AdminData, apiError, ApiErrorWith, ApiValidationError, Exact, UsageDay } from '../schemas/shapes.js';
 import { WatchData, wireWatch } from '../watch-shapes.js';
-import { AdminKey, AdminKeyWithSecret, keyJson, listJson } from './keys.js';
+import { AdminKey, AdminKeyListQuery, AdminKeyWithSecret, keyJson, keyListQuery, PageMeta, pageJson } from './keys.js';
+import { pageOf } from '../watches.js';
 
 // The admin API (docs/contract.md §5) under `/admin/api`: keys listed, created, changed, revoked and
 // rolled, their usage by day, and their watches listed and removed. Every route needs the admin token (bearer) or the panel's session
@@ -68,6 +69,22 @@ const adminWatchRoute = routeGroup({
   idParams: Type.Object({ id: Type.String({ description: 'the watch id, wat_…' }) }),
 });
 
+/** The page of a list of watches, a bad `limit` or `cursor` a 422 as every bad parameter of the admin API. */
+function adminPage(query: string): ReturnType<typeof pageOf> {
+  try {
+    return pageOf(query);
+  } catch (error) {
+    throw adminPageError(error);
+  }
+}
+
+/** A bad page parameter (`ERR_WATCH_INVALID` from the watches) as the admin API's 422 names it. */
+function adminPageError(error: unknown): unknown {
+  if (!(error instanceof DossierError) || error.code !== 'ERR_WATCH_INVALID') return error;
+  const field = /limit/.test(error.message) ? 'limit' : 'cursor';
+  return new DossierValidationError('ERR_KEY_INVALID', { [field]: [error.message] });
+}
+
 /** The key id of the path. */
 const idOf = (call: Call): string => call.params.id ?? '';
 
@@ -91,11 +108,20 @@ function onlyFields(body: Record<string, unknown>, allowed: readonly string[]): 
 /** The routes of the admin API, in the order of the reference page. */
 export const ADMIN_API_ROUTES = [
   adminRoute('get', '/admin/api/keys', 'adminListKeys', {
-    summary: 'Every key, newest first',
-    answers: { 200: { description: 'The keys.', body: AdminData(Type.Array(AdminKey), 'AdminKeyList') } },
-    errors: [401, 404, 429, 503],
+    summary: 'The keys, newest first, a page at a time, searched and filtered',
+    query: AdminKeyListQuery,
+    answers: {
+      200: {
+        description: 'A page of the keys, with the exact count of those the filters keep.',
+        body: Exact({ data: Type.Array(AdminKey), meta: PageMeta }, { title: 'AdminKeyList' }),
+      },
+    },
+    errors: [401, 404, 422, 429, 503],
     async handle(call) {
-      call.reply.json({ data: await listJson(call.dossier) });
+      // `before` is the panel's (its **Previous**): the API pages forward.
+      const { before: _before, ...query } = keyListQuery(call.query);
+      const { data, meta } = await pageJson(call.dossier, query);
+      call.reply.json({ data, meta });
     },
   }),
   adminRoute('post', '/admin/api/keys', 'adminCreateKey', {
@@ -159,12 +185,21 @@ export const ADMIN_API_ROUTES = [
     },
   }),
   adminRoute('get', '/admin/api/keys/:id/watches', 'adminKeyWatches', {
-    summary: 'The watches a key created, newest first',
-    answers: { 200: { description: 'The watches.', body: AdminData(Type.Array(WatchData), 'AdminKeyWatches') } },
-    errors: [401, 404, 429, 503],
+    summary: 'The watches a key created, newest first, a page at a time',
+    query: Type.Pick(AdminKeyListQuery, ['limit', 'cursor']),
+    answers: {
+      200: {
+        description: 'A page of the watches, with their total.',
+        body: Exact({ data: Type.Array(WatchData), meta: PageMeta }, { title: 'AdminKeyWatches' }),
+      },
+    },
+    errors: [401, 404, 422, 429, 503],
     async handle(call) {
       const key = await call.dossier.keys.get(idOf(call));
-      call.reply.json({ data: (await call.dossier.watches.ofKey(key.id)).map(wireWatch) });
+      const page = await call.dossier.watches.pageOfKey(key.id, adminPage(call.query)).catch((error: unknown) => {
+        throw adminPageError(error);
+      });
+      call.reply.json({ data: page.items.map(wireWatch), meta: { total: page.total, next_cursor: page.nextCursor } });
     },
   }),
   adminWatchRoute('delete', '/admin/api/watches/:id', 'adminRemoveWatch', {

@@ -88,12 +88,14 @@ ${alert}
 }
 
 /** The panel's home: the create form, the place a new key is shown once, and the keys table. */
-export function keysPage(page: PageContext, keys: KeyJson[], now: number): string {
+export function keysPage(page: PageContext, listing: KeysListing, now: number): string {
   const today = new Date(now).toISOString().slice(0, 10);
+  const { keys, total, filters } = listing;
+  const filtered = filters.search !== undefined || filters.status !== undefined;
   return layout(
     page,
     'Keys',
-    `<div class="heading"><h1>API keys</h1><p class="muted">${keys.length} ${keys.length === 1 ? 'key' : 'keys'} · times in UTC</p></div>
+    `<div class="heading"><h1>API keys</h1><p class="muted">${total} ${total === 1 ? 'key' : 'keys'}${filtered ? ' found' : ''} · times in UTC</p></div>
 <section class="card" aria-labelledby="create-title">
 <h2 id="create-title">Create a key</h2>
 <form class="create-form" data-action="create" novalidate>
@@ -112,18 +114,61 @@ export function keysPage(page: PageContext, keys: KeyJson[], now: number): strin
 ${newKeyPanel()}
 <section class="card flush" aria-labelledby="keys-title">
 <h2 id="keys-title" class="pad">Keys</h2>
+${keyFilters(filters)}
 <div class="table-wrap">
 <table class="keys" id="keys">
 <thead><tr><th scope="col">Name</th><th scope="col">Owner</th><th scope="col">Scopes</th><th scope="col" class="num">Daily limit</th><th scope="col" class="num">Used today</th><th scope="col">Created</th><th scope="col">Status</th><td class="actions"><span class="visually-hidden">Actions</span></td></tr></thead>
 <tbody>
-${keys.length === 0 ? '<tr class="empty"><td colspan="8">No keys yet. Create one above.</td></tr>' : keys.map((key) => keyRow(page, key)).join('\n')}
+${keys.length === 0 ? `<tr class="empty"><td colspan="8">${filtered ? 'No key matches.' : 'No keys yet. Create one above.'}</td></tr>` : keys.map((key) => keyRow(page, key)).join('\n')}
 </tbody>
 </table>
 </div>
+${pager(page, listing)}
 </section>
 ${confirmDialog()}`,
     true,
   );
+}
+
+/** One page of the keys table, as the panel's URL asks for it (docs/contract.md §5). */
+export interface KeysListing {
+  keys: KeyJson[];
+  /** How many keys the filters keep. */
+  total: number;
+  filters: { search?: string; status?: string };
+  nextCursor: string | null;
+  previousCursor: string | null;
+}
+
+/** The search field and the status filter: a GET form, so that its state is the page's URL. */
+function keyFilters({ search, status }: KeysListing['filters']): string {
+  const option = (value: string, label: string): string =>
+    `<option value="${value}"${(status ?? '') === value ? ' selected' : ''}>${label}</option>`;
+  return `<form class="key-filters pad" method="get" role="search" aria-label="Keys">
+<div class="field grow"><label for="key-search">Search</label><input id="key-search" type="search" name="search" maxlength="200" value="${escapeHtml(search ?? '')}" placeholder="name, owner or id"></div>
+<div class="field small"><label for="key-status">Status</label><select id="key-status" name="status">${option('', 'All')}${option('active', 'Active')}${option('revoked', 'Revoked')}${option('expired', 'Expired')}</select></div>
+<div class="field submit"><button type="submit" class="button">Search</button></div>
+</form>`;
+}
+
+/** **Previous** and **Next**, links that keep the filters. */
+function pager(page: PageContext, { filters, nextCursor, previousCursor }: KeysListing): string {
+  const link = (cursor: { name: string; value: string }): string => {
+    const query = new URLSearchParams();
+    if (filters.search !== undefined) query.set('search', filters.search);
+    if (filters.status !== undefined) query.set('status', filters.status);
+    query.set(cursor.name, cursor.value);
+    return escapeHtml(`${page.base}?${query.toString()}`);
+  };
+  const previous =
+    previousCursor === null
+      ? '<span class="button quiet" aria-disabled="true">Previous</span>'
+      : `<a class="button" rel="prev" href="${link({ name: 'before', value: previousCursor })}">Previous</a>`;
+  const next =
+    nextCursor === null
+      ? '<span class="button quiet" aria-disabled="true">Next</span>'
+      : `<a class="button" rel="next" href="${link({ name: 'cursor', value: nextCursor })}">Next</a>`;
+  return `<nav class="pager pad" aria-label="Pages of keys">${previous}${next}</nav>`;
 }
 
 function keyRow(page: PageContext, key: KeyJson): string {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { isDossierError } from '../../../lib/index.js';
+import { DossierValidationError, isDossierError } from '../../../lib/index.js';
 import { isJsonBody, readLimited } from '../body.js';
 import { setCookie } from '../cookies.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../errors.js';
@@ -7,8 +7,17 @@ import type { Reply } from '../reply.js';
 import { panelOf, type Call, type Route } from '../route.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, sessionCookie } from './access.js';
 import { ADMIN_CSS, ADMIN_ICON, ADMIN_JS } from './assets.js';
-import { keyJson, listJson } from './keys.js';
-import { keyPage, keysPage, missingKeyPage, offPage, signInPage, unavailablePage, type PageContext } from './page.js';
+import { keyJson, keyListQuery, pageJson } from './keys.js';
+import {
+  keyPage,
+  keysPage,
+  missingKeyPage,
+  offPage,
+  signInPage,
+  unavailablePage,
+  type KeysListing,
+  type PageContext,
+} from './page.js';
 import { keyWatches, watchesSection } from './watches-section.js';
 
 // The panel (docs/contract.md §5): `GET /admin` (sign-in or the keys; without an admin token, a page that
@@ -137,17 +146,54 @@ export const PANEL_ROUTE: Route = {
     const { access } = call.mount;
     if (access === undefined) return html(call.reply, 200, offPage(page));
     if (!(await access.hasSession(call.request))) return html(call.reply, 200, signInPage(page));
-    html(call.reply, 200, keysPage(page, await listJson(call.dossier), call.dossier.options.clock.now()));
+    html(call.reply, 200, keysPage(page, await keysListing(call), call.dossier.options.clock.now()));
   }),
 };
+
+/** Keys in the panel's table at once. */
+const PANEL_PAGE_SIZE = 50;
+
+/**
+ * The page of keys the panel's URL asks for (`search`, `status`, `cursor` or `before`); a URL with a bad
+ * parameter (edited by hand, or a cursor of a key since gone) shows the first page of every key.
+ */
+async function keysListing(call: Call): Promise<KeysListing> {
+  const { search, status, cursor, before } = keyListQuery(call.query);
+  const filters = {
+    ...(search !== undefined && search !== '' && { search }),
+    ...(status !== undefined && status !== '' && { status }),
+  };
+  const asked = {
+    ...filters,
+    limit: String(PANEL_PAGE_SIZE),
+    ...(cursor !== undefined && { cursor }),
+    ...(before !== undefined && { before }),
+  };
+  const shown = await pageJson(call.dossier, asked).then(
+    (listed) => ({ listed, filters }),
+    async (error: unknown) => {
+      if (!(error instanceof DossierValidationError)) throw error;
+      return { listed: await pageJson(call.dossier, { limit: String(PANEL_PAGE_SIZE) }), filters: {} };
+    },
+  );
+  return {
+    keys: shown.listed.data,
+    total: shown.listed.meta.total,
+    filters: shown.filters,
+    nextCursor: shown.listed.meta.next_cursor,
+    previousCursor: shown.listed.previous_cursor,
+  };
+}
 
 /** The panel's other pages and its assets, which the OpenAPI document leaves out. */
 export const PANEL_PAGES: readonly Route[] = [
   signedPage('post', '/admin/sign-in', 'Sign in with the admin token', async (call) => {
     const page = pageContext(call);
-    // A sign-in from another site's form is refused; a browser always sends Origin with a POST.
-    if (call.request.header('origin') && !sameOrigin(call.request, call.client()))
-      return html(call.reply, 403, signInPage(page, 'Sign in from this page itself.'));
+    // Only from the panel itself (login CSRF): its own Origin, or without one a browser's
+    // `Sec-Fetch-Site: same-origin`; as the admin API's cookie writes are.
+    const origin = call.request.header('origin');
+    const ownPage = origin ? sameOrigin(call.request, call.client()) : call.request.header('sec-fetch-site') === 'same-origin';
+    if (!ownPage) return html(call.reply, 403, signInPage(page, 'Sign in from this page itself.'));
     const result = await panelOf(call.mount).access.signIn(call.client().ip, await readToken(call));
     if (result.outcome === 'locked') {
       call.reply.header('Retry-After', String(result.retryAfterSeconds));

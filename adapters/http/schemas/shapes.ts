@@ -363,7 +363,13 @@ export type Readiness = Static<typeof Ready> | Static<typeof NotReady>;
 
 /** `GET /` for a client that is not a browser. */
 export const ServiceIndex = Exact(
-  { name: Type.Literal('dossier'), version: Type.String(), docs: Type.Literal('/docs'), openapi: Type.Literal('/openapi.json') },
+  {
+    name: Type.Literal('dossier'),
+    version: Type.String(),
+    // Under the mount's prefix: `/dossier/docs` when mounted at `/dossier`.
+    docs: Type.String({ pattern: '^(?:/.*)?/docs$', description: 'The reference page, under the mount prefix.' }),
+    openapi: Type.String({ pattern: '^(?:/.*)?/openapi\\.json$', description: 'This document, under the mount prefix.' }),
+  },
   { title: 'ServiceIndex' },
 );
 export type ServiceIndex = Static<typeof ServiceIndex>;

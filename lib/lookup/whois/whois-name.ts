@@ -13,11 +13,11 @@ export interface WhoisName {
  * Which name a whois lookup asks about. A name is cut to its registrable part by the ICANN section of
  * the Public Suffix List (`www.example.co.uk` → `example.co.uk`; a platform's suffix of the private
  * section, `github.io`, is not a registry, so `me.github.io` → `github.io`). Under a zone that runs a
- * registry of its own ({@link REGISTRY_ZONES}: CentralNic's `uk.com`, `co.pl`, the sectoral `.fr`
- * zones, …) the name is a registration at that registry and is kept down to the label under the zone
- * (`www.bestb.uy.com` → `bestb.uy.com`), or to the suffix the List's private section names under the
- * zone, which that registry runs too (`foo.asso.eu.org` stays whole). The zone's own name (`uy.com`) is
- * the TLD registry's.
+ * registry of its own ({@link REGISTRY_ZONES}: CentralNic's `uk.com`, `co.pl`, EU.org's `asso.eu.org`,
+ * …) the name is a registration at that registry and is kept down to the label under the longest zone
+ * (`www.bestb.uy.com` → `bestb.uy.com`, `www.foo.asso.eu.org` → `foo.asso.eu.org`), or to the suffix
+ * that tldts's copy of the List's private section names under the zone when the table does not list it
+ * (a newer List than the table's). The zone's own name (`uy.com`) is the TLD registry's.
  */
 export class WhoisNames {
   private readonly servers = new Map<string, string>();

@@ -9,6 +9,27 @@ import { loadMysqlDriver, MysqlConnection } from './connection.js';
 import { MysqlCounterStore } from './counters.js';
 import { MysqlDocumentStore } from './documents.js';
 import { MysqlKeyvStore } from './keyv-store.js';
+import { MYSQL_DIALECT } from '../sql/counters.js';
+import { SqlWatchStore, watchSchema, type SqlAnswer, type WatchDialect } from '../sql/watches.js';
+
+/** How MySQL writes what the tables of watches need: binary names (see MYSQL_DIALECT), indexes inline. */
+const MYSQL_WATCHES: WatchDialect = {
+  ...MYSQL_DIALECT,
+  schema: watchSchema(
+    {
+      seq: 'BIGINT AUTO_INCREMENT PRIMARY KEY',
+      id: 'VARBINARY(255)',
+      name: 'VARBINARY(1024)',
+      text: 'LONGTEXT',
+      count: 'BIGINT',
+    },
+    true,
+    MYSQL_DIALECT.tableOptions,
+  ),
+  insertIgnore: { start: 'INSERT IGNORE INTO', end: '' },
+  forUpdate: ' FOR UPDATE',
+  keyvKey: '`key`',
+};
 
 /** Settings of {@link createMysqlBackend}. */
 export interface MysqlOptions {
@@ -47,6 +68,28 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
   const keyv = new Keyv({ store: values, namespace, serialize, deserialize });
   const admissions = new MysqlAdmissionStore(connection, counters, () => values.tableExists(), namespace, clock);
   const documents = new MysqlDocumentStore(connection);
+  const watches = new SqlWatchStore({
+    dialect: MYSQL_WATCHES,
+    namespace,
+    prepare: () => Promise.all([counters.tablesExist(), values.tableExists()]),
+    read: async (sql, parameters) => (await connection.query(sql, parameters)) as Record<string, unknown>[],
+    ddl: async (sql) => {
+      await connection.query(sql, []);
+    },
+    transaction: (work) =>
+      connection.transaction(async (run) => {
+        const steps = work();
+        let next = steps.next(undefined as never);
+        while (next.done !== true) {
+          const answer = (await run(next.value.sql, next.value.values)) as Record<string, unknown>[] | { affectedRows: number };
+          const read: SqlAnswer = Array.isArray(answer)
+            ? { rows: answer, changes: 0 }
+            : { rows: [], changes: answer.affectedRows };
+          next = steps.next(read);
+        }
+        return next.value;
+      }),
+  });
   // The connection holds every call to the deadline itself; the guard only names the failures.
-  return assembleBackend({ keyv, counters, clock, guard: new StoreGuard(), admissions, documents, release: close });
+  return assembleBackend({ keyv, counters, clock, guard: new StoreGuard(), admissions, documents, watches, release: close });
 }

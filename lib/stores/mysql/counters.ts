@@ -43,11 +43,14 @@ export class MysqlCounterStore extends SqlCounterStore {
 
   override async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    // `owner` is set first, while `expires_at` still holds the lease's old expiry.
+    // Whether the lease is taken (free, expired, or a renewal) is judged once, on the row as it was, and
+    // kept in a session variable for the second column: MariaDB compares a TEXT column already assigned
+    // in the same statement wrongly.
     const taken = (await this.write(
       `INSERT INTO dossier_leases (name, owner, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE
-         owner = IF(expires_at <= ?, VALUES(owner), owner), expires_at = IF(expires_at <= ?, VALUES(expires_at), expires_at)`,
-      [name, owner, now + Math.ceil(ttlMs), now, now],
+         owner = IF(@dossier_lease_taken := (expires_at <= ? OR owner = VALUES(owner)), VALUES(owner), owner),
+         expires_at = IF(@dossier_lease_taken, VALUES(expires_at), expires_at)`,
+      [name, owner, now + Math.ceil(ttlMs), now],
     )) as MysqlWritten;
     return taken.affectedRows > 0;
   }

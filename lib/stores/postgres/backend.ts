@@ -12,6 +12,17 @@ import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
 import { loadOptionalPeer } from '../shared/optional-peer.js';
+import { SqlWatchStore, watchSchema, type SqlWork, type WatchDialect } from '../sql/watches.js';
+import { createTable } from '../sql/counters.js';
+
+/** How PostgreSQL writes what the tables of watches need. */
+const POSTGRES_WATCHES: WatchDialect = {
+  ...POSTGRES_DIALECT,
+  schema: watchSchema({ seq: 'BIGSERIAL PRIMARY KEY', id: 'TEXT', name: 'TEXT', text: 'TEXT', count: 'BIGINT' }, false, ''),
+  insertIgnore: { start: 'INSERT INTO', end: ' ON CONFLICT DO NOTHING' },
+  forUpdate: ' FOR UPDATE',
+  keyvKey: 'key',
+};
 
 /**
  * How long past the statement's own deadline (which the server enforces too, as `statement_timeout`) a
@@ -95,7 +106,62 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
     maintain: maintenance.query,
     logger: options.logger,
   });
-  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, release: end });
+  const watches = new SqlWatchStore({
+    dialect: POSTGRES_WATCHES,
+    namespace,
+    logger: options.logger,
+    prepare: () => Promise.all([counters.tablesExist(), createTable(query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)')]),
+    read: async (sql, values) => (await query(sql, values)) as Record<string, unknown>[],
+    ddl: async (sql) => {
+      const table = /^CREATE TABLE IF NOT EXISTS ([\s\S]*)$/.exec(sql)?.[1];
+      if (table !== undefined) return createTable(query, table);
+      // An index two sessions create at once: one loses the race on the catalog; it exists all the same.
+      await query(sql, []).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== '23505') throw error;
+      });
+    },
+    transaction: (work) => pooledTransaction(pool, work, timeoutMs),
+  });
+  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, watches, release: end });
+}
+
+/**
+ * Runs `work`'s statements in one transaction on one connection of `pool`. Each statement is held to the
+ * deadline by the server (`statement_timeout`); the transaction as a whole by this process too: past
+ * twice the deadline its connection is dropped, and the server rolls back what was not committed. A
+ * transaction that lost a deadlock (40P01), rolled back by the server, is run again while time remains.
+ * @throws the driver's error; nothing is committed then.
+ */
+async function pooledTransaction<T>(pool: pg.Pool, work: () => SqlWork<T>, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs * 2;
+  for (;;) {
+    const client = await pool.connect();
+    let dropped = false;
+    const timer = setTimeout(
+      () => {
+        dropped = true;
+        client.release(new Error(`The transaction did not end within ${timeoutMs * 2} ms.`));
+      },
+      Math.max(1, deadline - performance.now()),
+    );
+    try {
+      await client.query('BEGIN');
+      const steps = work();
+      let next = steps.next(undefined as never);
+      while (next.done !== true) {
+        const result = await client.query(next.value.sql, next.value.values);
+        next = steps.next({ rows: result.rows as Record<string, unknown>[], changes: result.rowCount ?? 0 });
+      }
+      await client.query('COMMIT');
+      return next.value;
+    } catch (error) {
+      if (!dropped) await client.query('ROLLBACK').catch(() => {});
+      if ((error as { code?: string }).code !== '40P01' || performance.now() >= deadline) throw error;
+    } finally {
+      clearTimeout(timer);
+      if (!dropped) client.release();
+    }
+  }
 }
 
 /**

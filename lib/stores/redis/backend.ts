@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/clock.js';
 import { RedisAdmissionStore } from './admission.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters.js';
 import { RedisDocumentStore } from './documents.js';
+import { RedisWatchStore, type RedisWatchClient } from './watches.js';
 import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
@@ -72,6 +73,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
     admissions: new RedisAdmissionStore(connected, guard, `${namespace}::`, counterPrefix, clock),
     documents: ({ kv, counters }) => new RedisDocumentStore({ client: connected, guard, kv, counters, namespace, timeoutMs }),
+    watches: new RedisWatchStore({ client: connected as () => Promise<RedisWatchClient>, guard, namespace }),
   });
 }
 

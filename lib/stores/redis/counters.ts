@@ -27,6 +27,7 @@ return 0`;
 // A lease is a key holding its owner, set only when absent and expiring by itself; only its owner deletes it.
 const ACQUIRE = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
 return 0`;
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end

@@ -4,6 +4,7 @@ import type { Backend } from '../../ports/backend.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { DocumentStore } from '../../ports/document-store.js';
+import type { WatchStore } from '../../ports/watch-store.js';
 import { ComposedAdmissionStore } from './composed-admission.js';
 import { StoreGuard, guardStore, storeClosed } from './guard.js';
 import { KeyvKvStore } from './keyv-kv-store.js';
@@ -27,6 +28,8 @@ export interface AssembleOptions {
    * every call once the backend is closed), every store call of theirs held to the deadline. @default none
    */
   documents?: DocumentStore | ((parts: { kv: KeyvKvStore; counters: CounterStore }) => DocumentStore);
+  /** The backend's watches, in tables or structures of its own, each call held to the guard's deadline. @default none */
+  watches?: WatchStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
@@ -60,6 +63,7 @@ export function assembleBackend(options: AssembleOptions): Backend {
   };
   const documents =
     typeof options.documents === 'function' ? options.documents({ kv, counters: guardedCounters }) : options.documents;
+  const { watches } = options;
   const admissions = options.admissions ?? new ComposedAdmissionStore(kv, guardedCounters, options.clock);
   return {
     kv,
@@ -73,6 +77,17 @@ export function assembleBackend(options: AssembleOptions): Backend {
         delete: (owner, id) => guarded(() => documents.delete(owner, id)),
         list: (owner, query) => guarded(() => documents.list(owner, query)),
       },
+    }),
+    ...(watches && {
+      // Every method the same way: through the guard, refused once closed.
+      watches: new Proxy(watches, {
+        get: (target, name) => {
+          const value: unknown = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...parameters: unknown[]) =>
+            guarded(() => (value as (...values: unknown[]) => Promise<unknown>).apply(target, parameters));
+        },
+      }),
     }),
     async close() {
       const disconnecting = kv.close(); // from here on, kv.closed refuses every call

@@ -3,21 +3,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DossierError } from '../../errors.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 
-/** How long a lease holds at most by default: a holder that dies lets go after this; a waiter gives up after it. */
-const LEASE_MS = 10_000;
+/**
+ * How long a lease outlives its holder by default: the holder renews it every third of it while it
+ * lives, so a process that dies lets go about a second later (docs/contract.md §7), however long a living
+ * holder takes.
+ */
+export const LEASE_MS = 1200;
+
+/** How long a waiter waits by default for a lease another holds: a living holder may hold it this long. */
+const WAIT_MS = 10_000;
 
 /** How long {@link withLease} holds the lease, and how long it waits for it. */
 export interface LeaseTimes {
-  /** How long the lease holds at most (a holder that dies lets go after this). @default 10000 */
+  /** How long the lease outlives its holder (renewed meanwhile). @default {@link LEASE_MS} */
   ttlMs?: number;
-  /** How long to wait for a lease another holds before giving up. @default the lease's `ttlMs` */
+  /** How long to wait for a lease another holds before giving up. @default 10000 */
   waitMs?: number;
 }
 
 /**
  * Runs `operation` while holding the lease `name`, which every process sharing the store respects. The
- * lease carries a random owner, so that a holder slower than the lease, whose lease expired and went to
- * another, frees nothing when it finishes; a holder that dies lets go when the lease expires. Keyv has
+ * lease carries a random owner and is renewed every third of `ttlMs` while `operation` runs, so that a
+ * slow holder keeps it and a holder that dies (its renewals stop with it) lets go within `ttlMs`; a
+ * holder whose renewals failed and whose lease went to another frees nothing when it finishes. Keyv has
  * no compare-and-set, so this is what keeps read-change-write steps whole.
  * @throws DossierError `ERR_STORE_UNAVAILABLE` when the lease stays taken for the whole wait.
  */
@@ -25,7 +33,7 @@ export async function withLease<T>(
   counters: CounterStore,
   name: string,
   operation: () => Promise<T>,
-  { ttlMs = LEASE_MS, waitMs = ttlMs }: LeaseTimes = {},
+  { ttlMs = LEASE_MS, waitMs = WAIT_MS }: LeaseTimes = {},
 ): Promise<T> {
   const owner = randomUUID();
   // The lease's expiry is the store's (its clock, or the server's); the waiter reads no clock at all: it
@@ -36,9 +44,14 @@ export async function withLease<T>(
     await sleep(wait);
     waited += wait;
   }
+  // A renewal that fails (the store slow or down) is tried again at the next turn; `unref`: a holder
+  // never keeps its process alive.
+  const renewal = setInterval(() => void counters.acquireLease(name, owner, ttlMs).catch(() => {}), ttlMs / 3);
+  renewal.unref();
   try {
     return await operation();
   } finally {
+    clearInterval(renewal);
     // A release that fails leaves the lease to expire.
     await counters.releaseLease(name, owner).catch(() => {});
   }

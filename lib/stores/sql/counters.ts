@@ -148,7 +148,7 @@ export class SqlCounterStore implements CounterStore {
     const rows = await this.run(
       `INSERT INTO dossier_leases (name, owner, expires_at) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-       WHERE dossier_leases.expires_at <= ?
+       WHERE dossier_leases.expires_at <= ? OR dossier_leases.owner = excluded.owner
        RETURNING owner`,
       [name, owner, now + Math.ceil(ttlMs), now],
     );

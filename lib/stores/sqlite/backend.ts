@@ -9,6 +9,20 @@ import { SqliteDocumentStore } from './documents.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
+import { SqlWatchStore, watchSchema, type SqlAnswer, type SqlWork, type WatchDialect } from '../sql/watches.js';
+
+/** How SQLite writes what the tables of watches need. */
+const SQLITE_WATCHES: WatchDialect = {
+  ...SQLITE_DIALECT,
+  schema: watchSchema(
+    { seq: 'INTEGER PRIMARY KEY AUTOINCREMENT', id: 'TEXT', name: 'TEXT', text: 'TEXT', count: 'INTEGER' },
+    false,
+    '',
+  ),
+  insertIgnore: { start: 'INSERT INTO', end: ' ON CONFLICT DO NOTHING' },
+  forUpdate: '',
+  keyvKey: 'key',
+};
 
 /** Settings of {@link createSqliteBackend}. */
 export interface SqliteOptions {
@@ -58,5 +72,31 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace, serialize, deserialize });
   const admissions = new SqliteAdmissionStore(connection, counters, namespace, clock);
   const documents = new SqliteDocumentStore(connection, counters, { namespace, logger: options.logger });
-  return assembleBackend({ keyv, counters, clock, admissions, documents });
+  const watches = new SqlWatchStore({
+    dialect: SQLITE_WATCHES,
+    namespace,
+    logger: options.logger,
+    prepare: () => counters.tablesExist(),
+    read: (sql, values) => connection.run(() => statement!(sql).all(...values) as Record<string, unknown>[]),
+    ddl: async (sql) => {
+      await connection.write((db) => db.exec(sql));
+    },
+    // In the connection's group commit, each transaction a savepoint of its own: one that fails undoes
+    // all its statements and no other's.
+    transaction: (work) =>
+      connection.write((db) =>
+        db.transaction(() => {
+          const steps: SqlWork<unknown> = work();
+          for (let next = steps.next(); ;) {
+            if (next.done === true) return next.value;
+            const prepared = statement!(next.value.sql);
+            const answer: SqlAnswer = prepared.reader
+              ? { rows: prepared.all(...next.value.values) as Record<string, unknown>[], changes: 0 }
+              : { rows: [], changes: prepared.run(...next.value.values).changes };
+            next = steps.next(answer);
+          }
+        })(),
+      ) as never,
+  });
+  return assembleBackend({ keyv, counters, clock, admissions, documents, watches });
 }

@@ -6,11 +6,13 @@ import { ZONE_TABLE } from './zone-table.js';
  * the zone's own name (`uy.com`, held at Verisign by the zone's operator).
  *
  * The table is generated (`zone-table.ts`, by `scripts/whois-zones.mjs`, docs/whois.md) from the
- * registries' published zone lists and the public whois clients' server tables
- * (`scripts/whois-zone-sources.json`: CentralNic's and UDR's lists, rfc1036/whois's `tld_serv_list`,
- * weppos/whois's `data/tld.json`), less the zones that the Public Suffix List's ICANN section lists
- * (`ac.uk`, `co.za`, `in.ua`: their names already keep their own registrable name). weppos/whois's
- * licence, for the rows taken from it:
+ * Public Suffix List's private section (`scripts/psl-private.dat`, MPL-2.0): every suffix of the
+ * blocks whose operator is a registry, with the whois server that the registries and the public whois
+ * clients' server tables give it (`scripts/whois-zone-sources.json`: the registries' own lists,
+ * rfc1036/whois's `tld_serv_list`, weppos/whois's `data/tld.json`, Net::Whois::Raw, richardpenman/whois),
+ * and the zones that registries publish beyond the List; less the zones that the List's ICANN section
+ * lists (their names already keep their own registrable name). weppos/whois's licence, for the rows
+ * taken from it:
  *
  * The MIT License (MIT)
  *

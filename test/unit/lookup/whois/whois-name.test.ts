@@ -23,8 +23,14 @@ describe('which name a whois lookup asks about', () => {
           if (listed.isPrivate === true && listed.publicSuffix === zone) expect(listed.domain).to.equal(`example.${zone}`);
           expect(names.of(`www.example.${zone}`)).to.deep.equal({ domain: `example.${zone}`, zone: { name: zone, server } });
           expect(names.of(`example.${zone}`).domain).to.equal(`example.${zone}`);
-          // The zone's own name is a registration at its TLD's registry.
-          expect(names.of(zone)).to.deep.equal({ domain: zone, zone: null });
+          // The zone's own name is a registration at the registry of the zone above it (`asso.eu.org` at
+          // EU.org's), or else at its TLD's registry.
+          const above = zone.slice(zone.indexOf('.') + 1);
+          const parent = REGISTRY_ZONES.find((row) => row.zones.includes(above));
+          expect(names.of(zone)).to.deep.equal({
+            domain: zone,
+            zone: parent === undefined ? null : { name: above, server: parent.server },
+          });
         });
       }
     }
@@ -44,12 +50,22 @@ describe('which name a whois lookup asks about', () => {
     expect(names.of('dr-x.chirurgiens-dentistes.fr').zone?.server).to.equal('whois.smallregistry.net');
   });
 
-  it("keeps a suffix that the List's private section names under a zone: eu.org's own country zones", () => {
+  it("asks a registry's zones under its own zone of that registry: eu.org's country zones", () => {
     expect(names.of('www.foo.asso.eu.org')).to.deep.equal({
+      domain: 'foo.asso.eu.org',
+      zone: { name: 'asso.eu.org', server: 'whois.eu.org' },
+    });
+    expect(names.of('www.foo.eu.org').domain).to.equal('foo.eu.org');
+    expect(names.of('asso.eu.org')).to.deep.equal({ domain: 'asso.eu.org', zone: { name: 'eu.org', server: 'whois.eu.org' } });
+  });
+
+  it("keeps a suffix that the List's private section names under a zone, when the table does not list it", () => {
+    // Only eu.org of EU.org's zones: the List (tldts's copy) still cuts `foo.asso.eu.org` whole.
+    const table = new WhoisNames([{ server: 'whois.eu.org', zones: ['eu.org'] }]);
+    expect(table.of('www.foo.asso.eu.org')).to.deep.equal({
       domain: 'foo.asso.eu.org',
       zone: { name: 'eu.org', server: 'whois.eu.org' },
     });
-    expect(names.of('www.foo.eu.org').domain).to.equal('foo.eu.org');
   });
 
   it('takes the longest zone, from the table it is given', () => {

@@ -54,4 +54,15 @@ describe('withLease', () => {
     await next;
     expect(await counters.acquireLease('l', 'third', 1000)).to.equal(true);
   });
+
+  it('keeps the lease of a living holder renewed however long it holds it, and lets it go soon after', async () => {
+    const real = new MemoryCounterStore({ now: () => Date.now() });
+    let finish!: () => void;
+    const holding = withLease(real, 'l', () => new Promise<void>((resolve) => (finish = resolve)), { ttlMs: 150 });
+    await sleep(600);
+    expect(await real.acquireLease('l', 'other', 1000), 'renewed past four of its lifetimes').to.equal(false);
+    finish();
+    await holding;
+    expect(await real.acquireLease('l', 'other', 1000), 'given back').to.equal(true);
+  });
 });
