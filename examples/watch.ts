@@ -29,5 +29,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(JSON.stringify(event.data.changes)),
   );
   console.log(`watching ${process.argv[2] ?? 'example.com'}; Ctrl-C to stop`);
-  process.once('SIGINT', () => void watching.close());
+  // The checks run on timers that leave the process free to end (an embedding program ends when its own
+  // work does): this one holds it open until Ctrl-C or SIGTERM, then closes the Dossier and ends.
+  const open = setInterval(() => {}, 2 ** 30);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      clearInterval(open);
+      void watching.close();
+    });
+  }
 }

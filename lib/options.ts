@@ -15,6 +15,7 @@ import type { DnsMessageClient } from './ports/dns-message-client.js';
 import type { DnsResolver } from './ports/dns-resolver.js';
 import type { DocumentService } from './ports/document-service.js';
 import type { KeyStore } from './ports/key-store.js';
+import { createJsonLinesLogger } from './logging/json-lines.js';
 import type { Logger } from './ports/logger.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
@@ -47,7 +48,10 @@ export type DossierOptions = Partial<SettingValues<typeof SETTINGS>> & {
 export interface DossierPorts {
   /** Where the current time comes from (tests inject one). @default Date.now */
   clock?: Clock;
-  /** Where diagnostics go. @default a logger that writes nothing */
+  /**
+   * Where diagnostics go, and the adapters' line a request. @default one JSON object a line on standard
+   * error, from `logLevel` up (`{"level":"info","time":"…","msg":"request",…}`, as `dossier serve` writes)
+   */
   logger?: Logger;
   /** Makes the DNS client of one lookup (benchmarks inject a stub). @default a node:dns Resolver on `dnsServers` */
   createDnsResolver?: () => DnsResolver;
@@ -79,8 +83,7 @@ export type ResolvedOptions = Checked<typeof SETTINGS, DossierOptions> & {
   whoisServerAddress: HostPort | null;
 };
 
-/** The logger of a Dossier given none: it writes nothing (adapters skip preparing lines for it). */
-export const SILENT_LOGGER: Logger = Object.freeze({ info() {}, warn() {}, error() {} });
+export { SILENT_LOGGER } from './logging/json-lines.js';
 
 /** The checks that involve more than one setting: an OpenAI generator needs its server and model. */
 function openAiNeeds(options: Record<string, unknown>): SettingProblem[] {
@@ -100,7 +103,7 @@ export function resolveOptions(options: DossierOptions = {}): ResolvedOptions {
   return {
     ...checked,
     clock: options.clock ?? { now: () => Date.now() },
-    logger: options.logger ?? SILENT_LOGGER,
+    logger: options.logger ?? createJsonLinesLogger(checked.logLevel),
     // Both were checked just above, so they parse.
     dnsServerAddresses: checked.dnsServers.map((server) => parseHostPort(server, 53)!),
     whoisServerAddress: checked.whoisServer === undefined ? null : parseHostPort(checked.whoisServer, 43)!,

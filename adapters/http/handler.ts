@@ -6,7 +6,7 @@ import { bearerToken } from './auth.js';
 import { findDocsAssets } from './docs.js';
 import { answerError, answerFailure, RequestError } from './errors.js';
 import { createMetrics, type DossierMetrics } from './metrics.js';
-import { openApiDocument } from './openapi.js';
+import { openApiText } from './openapi.js';
 import { Reply, type HttpResponse } from './reply.js';
 import { clientFacts, preferredType, type ClientFacts, type HttpRequest } from './request.js';
 import { requestIdFrom, requestLogger, type RequestContext } from './request-context.js';
@@ -61,7 +61,7 @@ export function createHttpHandler(dossier: Dossier, options: HttpOptions = {}, p
     access: token === undefined ? undefined : new AdminAccess(token, dossier.adminSessions, dossier.options.clock),
     metrics,
     trustProxy: options.trustProxy ?? false,
-    openApiText: () => openApiDocument().text,
+    openApiText,
     answer: (request, context) => dispatcher.answer(request, context),
   };
   const routes = part === 'all' ? ROUTES : ROUTES.filter((route) => PANEL_PATH.test(route.path));

@@ -158,6 +158,25 @@ export function openApiDocument(): { document: OpenApiDocument; text: string } {
   return served;
 }
 
+/** The document's text for each prefix Dossier is mounted under (a mount's, not a client's: a few). */
+const servedUnder = new Map<string, string>();
+
+/**
+ * The JSON text of the document as a mount under `prefix` (`/dossier`, `''` at the root) serves it: under
+ * a prefix, `servers` names it, so that a client of the document (Swagger UI's "Try it out" on /docs)
+ * calls the API inside it; relative, so that it holds whatever host and scheme the app is reached on.
+ */
+export function openApiText(prefix: string): string {
+  if (prefix === '') return openApiDocument().text;
+  let text = servedUnder.get(prefix);
+  if (text === undefined) {
+    const { openapi, info, ...rest } = openApiDocument().document;
+    text = JSON.stringify({ openapi, info, servers: [{ url: prefix, description: 'Where this app mounts Dossier.' }], ...rest });
+    servedUnder.set(prefix, text);
+  }
+  return text;
+}
+
 const router = new Router(ROUTES);
 
 /**

@@ -103,7 +103,7 @@ export const OPERATIONS_ROUTES: readonly Route[] = [
       200: { description: 'The OpenAPI document.', body: Type.Object({ openapi: Type.String({ pattern: '^3\\.1\\.' }) }) },
     },
     handle(call) {
-      call.reply.send(200, JSON_TYPE, call.mount.openApiText());
+      call.reply.send(200, JSON_TYPE, call.mount.openApiText(call.request.prefix));
     },
   }),
 ];

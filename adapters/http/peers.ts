@@ -13,7 +13,12 @@ export const HTTP_PEERS = ['swagger-ui-dist', 'prom-client'] as const;
  */
 export function requirePeer<T>(name: (typeof HTTP_PEERS)[number], path?: string): T {
   try {
-    return (path === undefined ? require(name) : require.resolve(`${name}/${path}`)) as T;
+    // Loaded by Node when the app runs, not by a bundler when it is built (see optional-peer.ts in lib/stores/shared).
+    return (
+      path === undefined
+        ? require(/* webpackIgnore: true */ /* turbopackIgnore: true */ name)
+        : require.resolve(/* webpackIgnore: true */ /* turbopackIgnore: true */ `${name}/${path}`)
+    ) as T;
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     if (code !== 'MODULE_NOT_FOUND' || !message?.includes(`'${name}`)) throw error;

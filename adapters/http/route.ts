@@ -16,8 +16,8 @@ export interface Mount {
   readonly metrics: DossierMetrics | undefined;
   /** Whether the `X-Forwarded-*` of a reverse proxy in front are believed. */
   readonly trustProxy: boolean;
-  /** The OpenAPI document of the routes, as JSON text. */
-  openApiText(): string;
+  /** The OpenAPI document of the routes, as JSON text, as served under `prefix` (its `servers`). */
+  openApiText(prefix: string): string;
   /**
    * Answers `request` as the route table does (routing, authentication and scope, the handler, the error
    * map), without a log line or metrics of its own: a request made on behalf of another one (an MCP tool

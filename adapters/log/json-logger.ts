@@ -22,7 +22,10 @@ export function createJsonLogger({ level = 'info', destination }: JsonLoggerOpti
   if (level === 'silent') return SILENT_LOGGER;
   // pino is an optional peer dependency, loaded when a log is made: an app that mounts Dossier with a
   // logger of its own never needs it.
-  const { pino } = createRequire(import.meta.url)('pino') as typeof import('pino');
+  // Loaded when the app runs, not by a bundler (Next.js) when it is built: an app without pino still builds.
+  const { pino } = createRequire(import.meta.url)(
+    /* webpackIgnore: true */ /* turbopackIgnore: true */ 'pino',
+  ) as typeof import('pino');
   const logger = pino(
     {
       level,

@@ -7,7 +7,10 @@ import { watchDomain } from '../../examples/watch.js';
 import { receiveWebhooks, type DossierEvent } from '../../examples/webhook-receiver.js';
 import { createServer } from 'node:http';
 import type { WatchEvent } from '../../lib/ports/watches.js';
+import { fileURLToPath } from 'node:url';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { projectRoot } from '../support/paths.js';
+import { Started, waitUntilPrinted } from '../support/snippets.js';
 
 describe('the examples', () => {
   let dns: TestDnsServer;
@@ -58,6 +61,29 @@ describe('the examples', () => {
     } finally {
       dns.zone['example.test']!.A = [{ address: '93.184.216.34', ttl: 600 }];
       await watching.close();
+    }
+  });
+
+  it('watch, run as a program: keeps watching until stopped, and ends at SIGTERM', async function () {
+    this.timeout(60_000);
+    const program = new Started(
+      process.execPath,
+      [fileURLToPath(new URL('../../examples/watch.js', import.meta.url)), 'example.test'],
+      {
+        cwd: projectRoot(),
+        env: { ...process.env, DOSSIER_DNS_SERVERS: dns.address, DOSSIER_LOG_LEVEL: 'warn' },
+      },
+    );
+    try {
+      await waitUntilPrinted(program, 'watching example.test');
+      // The checks' timers do not hold a process open: the program does, until it is told to stop.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(program.running, program.output).to.equal(true);
+      program.child.kill('SIGTERM');
+      const ran = await program.exited;
+      expect([ran.status, ran.signal], ran.output).to.deep.equal([0, null]);
+    } finally {
+      if (program.running) await program.stop();
     }
   });
 

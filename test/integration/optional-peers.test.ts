@@ -229,7 +229,12 @@ describe('an app that mounts Dossier with Express, without Koa (npm install doss
        server.close();
        await dossier.close();`,
     ]);
-    expect(served.stderr).to.equal('');
+    // Nothing on standard error but the default logger's line a request (no warning, no error).
+    const logged = served.stderr.split('\n').filter(Boolean);
+    expect(
+      logged.map((line) => (JSON.parse(line) as { msg: string; route: string }).route),
+      served.stderr,
+    ).to.deep.equal(['/healthz', '/metrics']);
     expect(served.stdout.trim()).to.equal('200 {"status":"ok"} 200');
   });
 });
@@ -305,7 +310,7 @@ describe('the package without the MCP SDK @modelcontextprotocol/server', functio
       '-e',
       `const { createDossier } = await import('./dist/lib/index.js');
        const { createHttpHandler } = await import('./dist/adapters/http/index.js');
-       const dossier = createDossier({ store: 'memory://' });
+       const dossier = createDossier({ store: 'memory://', logLevel: 'silent' }); // no log line: stderr stays empty
        const { secret } = await dossier.keys.create({ name: 'agent' });
        const headers = { authorization: 'Bearer ' + secret, 'content-type': 'application/json', accept: 'application/json' };
        const request = (method, target, body) => ({

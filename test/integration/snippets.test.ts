@@ -214,7 +214,12 @@ describe('the snippets of the README and docs/', function () {
           const started = new Started(command, args, { cwd, env: pageEnv });
           servers.set(place, started);
           if (snippet.serves !== undefined) await waitUntilServing(started, withPorts(snippet.serves, ports));
-          else await waitUntilPrinted(started, snippet.readyWhenPrinted!);
+          else {
+            await waitUntilPrinted(started, snippet.readyWhenPrinted!);
+            // "Runs until stopped": still there a while after it is ready (timers alone would not hold it).
+            await new Promise((resolve) => setTimeout(resolve, 2000));
+            expect(started.running, `${snippet.page}:${snippet.line} ended on its own:\n${started.output}`).to.equal(true);
+          }
         }
         for (const [place, server] of servers) {
           expect(server.running, `${place} stopped on its own:\n${server.output}`).to.equal(true);

@@ -1,5 +1,5 @@
 import { createDossier, type Dossier } from '../../lib/dossier.js';
-import type { DossierOptions } from '../../lib/options.js';
+import { SILENT_LOGGER, type DossierOptions } from '../../lib/options.js';
 import type { NewKey } from '../../lib/ports/key-store.js';
 import { ADAPTERS, mount, type AdapterName, type MountOptions } from './adapters.js';
 import { emptyNamespaces } from './isolation.js';
@@ -22,9 +22,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Options every test Dossier starts from: nothing on disk, nothing shared. */
+/**
+ * Options every test Dossier starts from: nothing on disk, nothing shared, and no log (a Dossier given
+ * no logger writes a line a request to standard error; the tests of logging pass their own).
+ */
 export function testOptions(options: DossierOptions = {}): DossierOptions {
-  return { store: 'memory://', cache: 'memory://', ...options };
+  return { store: 'memory://', cache: 'memory://', logger: SILENT_LOGGER, ...options };
 }
 
 /** The adapters the suites run through: all of them, or those `DOSSIER_TEST_ADAPTERS` names (`koa,fetch`). */

@@ -14,7 +14,9 @@ let loading: Promise<McpSdk> | undefined;
  * @throws DossierError `ERR_NOT_IMPLEMENTED` naming the line to run when it is not installed.
  */
 export function loadMcpSdk(): Promise<McpSdk> {
-  return (loading ??= import(MCP_SDK).catch((error: unknown) => {
+  // Imported by Node when the app runs, never by a bundler (Next.js) when it is built: an app without the
+  // SDK still builds, and /mcp says what to install.
+  return (loading ??= import(/* webpackIgnore: true */ /* turbopackIgnore: true */ MCP_SDK).catch((error: unknown) => {
     loading = undefined;
     const { code, message } = error as { code?: string; message?: string };
     if (code !== 'ERR_MODULE_NOT_FOUND' || !message?.includes(MCP_SDK)) throw error;

@@ -28,7 +28,9 @@ function stdioClient(secret: string, signal: AbortSignal): HttpRequest {
  * of the request itself (the key revoked since: 401) is a JSON-RPC error naming the route's answer.
  */
 export async function serveMcpStdio(handler: HttpHandler, secret: string, input: Readable, output: Writable): Promise<void> {
-  const { StdioServerTransport } = (await import(`${MCP_SDK}/stdio`)) as typeof import('@modelcontextprotocol/server/stdio');
+  const { StdioServerTransport } = (await import(
+    /* webpackIgnore: true */ /* turbopackIgnore: true */ `${MCP_SDK}/stdio`
+  )) as typeof import('@modelcontextprotocol/server/stdio');
   const transport = new StdioServerTransport(input, output);
   const ended = new AbortController();
   const from = stdioClient(secret, ended.signal);

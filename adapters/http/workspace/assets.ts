@@ -36,7 +36,11 @@ export function docxModule(): string | null {
   if (docx === undefined) {
     try {
       // The package's `require` entry (dist/index.cjs) finds its folder; the page takes the ES module beside it.
-      docx = readFileSync(join(dirname(require.resolve('docx')), 'index.mjs'), 'utf8');
+      // Resolved by Node when the app runs, not by a bundler (Next.js) when it is built (see http/peers.ts).
+      docx = readFileSync(
+        join(dirname(require.resolve(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'docx')), 'index.mjs'),
+        'utf8',
+      );
     } catch (error) {
       if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
       docx = null;

@@ -13,7 +13,10 @@ const require = createRequire(import.meta.url);
  */
 export function loadOptionalPeer<T>(name: string, use: string): T {
   try {
-    return require(name) as T;
+    // The comment keeps a bundler (Turbopack, webpack) from resolving it when the app is built: the peer is
+    // loaded by Node when the app runs, resolved from this file (import.meta.url), and missing peers are
+    // the message below, not a failed build. (Bundled, a require of a name it cannot see would always throw.)
+    return require(/* webpackIgnore: true */ /* turbopackIgnore: true */ name) as T;
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
     if (code !== 'MODULE_NOT_FOUND' || !message?.includes(`'${name}'`)) throw error;

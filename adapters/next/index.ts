@@ -1,0 +1,1 @@
+export { dossierTracingIncludes } from './tracing.js';
