@@ -7,7 +7,7 @@ import mysql from 'mysql2/promise';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { nameSortKey, searchText } from '../../lib/records/stored-document.js';
 import { projectRoot } from '../support/paths.js';
-import { until } from '../support/until.js';
+import { LONG_PATIENCE_MS, until } from '../support/until.js';
 import { succeeded } from '../support/cli.js';
 
 const server = process.env.DOSSIER_TEST_MYSQL;
@@ -157,10 +157,14 @@ class OldStore {
 
   /** Waits until `dossier`'s fill is done, searching by result meanwhile (a search starts a fill again after a failed step). */
   async untilFilled(dossier: Dossier): Promise<void> {
-    await until(async () => {
-      await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
-      return this.filled();
-    }, 'the fill was done');
+    await until(
+      async () => {
+        await dossier.documents.list('alice', { search: 'quetzal', searchBy: 'result' });
+        return this.filled();
+      },
+      'the fill was done',
+      LONG_PATIENCE_MS,
+    );
   }
 
   /** The trigrams of document `id`'s result in the table, in order. */
@@ -376,7 +380,7 @@ describe(`upgrading a MySQL store whose documents were written before their resu
     old = await OldStore.open(3000);
     const child = startProcess(old.url);
     const exited = once(child, 'exit');
-    await until(async () => (await old!.fill()).done > 0, 'the first documents were filled in');
+    await until(async () => (await old!.fill()).done > 0, 'the first documents were filled in', LONG_PATIENCE_MS);
     child.kill('SIGKILL');
     await exited;
     const { done, last } = await old.fill();

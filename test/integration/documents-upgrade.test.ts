@@ -14,7 +14,7 @@ import type { Document } from '../../lib/ports/document-service.js';
 import type { DocumentQuery, DocumentRows, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { projectRoot } from '../support/paths.js';
-import { until } from '../support/until.js';
+import { LONG_PATIENCE_MS, until } from '../support/until.js';
 import { succeeded } from '../support/cli.js';
 
 /**
@@ -244,7 +244,7 @@ for (const kind of kinds) {
         const [{ rows }] = (await old.query('SELECT count(*) AS rows FROM dossier_documents')) as [{ rows: number | string }];
         return Number(rows);
       };
-      await until(async () => (await moved()) > 0, 'the first batch was moved');
+      await until(async () => (await moved()) > 0, 'the first batch was moved', LONG_PATIENCE_MS);
       child.kill('SIGKILL');
       await exited;
       const partly = await moved();
@@ -418,7 +418,11 @@ describe(`upgrading a Redis store whose documents the key-value path kept with a
     const expected = await writeOld({ alice: 4000 });
     const child = startLister();
     const exited = once(child, 'exit');
-    await until(async () => (await redis.get('dossier:documents:5:alice:indexed-to')) !== null, 'a first batch was indexed');
+    await until(
+      async () => (await redis.get('dossier:documents:5:alice:indexed-to')) !== null,
+      'a first batch was indexed',
+      LONG_PATIENCE_MS,
+    );
     child.kill('SIGKILL');
     await exited;
     expect(await redis.get('dossier:documents:5:alice:indexed'), 'stopped part of the way').to.equal(null);
