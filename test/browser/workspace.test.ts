@@ -506,28 +506,42 @@ describe('the documents workspace in Chromium', function () {
       }
     });
 
+    /** Presses Tab: the name of what takes the focus (null: nothing on the page), checked for a visible focus ring. */
+    async function tab(page: Page): Promise<string | null> {
+      await page.keyboard.press('Tab');
+      const focus = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        if (element === null || element === document.body) return null;
+        const style = getComputedStyle(element);
+        const label = (element as HTMLInputElement).labels?.[0]?.textContent;
+        const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? '';
+        return { name: name.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+      });
+      if (focus === null) return null;
+      expect(focus.ring, `a visible focus on ${focus.name}`).to.equal(true);
+      return focus.name;
+    }
+
     /** Tabs through the page: the names of what takes the focus, each checked for a visible focus ring. */
     async function tabStops(page: Page, stops: number): Promise<string[]> {
       const names: string[] = [];
       for (let i = 0; i < stops; i++) {
-        await page.keyboard.press('Tab');
-        const focus = await page.evaluate(() => {
-          const element = document.activeElement as HTMLElement | null;
-          if (element === null || element === document.body) return null;
-          const style = getComputedStyle(element);
-          const label = (element as HTMLInputElement).labels?.[0]?.textContent;
-          const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? '';
-          return { name: name.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
-        });
-        if (focus === null) continue;
-        expect(focus.ring, `a visible focus on ${focus.name}`).to.equal(true);
-        names.push(focus.name);
+        const name = await tab(page);
+        if (name !== null) names.push(name);
       }
       return names;
     }
 
+    /** Tabs (each stop checked for a visible focus ring) until what is named `name` has the focus. */
+    async function tabTo(page: Page, name: string): Promise<void> {
+      for (let i = 0; i < 60; i++) if ((await tab(page)) === name) return;
+      expect.fail(`Tab never reached ${name}`);
+    }
+
     it('works from the keyboard alone, with a visible focus on every action', async () => {
       const { secret } = await writerKey();
+      // Ten older documents first: the list has two pages, the newest (Keyboard note) at the top of the first.
+      await seed(10);
       const [id] = await seed(1, 1, () => 'Keyboard note');
       const { context, page, problems } = await open();
       try {
@@ -556,6 +570,17 @@ describe('the documents workspace in Chromium', function () {
           'Favorite: Keyboard note',
         ])
           expect(list).to.include(name);
+        // The pages: Next from the first (whose Previous is off, out of the Tab order), Previous from the second.
+        await tabTo(page, 'Next');
+        await page.keyboard.press('Enter');
+        await page.waitForURL(`${base}?page=2`);
+        await page.getByRole('link', { name: 'Note 01' }).waitFor();
+        expect(await rowNames(page)).to.deep.equal(['Note 01']);
+        await tabTo(page, 'Previous');
+        await page.keyboard.press('Enter');
+        await page.waitForURL(base);
+        await page.getByRole('link', { name: 'Keyboard note' }).waitFor();
+        expect(await rowNames(page)).to.have.length(10);
 
         await page.goto(`${base}/new`);
         await page.getByRole('radio', { name: 'Freestyle' }).waitFor();
@@ -591,7 +616,7 @@ describe('the documents workspace in Chromium', function () {
         await page.keyboard.press('Tab');
         await page.keyboard.press('Enter');
         await page.waitForURL(base);
-        expect(await stored()).to.equal(0);
+        expect(await stored()).to.equal(10);
         expect(problems).to.deep.equal([]);
       } finally {
         await context.close();
