@@ -1,6 +1,11 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { findDocx } from '../../adapters/http/workspace/assets.js';
+import { viewPage } from '../../adapters/http/workspace/page.js';
 import type { ApiKey } from '../../lib/index.js';
 import { seriousViolations } from '../support/axe.js';
 import { chromiumOrSkip } from '../support/chromium.js';
@@ -12,6 +17,7 @@ import { unzip } from '../support/zip.js';
 const LAPTOP = { width: 1280, height: 860 };
 const PHONE = { width: 360, height: 780 };
 const OWNER = 'acct-writer';
+const require = createRequire(import.meta.url);
 const PIECES = ['Spring ', 'is ', 'here: ', 'our ', 'new ', 'garden ', 'range ', 'lands ', 'on ', 'Monday.'];
 
 /**
@@ -506,28 +512,96 @@ describe('the documents workspace in Chromium', function () {
       }
     });
 
+    it('offers no Word download where docx is not installed, and works otherwise', async () => {
+      // docx is installed here. Where it is not, the server finds no browser build (findDocx, as for a
+      // resolution from a folder without the package; test/unit/http/workspace-docx.test.ts) and makes the
+      // document's page with that answer: that page, by the server's own renderer, in the server's own
+      // response (headers, CSP), is what the browser gets. Everything else comes from the server as is.
+      const empty = mkdtempSync(join(tmpdir(), 'dossier-no-docx-'));
+      const docx = findDocx((name) => require.resolve(name, { paths: [empty] }));
+      rmSync(empty, { recursive: true, force: true });
+      expect(docx).to.equal(null);
+      const { secret } = await writerKey();
+      const [id] = await seed(1, 1, () => 'Plain letter');
+      const { context, page, problems } = await open();
+      const asked: string[] = [];
+      page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+      // Not a single error in the console either (a failed load of docx.js would show there).
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      try {
+        await signIn(page, secret);
+        await page.route(`${base}/documents/${id}`, async (route) => {
+          const response = await route.fetch();
+          const headers = { ...response.headers() };
+          delete headers['content-length'];
+          delete headers['content-encoding'];
+          const body = viewPage({ base: `${prefix}/workspace`, docx: docx !== null }, { name: 'document', id: String(id) });
+          await route.fulfill({ response, headers, body });
+        });
+        await page.goto(`${base}/documents/${id}`);
+        await page.getByRole('heading', { name: 'Plain letter' }).waitFor();
+        // No Word button at all (not one that would fail), the other downloads there and working.
+        expect(await page.getByRole('button', { name: /Word|docx/i }).count()).to.equal(0);
+        expect(await page.locator('[data-download="docx"]').count()).to.equal(0);
+        for (const name of ['Markdown (.md)', 'Plain text (.txt)', 'Web page (.html)'])
+          expect(await page.getByRole('button', { name }).isVisible(), name).to.equal(true);
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Markdown (.md)' }).click(),
+        ]);
+        expect(download.suggestedFilename()).to.equal('Plain-letter.md');
+        expect(readFileSync(await download.path()).toString()).to.equal('# Plain letter\n\nA short text for the list.\n');
+        // Editing and saving work as ever.
+        await page.getByLabel('Text').fill('Dear readers, it was a good quarter.');
+        expect(await page.locator('[data-words]').innerText()).to.equal('7 words');
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Saved.').waitFor();
+        expect((await server.dossier.documents.get(OWNER, id!)).result).to.equal('Dear readers, it was a good quarter.');
+        expect(asked.filter((path) => path.endsWith('/docx.js'))).to.deep.equal([]);
+        expect(problems).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    /** Presses Tab: the name of what takes the focus (null: nothing on the page), checked for a visible focus ring. */
+    async function tab(page: Page): Promise<string | null> {
+      await page.keyboard.press('Tab');
+      const focus = await page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        if (element === null || element === document.body) return null;
+        const style = getComputedStyle(element);
+        const label = (element as HTMLInputElement).labels?.[0]?.textContent;
+        const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? '';
+        return { name: name.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
+      });
+      if (focus === null) return null;
+      expect(focus.ring, `a visible focus on ${focus.name}`).to.equal(true);
+      return focus.name;
+    }
+
     /** Tabs through the page: the names of what takes the focus, each checked for a visible focus ring. */
     async function tabStops(page: Page, stops: number): Promise<string[]> {
       const names: string[] = [];
       for (let i = 0; i < stops; i++) {
-        await page.keyboard.press('Tab');
-        const focus = await page.evaluate(() => {
-          const element = document.activeElement as HTMLElement | null;
-          if (element === null || element === document.body) return null;
-          const style = getComputedStyle(element);
-          const label = (element as HTMLInputElement).labels?.[0]?.textContent;
-          const name = element.getAttribute('aria-label') ?? label ?? element.textContent ?? '';
-          return { name: name.trim(), ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 };
-        });
-        if (focus === null) continue;
-        expect(focus.ring, `a visible focus on ${focus.name}`).to.equal(true);
-        names.push(focus.name);
+        const name = await tab(page);
+        if (name !== null) names.push(name);
       }
       return names;
     }
 
+    /** Tabs (each stop checked for a visible focus ring) until what is named `name` has the focus. */
+    async function tabTo(page: Page, name: string): Promise<void> {
+      for (let i = 0; i < 60; i++) if ((await tab(page)) === name) return;
+      expect.fail(`Tab never reached ${name}`);
+    }
+
     it('works from the keyboard alone, with a visible focus on every action', async () => {
       const { secret } = await writerKey();
+      // Ten older documents first: the list has two pages, the newest (Keyboard note) at the top of the first.
+      await seed(10);
       const [id] = await seed(1, 1, () => 'Keyboard note');
       const { context, page, problems } = await open();
       try {
@@ -556,6 +630,17 @@ describe('the documents workspace in Chromium', function () {
           'Favorite: Keyboard note',
         ])
           expect(list).to.include(name);
+        // The pages: Next from the first (whose Previous is off, out of the Tab order), Previous from the second.
+        await tabTo(page, 'Next');
+        await page.keyboard.press('Enter');
+        await page.waitForURL(`${base}?page=2`);
+        await page.getByRole('link', { name: 'Note 01' }).waitFor();
+        expect(await rowNames(page)).to.deep.equal(['Note 01']);
+        await tabTo(page, 'Previous');
+        await page.keyboard.press('Enter');
+        await page.waitForURL(base);
+        await page.getByRole('link', { name: 'Keyboard note' }).waitFor();
+        expect(await rowNames(page)).to.have.length(10);
 
         await page.goto(`${base}/new`);
         await page.getByRole('radio', { name: 'Freestyle' }).waitFor();
@@ -591,7 +676,7 @@ describe('the documents workspace in Chromium', function () {
         await page.keyboard.press('Tab');
         await page.keyboard.press('Enter');
         await page.waitForURL(base);
-        expect(await stored()).to.equal(0);
+        expect(await stored()).to.equal(10);
         expect(problems).to.deep.equal([]);
       } finally {
         await context.close();

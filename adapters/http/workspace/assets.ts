@@ -24,28 +24,35 @@ export const WORD_COUNT_JS = `export ${countWords.toString()}\n`;
 
 const require = createRequire(import.meta.url);
 
+/**
+ * The browser build of `docx` (an ES module that imports nothing, about 1 MB) in the package that
+ * `resolve` finds (by default Node's module resolution from here, as the reference page's
+ * swagger-ui-dist is found); `null` when it finds none. Another resolution can be given, to see what
+ * the workspace does where the package is not installed.
+ * @throws when the package is found but its browser build cannot be read (a broken install is no absent one).
+ */
+export function findDocx(
+  // Resolved by Node when the app runs, not by a bundler (Next.js) when it is built (see http/peers.ts).
+  resolve: (name: string) => string = (name) => require.resolve(/* webpackIgnore: true */ /* turbopackIgnore: true */ name),
+): string | null {
+  try {
+    // The package's `require` entry (dist/index.cjs) finds its folder; the page takes the ES module beside it.
+    return readFileSync(join(dirname(resolve('docx')), 'index.mjs'), 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
+    return null;
+  }
+}
+
 let docx: string | null | undefined;
 
 /**
- * The browser build of `docx` (an ES module that imports nothing, about 1 MB), served as
- * `/workspace/assets/docx.js` for the Word download, which the page makes in the browser; `null` when
- * the optional peer dependency `docx` is not installed (the page then offers no `.docx`). Found by
- * module resolution, as the reference page's swagger-ui-dist is, and read on the first use, once.
+ * The browser build of `docx` ({@link findDocx}), served as `/workspace/assets/docx.js` for the Word
+ * download, which the page makes in the browser; `null` when the optional peer dependency `docx` is not
+ * installed (the page then offers no `.docx`). Read on the first use, once.
  */
 export function docxModule(): string | null {
-  if (docx === undefined) {
-    try {
-      // The package's `require` entry (dist/index.cjs) finds its folder; the page takes the ES module beside it.
-      // Resolved by Node when the app runs, not by a bundler (Next.js) when it is built (see http/peers.ts).
-      docx = readFileSync(
-        join(dirname(require.resolve(/* webpackIgnore: true */ /* turbopackIgnore: true */ 'docx')), 'index.mjs'),
-        'utf8',
-      );
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error;
-      docx = null;
-    }
-  }
+  if (docx === undefined) docx = findDocx();
   return docx;
 }
 
