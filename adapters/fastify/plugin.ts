@@ -23,16 +23,30 @@ export interface DossierPluginOptions extends HttpOptions {
  */
 export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fastify, { dossier, ...options }) => {
   const http = createHttpHandler(dossier, options);
-  const answer = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-    answerWith(http, fastify.prefix, request, reply);
+  const { prefix } = fastify;
+  const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const target = request.raw.url ?? request.url;
+    // Fastify matched the prefix on the decoded path (`/%64ossier` is `/dossier` to it); the other mounts
+    // match it as sent, so what does not start with it literally is the app's, as any unknown path is.
+    if (http.owns(nodeRequest(request.raw, reply.raw, target, prefix))) return answerWith(http, prefix, request, reply);
+    reply.callNotFound();
+    return reply;
+  };
   const mounts = MOUNTS.get(fastify.server) ?? [];
-  MOUNTS.set(fastify.server, [...mounts, { http, prefix: fastify.prefix }]);
+  MOUNTS.set(fastify.server, [...mounts, { http, prefix }]);
   for (const url of ['/', '/*']) {
     // Answered in onRequest, before Fastify reads a body (or refuses a content type of its own accord).
     fastify.route({ method: fastify.supportedMethods, url, exposeHeadRoute: false, onRequest: answer, handler: answer });
   }
-  // Methods Fastify does not route (PROPFIND, …) end here, to be answered 501 as the contract says.
-  fastify.setNotFoundHandler(answer);
+  // Methods Fastify does not route (PROPFIND, …) end in a not-found handler, to be answered 501 as the
+  // contract says. It is set on a level of its own (`prefix: '/'`: the paths below the prefix), so
+  // that the routes above keep the app's not-found handler for `reply.callNotFound()`.
+  await fastify.register(
+    async (below) => {
+      below.setNotFoundHandler(answer);
+    },
+    { prefix: '/' },
+  );
 };
 
 /** The Dossiers registered on each server, and where: for {@link answerFrameworkError}. */

@@ -1,9 +1,11 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { dossierVersion } from '../version.js';
+import { isDocumentPath } from './errors.js';
 import type { Route } from './route.js';
 import { Router } from './router.js';
 import { ROUTES } from './routes.js';
-import { HEADERS, JSON_MEDIA, type HeaderName, type RouteSpec } from './schemas/define.js';
+import { HEADERS, JSON_MEDIA, type HeaderName, type ResponseSpec, type RouteSpec } from './schemas/define.js';
+import { ApiErrorWith, DocumentError } from './schemas/shapes.js';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
@@ -63,9 +65,33 @@ function parameters(where: 'path' | 'query', object: TObject | undefined): Recor
   });
 }
 
+/** Why a route that reads `Authorization` refuses a request with 400 before anything else (see the handler's `admitted`). */
+const SEVERAL_CREDENTIALS = 'Two `Authorization` headers, or a list of credentials in one; nothing is counted.';
+
+/**
+ * The answers of `route`, with the 400 that every route reading `Authorization` gives to several
+ * credentials, in its interface's error body: declared here, once, rather than in each route table.
+ */
+function responsesOf(route: RouteSpec): Record<number, ResponseSpec> {
+  if (route.auth === 'none') return route.responses;
+  const body = isDocumentPath(route.path) ? DocumentError : ApiErrorWith('invalid_request');
+  const own = route.responses[400];
+  if (own === undefined) return { ...route.responses, 400: { description: SEVERAL_CREDENTIALS, body } };
+  // A 400 of the route's own in the same body (`invalid_request`) already says it; another one widens.
+  const same = own.body === undefined || JSON.stringify(own.body) === JSON.stringify(body);
+  return {
+    ...route.responses,
+    400: {
+      ...own,
+      description: `${own.description} ${SEVERAL_CREDENTIALS}`,
+      body: same ? body : Type.Union([own.body!, body]),
+    },
+  };
+}
+
 function operation(route: RouteSpec, named: NamedSchemas): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, response] of Object.entries(route.responses)) {
+  for (const [status, response] of Object.entries(responsesOf(route))) {
     const headers = Object.fromEntries(
       Object.entries({ 'X-Request-Id': true, ...response.headers }).map(([name, required]) => {
         const { description, schema } = HEADERS[name as HeaderName];

@@ -372,15 +372,6 @@ const PREFIX_CORPUS: Probe[] = [
   { name: 'inside: prefix, slash', path: '/dossier/', outside: true },
 ];
 
-/**
- * What a framework decides before any plugin sees the request, which docs/mounting.md lists: Fastify's
- * router decodes the path before it matches the prefix (`/%64ossier` is `/dossier` to it). No other
- * difference is allowed.
- */
-const FRAMEWORK_ANSWERS: Record<string, readonly string[]> = {
-  'examples/serve-fastify': ['outside: prefix escaped'],
-};
-
 /** What the corpus left on one mount: each request's name and normalised answer. */
 interface Run {
   entries: { name: string; request: string; answer: string; dossiers: boolean }[];
@@ -583,7 +574,6 @@ describe('the differential test: one corpus, four example apps, one store, the s
         const differences: string[] = [];
         for (const [i, expected] of want.entries()) {
           const actual = got[i]!;
-          if (FRAMEWORK_ANSWERS[program.name]?.includes(expected.name)) continue;
           const same =
             expected.dossiers || actual.dossiers
               ? headersSorted(expected.answer) === headersSorted(actual.answer)
@@ -611,7 +601,7 @@ describe('the differential test: one corpus, four example apps, one store, the s
   it('under the prefix, nothing outside it reaches Dossier and nothing inside it reaches the host app', () => {
     for (const program of programs) {
       const entries = runs.get(`${program.name}${PREFIX}`)!.entries;
-      for (const probe of PREFIX_CORPUS.filter((one) => !FRAMEWORK_ANSWERS[program.name]?.includes(one.name))) {
+      for (const probe of PREFIX_CORPUS) {
         const entry = entries.find((one) => one.name === probe.name)!;
         expect(entry.dossiers, `${program.name}: ${probe.name}\n${entry.answer}`).to.equal(probe.name.startsWith('inside'));
       }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { connect } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { ROUTES } from '../../adapters/http/routes.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 
@@ -75,6 +76,20 @@ eachAdapter(() => {
       );
       expect(list.status).to.equal(400);
       expect(await usedToday()).to.equal(before);
+    });
+
+    it('answers several credentials with 400 on every route that reads Authorization, as its document declares', async () => {
+      const routes = ROUTES.filter((route) => route.auth !== 'none' && !route.hidden);
+      expect(routes.length).to.be.greaterThan(20);
+      for (const route of routes) {
+        const method = route.method.toUpperCase();
+        // The harness checks the answer against the OpenAPI document: the 400 must be declared there.
+        const response = await server.get(route.path.replace(/:\w+/g, '1'), undefined, {
+          method,
+          headers: { Authorization: `Bearer ${key}, Bearer ${key}` },
+        });
+        expect(response.status, `${method} ${route.path}`).to.equal(400);
+      }
     });
 
     it('matches paths as sent: dot segments and other cases are the JSON 404', async () => {
@@ -170,6 +185,33 @@ eachAdapter(() => {
         ([status, cookie]: [number, string | null]) => status === 303 && cookie !== null,
       );
       expect((await signIn({ 'Sec-Fetch-Site': 'same-origin' })).status).to.equal(303);
+    });
+
+    it('matches the prefix as sent: an escaped prefix gets the app’s answer to any unknown path', async () => {
+      const prefixed = await startTestServer({}, { prefix: '/dossier' });
+      try {
+        const get = (method: string, path: string) =>
+          raw(prefixed.url, `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        // The app's answer to a path it does not know, the path as written in it (Fastify names it).
+        const unknown = async (method: string, path: string): Promise<[number, string]> => {
+          const answer = await get(method, path);
+          return [answer.status, answer.text.slice(answer.text.indexOf('\r\n\r\n')).replaceAll(path, '<path>')];
+        };
+        expect(await unknown('GET', '/%64ossier/healthz')).to.deep.equal(await unknown('GET', '/elsewhere/healthz'));
+        expect((await get('GET', '/dossier/healthz')).status).to.equal(200);
+        // A method Fastify does not route is Dossier's below the prefix; on the prefix itself, the
+        // app's there (docs/mounting.md), Dossier's 501 on every other mount.
+        const below = await get('PROPFIND', '/dossier/healthz');
+        expect([below.status, below.json?.code]).to.deep.equal([501, 'not_implemented']);
+        if (prefixed.adapter === 'fastify') {
+          expect(await unknown('PROPFIND', '/dossier')).to.deep.equal(await unknown('PROPFIND', '/elsewhere'));
+        } else {
+          const at = await get('PROPFIND', '/dossier');
+          expect([at.status, at.json?.code]).to.deep.equal([501, 'not_implemented']);
+        }
+      } finally {
+        await prefixed.close();
+      }
     });
 
     it('names the docs and the document under the prefix in the index', async () => {
