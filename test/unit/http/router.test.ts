@@ -9,11 +9,12 @@ import { ROUTES } from '../../../adapters/http/routes.js';
 const router = new Router(ROUTES);
 const routeOf = (method: string, path: string) => router.route(method, path);
 
-describe('the router of the route table (as @koa/router matched, which Koa users had)', () => {
-  it('matches paths case-insensitively, with or without one trailing slash, a parameter being one decoded segment', () => {
-    for (const path of ['/api/dns', '/API/DNS', '/api/dns/'])
-      expect(router.match(path)?.routes.pattern, path).to.equal('/api/dns');
-    for (const path of ['//api/dns', '/api/dns//', '/api/%64ns', '/api/dns/x'])
+describe('the router of the route table', () => {
+  it('matches paths as sent, case-sensitively, with or without one trailing slash, a parameter being one decoded segment, never through a dot segment', () => {
+    for (const path of ['/api/dns', '/api/dns/']) expect(router.match(path)?.routes.pattern, path).to.equal('/api/dns');
+    for (const path of ['/API/DNS', '/Api/dns', '//api/dns', '/api/dns//', '/api/%64ns', '/api/dns/x'])
+      expect(router.match(path), path).to.equal(undefined);
+    for (const path of ['/api/./dns', '/x/../api/dns', '/api/%2e%2e/api/dns', '/api/%2E/dns'])
       expect(router.match(path), path).to.equal(undefined);
     expect(router.match('/api/v1/documents/%31/')).to.deep.include({ params: { id: '1' } });
     expect(router.match('/api/v1/documents/%E0')?.params).to.deep.equal({ id: '%E0' });
