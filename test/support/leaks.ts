@@ -76,8 +76,10 @@ export const mochaHooks: RootHookObject = {
       const timers = pendingTimerOrigins().filter((origin) => !timersAtStart.has(origin));
       const made = timers.length > 0 ? `; pending timers made at:\n  ${timers.join('\n  ')}` : '';
       // What is left open would keep a run in one process (no --parallel) from ever ending: it ends a
-      // second after mocha has reported, if still alive then (an unref'd timer holds nothing itself).
-      setTimeout(() => process.exit(1), 1000).unref();
+      // second after mocha has reported, if still alive then (an unref'd timer holds nothing itself). A
+      // worker of --parallel is left alone: mocha ends its workers itself, and one that exits under it
+      // takes the files after it and the run's summary with it.
+      if (process.env.MOCHA_WORKER_ID === undefined) setTimeout(() => process.exit(1), 1000).unref();
       throw new Error(`${files || 'the tests'} left open: ${left.join(', ')}${made}`);
     }
   },
