@@ -171,11 +171,17 @@ const EXPRESS_ADAPTER = {
 };
 
 const FASTIFY_ADAPTER = {
-  values: ['answerClientError', 'applyKeepAlive', 'dossierPlugin', 'serverOptionsFromEnv'],
+  values: ['answerClientError', 'answerFrameworkError', 'applyKeepAlive', 'dossierPlugin', 'serverOptionsFromEnv'],
   types: ['DossierPluginOptions', 'ServerOptions'],
 };
 
-const FETCH_ADAPTER = { values: ['createFetchHandler'], types: ['FetchClient', 'FetchHandler', 'FetchOptions'] };
+const FETCH_ADAPTER = {
+  values: ['answerRequestError', 'createFetchHandler', 'createRouteHandlers'],
+  types: ['FetchClient', 'FetchHandler', 'FetchOptions', 'RouteHandler', 'RouteHandlers', 'RouteHandlersOptions'],
+};
+
+// What a Next.js app names in its next.config for the standalone output.
+const NEXT = { values: ['dossierTracingIncludes'], types: [] };
 
 // `dossier serve` as a function, for an app of one's own (examples/serve-*.ts).
 const SERVE = {
@@ -190,6 +196,7 @@ for (const [name, entry, expected] of [
   ['dossier/fastify (adapters/fastify/index.ts)', 'adapters/fastify/index', FASTIFY_ADAPTER],
   ['dossier/fetch (adapters/fetch/index.ts)', 'adapters/fetch/index', FETCH_ADAPTER],
   ['dossier/serve (adapters/serve/index.ts)', 'adapters/serve/index', SERVE],
+  ['dossier/next (adapters/next/index.ts)', 'adapters/next/index', NEXT],
 ] as const) {
   describe(`the exports of ${name}`, () => {
     it('are the listed values at run time', async () => {
