@@ -1,6 +1,7 @@
 import type { AdmissionStore } from './admission-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { DocumentStore } from './document-store.js';
+import type { KeyRecords } from './key-store.js';
 import type { KvStore } from './kv-store.js';
 import type { WatchStore } from './watch-store.js';
 
@@ -22,6 +23,11 @@ export interface Backend {
    * atomic step (the SQL backends and Redis). Absent where the core keeps them as values (memory).
    */
   watches?: WatchStore;
+  /**
+   * Keys as records of the backend's own tables or structures, each change one atomic step (the SQL
+   * backends and Redis). Absent where the core keeps them as values (memory).
+   */
+  keys?: KeyRecords;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }
