@@ -3,6 +3,7 @@ import type { CounterStore } from './counter-store.js';
 import type { DocumentStore } from './document-store.js';
 import type { KeyRecords } from './key-store.js';
 import type { KvStore } from './kv-store.js';
+import type { SessionStore } from './session-store.js';
 import type { WatchStore } from './watch-store.js';
 
 /** A storage backend: values through Keyv, and the backend's own atomic counters. */
@@ -28,6 +29,8 @@ export interface Backend {
    * backends and Redis). Absent where the core keeps them as values (memory).
    */
   keys?: KeyRecords;
+  /** The sessions and wrong tries, as records of the backend's own (the SQL backends and Redis). Absent: values (memory). */
+  sessions?: SessionStore;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }

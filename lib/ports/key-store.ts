@@ -142,6 +142,12 @@ export interface SecretRecord {
   graceUntil?: number;
 }
 
+/** A key with the digests of its secrets, an old one with until when it works (ms since the epoch). */
+export interface KeyEntry {
+  key: ApiKey;
+  secrets: { digest: string; graceUntil?: number }[];
+}
+
 /**
  * Keys as records of a backend's own tables or structures (the SQL backends and Redis): each key with its
  * secrets' digests, each change of a key and of what lists or counts it one atomic step of the store,
@@ -153,6 +159,11 @@ export interface KeyRecords {
   ready(): Promise<void>;
   /** Stores a new key whose current secret has `digest`. */
   insert(key: ApiKey, digest: string): Promise<void>;
+  /**
+   * Stores many keys at once, each with its secrets, skipping a key whose id is stored already: a bulk
+   * load (what the move of older releases' keys does, a benchmark's thousands of keys).
+   */
+  insertMany(entries: KeyEntry[]): Promise<void>;
   /** The record of the secret whose SHA-256 digest (hex) is `digest`: one indexed read. */
   bySecret(digest: string): Promise<SecretRecord | undefined>;
   get(id: string): Promise<ApiKey | undefined>;

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../ports/key-store.js';
+import type { KeyEntry } from '../ports/key-store.js';
 import { publicKey, type StoredKey } from './stored-key.js';
 
 // The keys of releases before keys were records (docs/storage.md, "Keys and sessions as records"), as the
@@ -13,9 +13,7 @@ export interface OldKeyRecord {
 }
 
 /** A key to move: its record, the digests of its secrets (an old one with until when it works), the names of its records. */
-export interface MovableKey {
-  key: ApiKey;
-  secrets: { digest: string; graceUntil?: number }[];
+export interface MovableKey extends KeyEntry {
   names: string[];
 }
 

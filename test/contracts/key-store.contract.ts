@@ -286,6 +286,89 @@ export function keyStoreContract(backend: BackendCase): void {
       });
     });
 
+    describe('sessions', () => {
+      let now: number;
+      let timed: Dossier;
+      beforeEach(() => {
+        now = Date.now();
+        timed = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+      });
+      afterEach(() => timed.close());
+
+      it('takes a right try back and forgets the wrong ones before it; the fifth wrong try in a minute locks for a minute', async () => {
+        const sessions = timed.adminSessions;
+        const address = uniqueName('192.0.2');
+        const wrong = () => sessions.attempt(address, () => false);
+        for (let i = 0; i < 4; i++) expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: false });
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'right' });
+        for (let i = 0; i < 4; i++) expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: false });
+        expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: true });
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'locked', lockedUntil: now + 60_000 });
+        expect(await sessions.lockedUntil(address)).to.equal(now + 60_000);
+        expect(await timed.workspaceSessions.signIn(address, 'dsr_wrong')).to.deep.equal({
+          outcome: 'unknown',
+          nowLocked: false,
+        });
+        now += 60_000;
+        expect(await sessions.lockedUntil(address)).to.equal(null);
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'right' });
+      });
+
+      it('signs a session out, and opens, reads and ends a workspace session', async () => {
+        const id = uniqueName('session');
+        expect(await timed.adminSessions.isSignedOut(id)).to.equal(false);
+        await timed.adminSessions.signOut(id, now + 3_600_000);
+        expect(await timed.adminSessions.isSignedOut(id)).to.equal(true);
+        const { key, secret } = await timed.keys.create({ name: 'workspace' });
+        const opened = await timed.workspaceSessions.signIn(uniqueName('198.51.100'), secret);
+        if (opened.outcome !== 'signed-in') throw new Error(`not signed in: ${opened.outcome}`);
+        expect((await timed.workspaceSessions.keyOf(opened.session)).id).to.equal(key.id);
+        await timed.workspaceSessions.signOut(opened.session);
+        const ended = await timed.workspaceSessions.keyOf(opened.session).catch((error: unknown) => error);
+        expect(isDossierError(ended, 'ERR_AUTH_INVALID_KEY')).to.equal(true);
+      });
+
+      if (backend.shared) {
+        it('judges tries made at once on two processes one after the other', async () => {
+          const other = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+          try {
+            const address = uniqueName('203.0.113');
+            const verdicts = await Promise.all(
+              Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? timed : other).adminSessions.attempt(address, () => false)),
+            );
+            expect(verdicts.filter((verdict) => verdict.outcome === 'wrong')).to.have.length(5);
+            expect(verdicts.filter((verdict) => verdict.outcome === 'wrong' && verdict.nowLocked)).to.have.length(1);
+            expect(verdicts.filter((verdict) => verdict.outcome === 'locked')).to.have.length(7);
+          } finally {
+            await other.close();
+          }
+        });
+
+        it("moves the sessions and tries today's release wrote into its records when it opens the store", async () => {
+          const namespace = uniqueName('old');
+          const clock = { now: () => Date.now() };
+          const open = () => openBackend(url, { namespace, clock, timeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+          const written = open();
+          const at = Date.now();
+          await written.kv.set('admin:signed-out:s1', true, 3_600_000);
+          await written.kv.set('workspace:session:d1', { keyId: 'key_1', expiresAt: at + 3_600_000 }, 3_600_000);
+          await written.kv.set('admin:sign-in:192.0.2.9', { times: [], lockedUntil: at + 60_000 }, 60_000);
+          await written.close();
+          const opened = open();
+          try {
+            expect(await opened.sessions!.get('admin:signed-out:s1', Date.now())).to.include({ keyId: null });
+            expect(await opened.sessions!.get('workspace:session:d1', Date.now())).to.include({ keyId: 'key_1' });
+            expect(await opened.sessions!.lockedUntil('admin:sign-in:192.0.2.9', Date.now())).to.equal(at + 60_000);
+            for (const name of ['admin:signed-out:s1', 'workspace:session:d1', 'admin:sign-in:192.0.2.9']) {
+              expect(await opened.kv.get(name), name).to.equal(undefined);
+            }
+          } finally {
+            await opened.close();
+          }
+        });
+      }
+    });
+
     if (backend.shared) {
       it("moves the keys today's release wrote, left half done by a kill, into its records when two processes open it at once", async () => {
         const namespace = uniqueName('old');

@@ -12,6 +12,7 @@ import { MysqlKeyvStore } from './keyv-store.js';
 import { MYSQL_DIALECT } from '../sql/counters.js';
 import { SqlWatchStore, watchSchema, type SqlAnswer, type WatchDialect, type WatchTables } from '../sql/watches.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How MySQL writes what the tables of watches need: binary names (see MYSQL_DIALECT), indexes inline. */
 const MYSQL_WATCHES: WatchDialect = {
@@ -35,19 +36,22 @@ const MYSQL_WATCHES: WatchDialect = {
 /** How MySQL writes what the tables of keys need: binary names and search text, compared byte for byte. */
 const MYSQL_KEYS: KeyDialect = {
   ...MYSQL_WATCHES,
-  schema: keySchema(
-    {
-      seq: 'BIGINT AUTO_INCREMENT PRIMARY KEY',
-      id: 'VARBINARY(255)',
-      name: 'VARBINARY(1024)',
-      short: 'VARCHAR(64)',
-      searched: 'VARBINARY(4096)',
-      text: 'LONGTEXT',
-      count: 'BIGINT',
-    },
-    true,
-    MYSQL_DIALECT.tableOptions,
-  ),
+  schema: [
+    ...keySchema(
+      {
+        seq: 'BIGINT AUTO_INCREMENT PRIMARY KEY',
+        id: 'VARBINARY(255)',
+        name: 'VARBINARY(1024)',
+        short: 'VARCHAR(64)',
+        searched: 'VARBINARY(4096)',
+        text: 'LONGTEXT',
+        count: 'BIGINT',
+      },
+      true,
+      MYSQL_DIALECT.tableOptions,
+    ),
+    ...sessionSchema({ id: 'VARBINARY(255)', text: 'TEXT', count: 'BIGINT' }, true, MYSQL_DIALECT.tableOptions),
+  ],
   contains: 'INSTR',
 };
 
@@ -110,6 +114,7 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
   };
   const watches = new SqlWatchStore({ ...tables, dialect: MYSQL_WATCHES });
   const keys = new SqlKeyRecords({ ...tables, dialect: MYSQL_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: MYSQL_KEYS }, keys, clock);
   const admissions = new MysqlAdmissionStore(connection, counters, keys, clock);
   // The connection holds every call to the deadline itself; the guard only names the failures.
   return assembleBackend({
@@ -121,6 +126,7 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
     documents,
     watches,
     keys,
+    sessions,
     release: close,
   });
 }

@@ -14,6 +14,7 @@ import { assembleBackend } from '../shared/assemble.js';
 import { loadOptionalPeer } from '../shared/optional-peer.js';
 import { SqlWatchStore, watchSchema, type SqlWork, type WatchDialect, type WatchTables } from '../sql/watches.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 import { createTable } from '../sql/counters.js';
 
 /** How PostgreSQL writes what the tables of watches need. */
@@ -28,11 +29,14 @@ const POSTGRES_WATCHES: WatchDialect = {
 /** How PostgreSQL writes what the tables of keys need. */
 const POSTGRES_KEYS: KeyDialect = {
   ...POSTGRES_WATCHES,
-  schema: keySchema(
-    { seq: 'BIGSERIAL PRIMARY KEY', id: 'TEXT', name: 'TEXT', short: 'TEXT', searched: 'TEXT', text: 'TEXT', count: 'BIGINT' },
-    false,
-    '',
-  ),
+  schema: [
+    ...keySchema(
+      { seq: 'BIGSERIAL PRIMARY KEY', id: 'TEXT', name: 'TEXT', short: 'TEXT', searched: 'TEXT', text: 'TEXT', count: 'BIGINT' },
+      false,
+      '',
+    ),
+    ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'BIGINT' }, false, ''),
+  ],
   contains: 'strpos',
 };
 
@@ -134,8 +138,9 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   };
   const watches = new SqlWatchStore({ ...tables, dialect: POSTGRES_WATCHES });
   const keys = new SqlKeyRecords({ ...tables, dialect: POSTGRES_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: POSTGRES_KEYS }, keys, clock);
   const admissions = new PostgresAdmissionStore(query, counters, keys, guard, clock);
-  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, watches, keys, release: end });
+  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, watches, keys, sessions, release: end });
 }
 
 /**

@@ -5,6 +5,7 @@ import { RedisCounterStore, type RedisEvalClient } from './counters.js';
 import { RedisDocumentStore } from './documents.js';
 import { RedisWatchStore, type RedisWatchClient } from './watches.js';
 import { RedisKeyRecords, type RedisKeyClient } from './keys.js';
+import { RedisSessionStore, type RedisSessionClient } from './sessions.js';
 import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
@@ -81,6 +82,7 @@ export function createRedisBackend(options: RedisOptions): Backend {
     documents: ({ kv, counters }) => new RedisDocumentStore({ client: connected, guard, kv, counters, namespace, timeoutMs }),
     watches: new RedisWatchStore({ client: connected as () => Promise<RedisWatchClient>, guard, namespace }),
     keys,
+    sessions: new RedisSessionStore({ client: connected as () => Promise<RedisSessionClient>, guard, namespace, clock }),
   });
 }
 

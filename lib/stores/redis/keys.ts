@@ -1,4 +1,4 @@
-import type { ApiKey, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
+import type { ApiKey, KeyEntry, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
 import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
 import { publicKey, searchedText } from '../../records/stored-key.js';
 import type { StoreGuard } from '../shared/guard.js';
@@ -177,6 +177,20 @@ export class RedisKeyRecords implements KeyRecords {
     await this.script(INSERT, insertArguments(key, [{ digest }]));
   }
 
+  async insertMany(entries: KeyEntry[]): Promise<void> {
+    if (this.setUp !== true) await this.ready();
+    await this.insertEach(entries);
+  }
+
+  /** Inserts each key by a script of its own, a batch at a time (sent together: node-redis pipelines them). */
+  private async insertEach(entries: KeyEntry[]): Promise<void> {
+    for (let start = 0; start < entries.length; start += SCAN_COUNT) {
+      await Promise.all(
+        entries.slice(start, start + SCAN_COUNT).map(({ key, secrets }) => this.run(INSERT, insertArguments(key, secrets))),
+      );
+    }
+  }
+
   async bySecret(digest: string): Promise<SecretRecord | undefined> {
     const found = (await this.script(BY_SECRET, [digest])) as [string, string] | null;
     if (found === null) return undefined;
@@ -311,9 +325,10 @@ export class RedisKeyRecords implements KeyRecords {
       }
     }
     const { keys } = movableKeys(records, this.options.now());
-    for (const { key, secrets, names } of keys) {
-      await this.run(INSERT, insertArguments(key, secrets));
-      await this.call((client) => client.del(names.map((name) => `${keyv}${name}`)));
+    for (let start = 0; start < keys.length; start += SCAN_COUNT) {
+      const batch = keys.slice(start, start + SCAN_COUNT);
+      await this.insertEach(batch);
+      await this.call((client) => client.del(batch.flatMap(({ names }) => names.map((name) => `${keyv}${name}`))));
     }
     // What no key holds (an old secret past its grace, a half-made roll), then the list and its counter.
     const rest = [

@@ -5,6 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { DocumentStore } from '../../ports/document-store.js';
 import type { KeyRecords } from '../../ports/key-store.js';
+import type { SessionStore } from '../../ports/session-store.js';
 import type { WatchStore } from '../../ports/watch-store.js';
 import { ComposedAdmissionStore } from './composed-admission.js';
 import { StoreGuard, guardStore, storeClosed } from './guard.js';
@@ -33,6 +34,8 @@ export interface AssembleOptions {
   watches?: WatchStore;
   /** The backend's keys, in tables or structures of its own, each call held to the guard's deadline. @default none */
   keys?: KeyRecords;
+  /** The backend's sessions, in tables or structures of its own, each call held to the guard's deadline. @default none */
+  sessions?: SessionStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
@@ -66,7 +69,7 @@ export function assembleBackend(options: AssembleOptions): Backend {
   };
   const documents =
     typeof options.documents === 'function' ? options.documents({ kv, counters: guardedCounters }) : options.documents;
-  const { watches, keys } = options;
+  const { watches, keys, sessions } = options;
   // Every method the same way: through the guard, refused once closed.
   const eachGuarded = <T extends object>(target: T): T =>
     new Proxy(target, {
@@ -93,6 +96,7 @@ export function assembleBackend(options: AssembleOptions): Backend {
     }),
     ...(watches && { watches: eachGuarded(watches) }),
     ...(keys && { keys: eachGuarded(keys) }),
+    ...(sessions && { sessions: eachGuarded(sessions) }),
     async close() {
       const disconnecting = kv.close(); // from here on, kv.closed refuses every call
       await counters.close();

@@ -1,5 +1,5 @@
 import type { Logger } from '../../ports/logger.js';
-import type { ApiKey, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
+import type { ApiKey, KeyEntry, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
 import { publicKey, searchedText, type StoredKey } from '../../records/stored-key.js';
 import { placeholders } from './counters.js';
 import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
@@ -96,6 +96,38 @@ export class SqlKeyRecords implements KeyRecords {
       yield step('INSERT INTO dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, NULL)', [digest, key.id]);
       yield* raise(KEY_COUNT, 1, start, end);
     });
+  }
+
+  async insertMany(entries: KeyEntry[]): Promise<void> {
+    for (let from = 0; from < entries.length; from += MIGRATION_BATCH) {
+      await this.transaction(this.inserted(entries.slice(from, from + MIGRATION_BATCH), []));
+    }
+  }
+
+  /**
+   * The statements that insert keys (a key whose id is stored already skipped with its secrets), delete
+   * the `keyv` records `names`, and raise the count of keys by the number inserted.
+   */
+  private inserted(entries: KeyEntry[], names: string[]): () => SqlWork<void> {
+    const { dialect, namespace } = this.tables;
+    const { start, end } = dialect.insertIgnore;
+    return function* () {
+      let added = 0;
+      for (const { key, secrets } of entries) {
+        const row = yield step(`${start} dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})${end}`, keyValues(key));
+        if (row.changes === 0) continue;
+        added += 1;
+        for (const secret of secrets) {
+          yield step(`${start} dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, ?)${end}`, [
+            secret.digest,
+            key.id,
+            secret.graceUntil ?? null,
+          ]);
+        }
+      }
+      for (const name of names) yield step(`DELETE FROM keyv WHERE ${dialect.keyvKey} = ?`, [`${namespace}:${name}`]);
+      yield* raise(KEY_COUNT, added, start, end);
+    };
   }
 
   async bySecret(digest: string): Promise<SecretRecord | undefined> {
@@ -243,6 +275,11 @@ export class SqlKeyRecords implements KeyRecords {
 
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
     if (this.setUp !== true) await this.ready();
+    return this.run(work);
+  }
+
+  /** Runs `work` as one transaction, its placeholders written as the backend's. */
+  private run<T>(work: () => SqlWork<T>): Promise<T> {
     const placed = this.placed;
     return this.tables.transaction(function* () {
       const statements = work();
@@ -295,19 +332,12 @@ export class SqlKeyRecords implements KeyRecords {
     const { keys, unreadable } = movableKeys(records, Date.now());
     for (let from = 0; from < keys.length; from += MIGRATION_BATCH) {
       const batch = keys.slice(from, from + MIGRATION_BATCH);
-      await this.tables.transaction(function* () {
-        for (const { key, secrets, names } of batch) {
-          yield step(placed(`${start} dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})${end}`), keyValues(key));
-          for (const secret of secrets) {
-            yield step(placed(`${start} dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, ?)${end}`), [
-              secret.digest,
-              key.id,
-              secret.graceUntil ?? null,
-            ]);
-          }
-          for (const name of names) yield step(placed(`DELETE FROM keyv WHERE ${column} = ?`), [`${namespace}:${name}`]);
-        }
-      });
+      await this.run(
+        this.inserted(
+          batch,
+          batch.flatMap(({ names }) => names),
+        ),
+      );
     }
     await this.tables.transaction(function* () {
       // The records of no key (an old secret past its grace, a half-made roll), then the list of digests and its counter.
@@ -315,8 +345,6 @@ export class SqlKeyRecords implements KeyRecords {
         yield step(placed(`DELETE FROM keyv WHERE ${column} >= ? AND ${column} < ?`), prefixRange(`${namespace}:${prefix}`));
       }
       yield step(placed('DELETE FROM dossier_counters WHERE name = ?'), ['keys:length']);
-      yield* raise(KEY_COUNT, 0, start, end, placed);
-      yield step(placed('UPDATE dossier_counters SET value = (SELECT count(*) FROM dossier_keys) WHERE name = ?'), [KEY_COUNT]);
     });
     if (unreadable > 0) {
       this.tables.logger?.warn('Some key-value records of keys could not be read, and were dropped.', { records: unreadable });

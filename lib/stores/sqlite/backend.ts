@@ -11,6 +11,7 @@ import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
 import { SqlWatchStore, watchSchema, type SqlAnswer, type SqlWork, type WatchDialect, type WatchTables } from '../sql/watches.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How SQLite writes what the tables of watches need. */
 const SQLITE_WATCHES: WatchDialect = {
@@ -28,19 +29,22 @@ const SQLITE_WATCHES: WatchDialect = {
 /** How SQLite writes what the tables of keys need. */
 const SQLITE_KEYS: KeyDialect = {
   ...SQLITE_WATCHES,
-  schema: keySchema(
-    {
-      seq: 'INTEGER PRIMARY KEY AUTOINCREMENT',
-      id: 'TEXT',
-      name: 'TEXT',
-      short: 'TEXT',
-      searched: 'TEXT',
-      text: 'TEXT',
-      count: 'INTEGER',
-    },
-    false,
-    '',
-  ),
+  schema: [
+    ...keySchema(
+      {
+        seq: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+        id: 'TEXT',
+        name: 'TEXT',
+        short: 'TEXT',
+        searched: 'TEXT',
+        text: 'TEXT',
+        count: 'INTEGER',
+      },
+      false,
+      '',
+    ),
+    ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'INTEGER' }, false, ''),
+  ],
   contains: 'instr',
 };
 
@@ -118,6 +122,7 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   };
   const watches = new SqlWatchStore({ ...tables, dialect: SQLITE_WATCHES });
   const keys = new SqlKeyRecords({ ...tables, dialect: SQLITE_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: SQLITE_KEYS }, keys, clock);
   const admissions = new SqliteAdmissionStore(connection, counters, keys, clock);
-  return assembleBackend({ keyv, counters, clock, admissions, documents, watches, keys });
+  return assembleBackend({ keyv, counters, clock, admissions, documents, watches, keys, sessions });
 }
