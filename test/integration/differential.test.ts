@@ -220,6 +220,13 @@ const CORPUS: Probe[] = [
     method,
     path: '/healthz',
   })),
+  // The mount itself: `/` at the root, the bare prefix (`/dossier`) under it.
+  ...['PROPFIND', 'GET', 'DELETE'].map((method) => ({
+    name: `method ${method}, the mount itself`,
+    path: '',
+    raw: (path: string, host: string) =>
+      Buffer.from(`${method} ${path || '/'} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`),
+  })),
   { name: 'method HEAD', method: 'HEAD', path: '/api/dns?domain=example.test', headers: [auth('full')] },
   { name: 'method OPTIONS documents', method: 'OPTIONS', path: '/api/v1/documents' },
   { name: 'method lower case', method: 'get', path: '/healthz' },
