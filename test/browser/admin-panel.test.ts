@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/chromium.js';
+import type { Page } from 'playwright-core';
+import { suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -20,18 +20,16 @@ const PHONE = { width: 390, height: 844 };
  */
 describe('the admin panel in Chromium', function () {
   this.timeout(60_000);
-  let browser: Browser;
+  const chromium = suiteChromium();
   let dns: TestDnsServer;
   let server: TestServer;
   const shots = process.env.DOSSIER_SCREENSHOT_DIR;
 
-  before(async function () {
-    browser = await chromiumOrSkip(this);
+  before(async () => {
     dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
     if (shots !== undefined) mkdirSync(shots, { recursive: true });
   });
   after(async () => {
-    await browser?.close();
     await dns?.close();
   });
 
@@ -41,17 +39,9 @@ describe('the admin panel in Chromium', function () {
     });
     afterEach(() => server?.close());
 
-    /** A fresh browser context (no cookie) with a page that fails the test on any CSP violation or script error. */
-    async function open(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(error.message));
-      return { context, page, problems };
-    }
+    /** A fresh browser context (no cookie) whose page fails the test on a CSP violation, a script error or a request elsewhere. */
+    const open = (viewport = LAPTOP): Promise<WatchedPage> =>
+      watchedPage(chromium.browser, { viewport, origin: new URL(server.url).origin });
 
     async function signIn(page: Page): Promise<void> {
       await page.goto(`${server.url}/admin`);
