@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
+import { fiveWrongThenRight, suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -355,16 +355,12 @@ describe('the admin panel in Chromium', function () {
       const { context, page } = await open();
       try {
         await page.goto(`${server.url}/admin`);
-        for (let i = 1; i <= 5; i++) {
-          await page.getByLabel('Admin token').fill(`wrong-token-${i}`);
-          await page.getByRole('button', { name: 'Sign in' }).click();
-          expect(await page.getByRole('alert').innerText()).to.include('That admin token is wrong.');
-        }
-        await page.getByLabel('Admin token').fill(TOKEN);
-        const [answer] = await Promise.all([
-          page.waitForResponse((response) => response.url().endsWith('/admin/sign-in')),
-          page.getByRole('button', { name: 'Sign in' }).click(),
-        ]);
+        const answer = await fiveWrongThenRight(page, {
+          field: 'Admin token',
+          wrong: (attempt) => `wrong-token-${attempt}`,
+          refused: 'That admin token is wrong.',
+          right: TOKEN,
+        });
         expect(answer.status()).to.equal(429);
         expect(await page.getByRole('alert').innerText()).to.match(/Too many wrong tokens.*Try again in \d+ seconds/);
         expect(await context.cookies()).to.have.length(0);

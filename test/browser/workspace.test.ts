@@ -8,7 +8,7 @@ import { findDocx } from '../../adapters/http/workspace/assets.js';
 import { viewPage } from '../../adapters/http/workspace/page.js';
 import type { ApiKey } from '../../lib/index.js';
 import { seriousViolations } from '../support/axe.js';
-import { suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
+import { fiveWrongThenRight, suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 import { until } from '../support/until.js';
@@ -210,16 +210,12 @@ describe('the documents workspace in Chromium', function () {
       const { context, page } = await open();
       try {
         await page.goto(base);
-        for (let i = 1; i <= 5; i++) {
-          await page.getByLabel('API key').fill(`dsr_wrong-${i}`);
-          await page.getByRole('button', { name: 'Sign in' }).click();
-          expect(await page.getByRole('alert').innerText()).to.include('That key is unknown');
-        }
-        await page.getByLabel('API key').fill(secret);
-        const [answer] = await Promise.all([
-          page.waitForResponse((response) => response.url().endsWith('/workspace/sign-in')),
-          page.getByRole('button', { name: 'Sign in' }).click(),
-        ]);
+        const answer = await fiveWrongThenRight(page, {
+          field: 'API key',
+          wrong: (attempt) => `dsr_wrong-${attempt}`,
+          refused: 'That key is unknown',
+          right: secret,
+        });
         expect(answer.status()).to.equal(429);
         expect(await page.getByRole('alert').innerText()).to.match(/Too many wrong keys.*Try again in \d+ seconds/);
         expect(await context.cookies()).to.deep.equal([]);

@@ -1,4 +1,5 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { chromiumOrSkip } from './chromium.js';
 import type { TestServer } from './harness.js';
 
@@ -80,4 +81,26 @@ export function serverAndPage(
     await each.server?.close();
   });
   return each;
+}
+
+/**
+ * On a sign-in page: five wrong secrets (`wrong(1)` to `wrong(5)`) in the field labelled `field`, each
+ * refused with an alert that says `refused`, then `right`; resolves with the answer to that last sign-in.
+ */
+export async function fiveWrongThenRight(
+  page: Page,
+  options: { field: string; wrong: (attempt: number) => string; refused: string; right: string },
+): Promise<Response> {
+  const { field, wrong, refused, right } = options;
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await page.getByLabel(field).fill(wrong(attempt));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect(await page.getByRole('alert').innerText()).to.include(refused);
+  }
+  await page.getByLabel(field).fill(right);
+  const [answer] = await Promise.all([
+    page.waitForResponse((response) => new URL(response.url()).pathname.endsWith('/sign-in')),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  return answer;
 }
