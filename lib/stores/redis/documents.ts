@@ -327,10 +327,12 @@ for n = 1, #numbers do
   while true do
     local hit = string.find(chunk, needle, from, true)
     if not hit then break end
-    local stop = string.find(chunk, '\0', hit, true)
-    if string.byte(chunk, stop + 1) == 2 then
-      -- In a name: its id, favorite flag and sort key follow.
-      local id, flag, key, after = string.match(chunk, '^(%d+),(%d),([^%z]*)%z()', stop + 2)
+    local stop = string.find(chunk, '\\0', hit, true)
+    if not stop then break end
+    -- In a name (2 after its NUL): its id, favorite flag and sort key follow.
+    local id, flag, key, after
+    if string.byte(chunk, stop + 1) == 2 then id, flag, key, after = string.match(chunk, '^(%d+),(%d),([^%z]*)%z()', stop + 2) end
+    if id then
       if favorite == '' or flag == favorite then
         found[#found + 1] = tonumber(id)
         if ARGV[5] == 'name' then found[#found + 1] = key end
@@ -788,8 +790,15 @@ function needleGrams(needle: string): string[] {
 /** Matches in ascending order of `sortBy`: by id, or by name (its `nameSortKey`, code point by code point) then id. */
 function sorted<T extends { id: number; nameKey: string }>(matched: T[], sortBy: DocumentQuery['sortBy']): T[] {
   if (sortBy === 'id') return matched.sort((a, b) => a.id - b.id);
-  return matched.sort((a, b) => compareCodePoints(a.nameKey, b.nameKey) || a.id - b.id);
+  // Keys below the surrogates compare by code point as JavaScript compares strings, many times faster.
+  const compare = matched.some(({ nameKey }) => SURROGATES_AND_BEYOND.test(nameKey))
+    ? compareCodePoints
+    : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return matched.sort((a, b) => compare(a.nameKey, b.nameKey) || a.id - b.id);
 }
+
+/** A UTF-16 code unit that JavaScript's order of strings puts elsewhere than the order of code points does. */
+const SURROGATES_AND_BEYOND = /[\uD800-\uFFFF]/;
 
 /** The page `query` asks for of matches in ascending order (`desc`: the same order reversed). */
 function pageOf<T>(ascending: T[], query: DocumentQuery): T[] {
