@@ -342,6 +342,23 @@ const CORPUS: Probe[] = [
     '/a{b}',
   ].map((path) => ({ name: `path ${path}`, path })),
 
+  // ------------------------------------------------ what HTTP/1.1 gives no way to read (their own ids: a fetch runtime refuses them before any code reads X-Request-Id)
+  ...['GET', 'OPTIONS'].map((method) => ({
+    name: `target * (${method})`,
+    path: '*',
+    raw: (path: string, host: string) => Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  })),
+  {
+    name: 'backslash in the path',
+    path: '/api\\dns?domain=example.test',
+    raw: (path, host) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: 'Host that names no host',
+    path: '/healthz',
+    raw: (path) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n`),
+  },
+
   // ------------------------------------------------ cookies
   { name: 'forged cookie', path: '/admin/api/keys?search={run}', headers: [['Cookie', 'dossier_admin=forged']] },
   {
