@@ -53,6 +53,9 @@ local w = ARGV[1] .. 'watch:' .. ARGV[2]
 if redis.call('EXISTS', w) == 1 then redis.call('HSET', w, 'record', ARGV[3]) end
 return 0`;
 
+/** Members a command of REMOVE_OF_KEY takes at once (Lua's `unpack` has a limit of a few thousand). */
+const BATCH = 500;
+
 /**
  * Drops the deliveries of watch `watch` that are over among the first `count` of its list (0: all of
  * it), and answers the ids of the pending ones, which stay.
@@ -72,7 +75,7 @@ local function dropOver(p, watch, count)
   return pending
 end`;
 
-/** Removes one watch; the body of REMOVE and of REMOVE_OF_KEY. */
+/** Removes one watch. */
 const FORGET_WATCH = `
 local function forget(p, id)
   local w = p .. 'watch:' .. id
@@ -91,15 +94,40 @@ local record = forget(ARGV[1], ARGV[2])
 if record then redis.call('INCR', KEYS[1]) end
 return record`;
 
-/** Every watch of a key, with its deliveries that are over; answers the ids removed, then the pending deliveries. */
-const REMOVE_OF_KEY = `${FORGET_WATCH}${DROP_OVER}
+/**
+ * Every watch of a key, with its deliveries that are over; answers the ids removed, then the pending
+ * deliveries. The watches go {@link BATCH} to a command (their hashes, their places in the sets and in
+ * their owner's list), and the key's list at once: a key of 10,000 watches is some 30 commands of
+ * removals, beside a read of each watch's owner and deliveries.
+ */
+const REMOVE_OF_KEY = `${DROP_OVER}
 local p = ARGV[1]
-local ids = redis.call('ZRANGE', p .. 'key:' .. ARGV[2], 0, -1)
+local byKey = p .. 'key:' .. ARGV[2]
+local ids = redis.call('ZRANGE', byKey, 0, -1)
 local pending = {}
-for _, id in ipairs(ids) do
-  forget(p, id)
-  for _, d in ipairs(dropOver(p, id, 0)) do pending[#pending + 1] = d end
+local owners = {}
+for first = 1, #ids, ${BATCH} do
+  local chunk = {unpack(ids, first, math.min(first + ${BATCH - 1}, #ids))}
+  local hashes = {}
+  for n, id in ipairs(chunk) do
+    hashes[n] = p .. 'watch:' .. id
+    local owner = redis.call('HGET', hashes[n], 'owner')
+    if owner then
+      owners[owner] = owners[owner] or {}
+      table.insert(owners[owner], id)
+    end
+    for _, d in ipairs(dropOver(p, id, 0)) do pending[#pending + 1] = d end
+  end
+  redis.call('DEL', unpack(hashes))
+  redis.call('SREM', p .. 'all', unpack(chunk))
+  redis.call('SREM', p .. 'unscheduled', unpack(chunk))
 end
+for owner, list in pairs(owners) do
+  for first = 1, #list, ${BATCH} do
+    redis.call('ZREM', p .. 'owner:' .. owner, unpack(list, first, math.min(first + ${BATCH - 1}, #list)))
+  end
+end
+redis.call('DEL', byKey)
 if #ids > 0 then redis.call('INCR', KEYS[1]) end
 return {ids, pending}`;
 
