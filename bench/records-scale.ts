@@ -22,7 +22,7 @@ const SAMPLES = Number(process.env.BENCH_RECORD_SAMPLES ?? 15);
 /** Watches created and deleted while 10,000 are held. */
 const CHURN = Number(process.env.BENCH_WATCH_CHURN ?? 10_000);
 /** Requests in flight while filling and churning. */
-const LANES = 16;
+const LANES = 8;
 const ADMIN_TOKEN = `bench-admin-${randomBytes(16).toString('hex')}`;
 /** The namespace `dossier serve` keeps its records under. */
 const NAMESPACE = 'dossier';
