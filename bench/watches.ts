@@ -230,6 +230,8 @@ interface DueLine {
   lateP50: number;
   lateP99: number;
   lateMax: number;
+  /** The server's CPU time (user and system) in the window, per check made: what keeping up costs, whatever the machine's load. */
+  cpuPerCheckMs: number;
 }
 
 /**
@@ -286,8 +288,10 @@ export async function dueBench(notes: string[]): Promise<string> {
           }
           const firstChecksSeconds = (performance.now() - started) / 1000;
           const from = performance.now();
+          const cpuFrom = server.cpuMs();
           await sleep(DUE_WINDOW_MS);
           const to = performance.now();
+          const cpuMs = server.cpuMs() - cpuFrom;
           const late: number[] = [];
           let made = 0;
           for (const times of checks.values()) {
@@ -311,6 +315,7 @@ export async function dueBench(notes: string[]): Promise<string> {
             lateP50: late[Math.floor(late.length / 2)] ?? 0,
             lateP99: late[Math.floor(late.length * 0.99)] ?? 0,
             lateMax: late.at(-1) ?? 0,
+            cpuPerCheckMs: cpuMs / Math.max(1, made),
           });
           console.error(`  ${JSON.stringify(lines.at(-1))}`);
         } finally {
@@ -325,12 +330,12 @@ export async function dueBench(notes: string[]): Promise<string> {
   }
   return [
     `Watches due every minute: ${DUE.toLocaleString('en')} DNS watches (interval 60 s), one \`dossier serve\` at its defaults (DOSSIER_WATCH_CONCURRENCY ${DEFAULT_WATCH_CONCURRENCY}), a DNS server on loopback; every check begun in the ${DUE_WINDOW_MS / 1000} s after each watch had its first, timed against when it was due (60 s after the one before it began):\n`,
-    '| store | engine | first checks of all | checks made / due in the window | late: median | 99th percentile | most |',
-    '|---|---|---:|---:|---:|---:|---:|',
+    '| store | engine | first checks of all | checks made / due in the window | late: median | 99th percentile | most | server CPU a check |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
     ...lines.map(
       (line) =>
         `| ${line.store} | ${line.engine} | ${line.firstChecksSeconds.toFixed(0)} s | ${line.made.toLocaleString('en')} / ${line.due.toLocaleString('en')} | ` +
-        `${line.lateP50.toFixed(2)} s | ${line.lateP99.toFixed(2)} s | ${line.lateMax.toFixed(2)} s |`,
+        `${line.lateP50.toFixed(2)} s | ${line.lateP99.toFixed(2)} s | ${line.lateMax.toFixed(2)} s | ${line.cpuPerCheckMs.toFixed(1)} ms |`,
     ),
   ].join('\n');
 }
