@@ -17,9 +17,12 @@ export function acceptsEventStream(accept: string | undefined): boolean {
  * `event: document` at the end, or an `event: error` with `{"message","status"}` when the generation
  * fails after the head went out; nothing more once the client is gone (`signal`).
  *
- * A document counts as stored once its `document` event went to the connection: the writer asks for
- * what comes after it only then. A client gone before that (the writer stops the stream instead) stores
- * nothing, whenever it left: the document stored meanwhile is removed with `unstore`.
+ * A document counts as stored once its `document` event went to the connection and the client was
+ * still there a turn of the event loop later (a close it had sent by then has been read): the writer
+ * asks for what comes after the event only once it was written. A client gone before that (the writer
+ * stops the stream instead, or the signal says so) stores nothing, whenever it left: the document
+ * stored meanwhile is removed with `unstore`. A client that leaves later, once the whole stream was
+ * handed to the system, cannot be told from one that read it: its document is kept.
  */
 export async function* eventStream(
   events: AsyncIterable<DocumentStreamEvent>,
@@ -37,7 +40,8 @@ export async function* eventStream(
       let written = false;
       try {
         yield serverSentEvent('document', wireDocument(event.document));
-        written = true;
+        await polled();
+        written = !signal.aborted;
       } finally {
         if (!written) await unstore(event.document).catch((error: unknown) => logUnexpected(logger, path, error));
       }
@@ -62,3 +66,14 @@ function streamError(error: unknown, path: string, logger: Logger): { message: s
   logUnexpected(logger, path, error);
   return { message: 'Server Error.', status: 500 };
 }
+
+/**
+ * Resolves once the event loop has polled for I/O at least once: what had arrived on a connection
+ * (a client's close) has been read by then.
+ */
+export async function polled(): Promise<void> {
+  for (let turn = 0; turn < 2; turn += 1) await new Promise<void>((resolve) => nextTurn(resolve));
+}
+
+/** Node's (and Bun's, Deno's) `setImmediate`: after the I/O of this turn; a timer elsewhere. */
+const nextTurn: (run: () => void) => void = globalThis.setImmediate ?? ((run) => setTimeout(run, 0));

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { polled } from './document-stream.js';
 import type { HttpResponse } from './reply.js';
 import type { HttpRequest } from './request.js';
 
@@ -82,36 +83,49 @@ export async function writeNodeResponse(res: ServerResponse, response: HttpRespo
  * Writes a streamed body to `res` whose head is set: the head at once, then each piece as it comes,
  * waiting while the client reads slower than they come. A client gone ends the stream (and what makes
  * it); a stream that fails drops the connection, so that the client never takes it for a whole answer.
- * The stream learns whether a piece went to the connection: it is asked for the next one only after
- * writing it, and stopped (`return`) instead of a piece that found the client gone.
+ * The stream learns whether a piece went to the client as far as the server can tell: it is asked for
+ * the next one only once the piece was handed to the system and a close the client had already sent
+ * was read, and stopped (`return`) instead when the client is gone.
  */
 export async function writeNodeStream(res: ServerResponse, stream: AsyncIterable<string>): Promise<void> {
   res.flushHeaders();
   const pieces = stream[Symbol.asyncIterator]();
   try {
-    for (;;) {
-      const { done, value } = await pieces.next();
-      if (done) break;
-      if (res.destroyed) {
+    for (let piece = await pieces.next(); !piece.done; piece = await pieces.next()) {
+      if (!gone(res)) await written(res, piece.value);
+      if (gone(res)) {
         await pieces.return?.();
         return;
       }
-      if (!res.write(value)) await drained(res);
     }
-    if (!res.destroyed) res.end();
+    res.end();
   } catch {
     res.destroy();
   }
 }
 
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
+/**
+ * True once the client has closed its side of the connection or the connection is down (Node's server
+ * then ends it, whatever is still to write).
+ */
+function gone(res: ServerResponse): boolean {
+  const socket = res.socket;
+  return res.destroyed || socket === null || socket.destroyed || socket.readableEnded || !socket.writable;
+}
+
+/**
+ * Writes `piece` and resolves once it was handed to the system (the client reading slower than the
+ * pieces come waits here), and a turn of the event loop later: a close of the client's that had
+ * arrived meanwhile has been read by then.
+ */
+async function written(res: ServerResponse, piece: string): Promise<void> {
+  await new Promise<void>((resolve) => {
     const done = (): void => {
-      res.off('drain', done);
       res.off('close', done);
       resolve();
     };
-    res.on('drain', done);
     res.on('close', done);
+    res.write(piece, done);
   });
+  await polled();
 }

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,9 @@ const PREFIX = '/dossier';
 /**
  * One request of the corpus. Its path (after the mount's prefix, unless `outside`), headers and body
  * may name what the run made: `{key:full}`, `{key:lookup}`, `{key:documents}` (secrets), `{id:other}`
- * (a key's id), `{doc}` (a document), `{watch}`, `{watch2}`, `{cookie}` (a panel session), `{origin}`, `{host}`.
+ * (a key's id), `{doc}` (a document), `{watch}`, `{watch2}`, `{cookie}` (a panel session), `{origin}`,
+ * `{host}`, and `{run}`: a word of the run's own, in the name of every key it makes, by which it lists
+ * them (the store is shared with the other mounts, whose keys are not the run's to compare).
  */
 interface Probe {
   name: string;
@@ -66,7 +69,7 @@ const CORPUS: Probe[] = [
     method: 'POST',
     path: '/admin/api/keys',
     headers: [ADMIN, JSON_TYPE],
-    body: '{"name":"made","owner":"acct_made","scopes":["lookup"]}',
+    body: '{"name":"{run} made","owner":"acct_made","scopes":["lookup"]}',
     valid: true,
   },
   { name: 'index', path: '/', valid: true },
@@ -142,7 +145,7 @@ const CORPUS: Probe[] = [
   { name: 'watch get', path: '/api/watches/{watch}', headers: [auth('full')], valid: true },
   { name: 'watch deliveries', path: '/api/watches/{watch}/deliveries', headers: [auth('full')], valid: true },
   { name: 'watch secret', method: 'POST', path: '/api/watches/{watch}/secret', headers: [auth('full')], valid: true },
-  { name: 'admin keys', path: '/admin/api/keys', headers: [ADMIN], valid: true },
+  { name: 'admin keys', path: '/admin/api/keys?search={run}', headers: [ADMIN], valid: true },
   { name: 'admin key usage', path: '/admin/api/keys/{id:other}/usage', headers: [ADMIN], valid: true },
   { name: 'admin key watches', path: '/admin/api/keys/{id:full}/watches', headers: [ADMIN], valid: true },
   {
@@ -150,7 +153,7 @@ const CORPUS: Probe[] = [
     method: 'PATCH',
     path: '/admin/api/keys/{id:other}',
     headers: [ADMIN, JSON_TYPE],
-    body: '{"name":"renamed"}',
+    body: '{"name":"{run} renamed"}',
     valid: true,
   },
   {
@@ -162,9 +165,9 @@ const CORPUS: Probe[] = [
     valid: true,
   },
   { name: 'admin key revoke', method: 'POST', path: '/admin/api/keys/{id:other}/revoke', headers: [ADMIN], valid: true },
-  { name: 'panel', path: '/admin', headers: [['Cookie', '{cookie}']], valid: true },
+  { name: 'panel', path: '/admin?search={run}', headers: [['Cookie', '{cookie}']], valid: true },
   { name: 'panel key', path: '/admin/keys/{id:full}', headers: [['Cookie', '{cookie}']] },
-  { name: 'admin keys, cookie', path: '/admin/api/keys', headers: [['Cookie', '{cookie}']] },
+  { name: 'admin keys, cookie', path: '/admin/api/keys?search={run}', headers: [['Cookie', '{cookie}']] },
   { name: 'watch check', method: 'POST', path: '/api/watches/{watch}/check', headers: [auth('full')], valid: true },
   {
     name: 'watch create, second',
@@ -340,10 +343,10 @@ const CORPUS: Probe[] = [
   ].map((path) => ({ name: `path ${path}`, path })),
 
   // ------------------------------------------------ cookies
-  { name: 'forged cookie', path: '/admin/api/keys', headers: [['Cookie', 'dossier_admin=forged']] },
+  { name: 'forged cookie', path: '/admin/api/keys?search={run}', headers: [['Cookie', 'dossier_admin=forged']] },
   {
     name: 'two cookies',
-    path: '/admin/api/keys',
+    path: '/admin/api/keys?search={run}',
     headers: [
       ['Cookie', 'dossier_admin=forged'],
       ['Cookie', '{cookie}'],
@@ -377,13 +380,18 @@ interface Run {
   entries: { name: string; request: string; answer: string; dossiers: boolean }[];
   /** What the process wrote on standard error. */
   stderr?: string;
+  /** The id of the document it made first, as the store numbered it. */
+  document?: string;
 }
 
 /** Placeholders of what a run made (key ids, secrets, documents, watches, a session). */
 type Made = Record<string, string>;
 
 function fill(text: string, made: Made): string {
-  return text.replace(/\{(key:\w+|id:\w+|doc|watch2?|cookie|origin|host)\}/g, (_, name: string) => made[name] ?? `<no ${name}>`);
+  return text.replace(
+    /\{(key:\w+|id:\w+|doc|watch2?|cookie|origin|host|run)\}/g,
+    (_, name: string) => made[name] ?? `<no ${name}>`,
+  );
 }
 
 /** The request of `probe` as bytes, for a mount at `prefix`. */
@@ -412,9 +420,14 @@ function answerText(answer: RawAnswer): string {
       .filter((line) => /^# (HELP|TYPE) dossier_|^dossier_(http_requests_total|store_errors_total)/.test(line))
       .join('\n');
   }
-  const head = answer.head.filter(
-    (line) => !/^date:/i.test(line) && !(/version=0\.0\.4/.test(type) && /^content-length:/i.test(line)),
-  );
+  // A length that is the body's reads `<length>`: ids of a shared store have as many digits as it has rows.
+  const head = answer.head
+    .filter((line) => !/^date:/i.test(line))
+    .map((line) =>
+      line.replace(/^(content-length): (\d+)$/i, (same, name: string, length: string) =>
+        Number(length) === answer.body.length ? `${name}: <length>` : same,
+      ),
+    );
   return `${head.join('\n')}\n\n${body}`;
 }
 
@@ -427,21 +440,25 @@ function documentIds(text: string, ids: Map<string, string>): string {
     .replace(/\/documents\/(\d+)\b/g, (_, id: string) => `/documents/${name(id)}`);
 }
 
-/** Sends the corpus to one mount (at `url`, Dossier under `prefix`) and records each answer, normalised. */
-async function runCorpus(url: string, prefix: string): Promise<Run> {
+/**
+ * Sends the corpus to one mount (at `url`, Dossier under `prefix`) and records each answer, normalised;
+ * `run` is the word of this run's own (`{run}`), which reads `<run>` in what is compared.
+ */
+async function runCorpus(url: string, prefix: string, run: string): Promise<Run> {
   const target = new URL(url);
   const host = target.host;
   const normalizer = new Normalizer(host);
+  const normalise = (text: string): string => normalizer.text(text.split(run).join('<run>'));
   const docs = new Map<string, string>();
-  const made: Made = { origin: `http://${host}`, host };
+  const made: Made = { origin: `http://${host}`, host, run };
   const entries: Run['entries'] = [];
   const send = async (probe: Probe, number: number): Promise<RawAnswer> => {
     const request = requestOf(probe, prefix, host, made, number);
     const answer = await exchange(target, request);
-    const text = documentIds(normalizer.text(answerText(answer)), docs);
+    const text = documentIds(normalise(answerText(answer)), docs);
     const requestLine = request.subarray(0, Math.min(request.indexOf('\r\n'), 300)).toString('latin1');
     const dossiers = answer.head.some((line) => /^x-request-id:/i.test(line));
-    entries.push({ name: probe.name, request: normalizer.text(requestLine), answer: text, dossiers });
+    entries.push({ name: probe.name, request: normalise(requestLine), answer: text, dossiers });
     return answer;
   };
   // The keys of this run, through the admin API.
@@ -457,7 +474,7 @@ async function runCorpus(url: string, prefix: string): Promise<Run> {
         method: 'POST',
         path: '/admin/api/keys',
         headers: [ADMIN, JSON_TYPE],
-        body: JSON.stringify({ name, scopes }),
+        body: JSON.stringify({ name: `${run} ${name}`, scopes }),
       },
       0,
     );
@@ -486,23 +503,29 @@ async function runCorpus(url: string, prefix: string): Promise<Run> {
   // (what is stored of them is stream-disconnect.test.ts's; a client process slower than the server may
   // read a whole stream before it leaves, so it is not compared here).
   for (let n = 0; n < 20; n += 1) await leaveStream(url + prefix, made['key:documents']!, n % 2 ? 'delta' : 'head', `left ${n}`);
-  return { entries };
+  return { entries, document: made.doc };
+}
+
+/** A word no id, secret or other run's word holds (its letters are none of hex digits): a run's `{run}`. */
+function runWord(): string {
+  return `run${[...randomBytes(10)].map((byte) => 'ghijklmnopqrstuvwxyz'[byte % 20]).join('')}`;
 }
 
 /**
  * The differential test (CONTRACT §12, "Alike at the edges"): one corpus of requests, every route of
  * /openapi.json with valid input and hostile ones (methods, headers, encodings, bodies, paths, prefixes,
  * cookies, streams), sent over raw sockets to the four example apps, at the root and under a prefix,
- * each on the same store (SQLite, empty at its start); each answer (status line, every header but `Date`, the body) must be the same from
- * every mount once per-request values are normalised (ids, secrets, times, the port). A request outside
- * the prefix, or one that crosses it, must reach the host app on every mount (an answer without
- * `X-Request-Id`), whose own answers are its framework's and are not compared.
+ * all eight processes serving one store at once (PostgreSQL when DOSSIER_TEST_POSTGRES is set, else one
+ * SQLite file); each answer (status line, every header but `Date`, the body) must be the same from
+ * every mount once per-request values are normalised (ids, secrets, times, the port, the run's word). A
+ * request outside the prefix, or one that crosses it, must reach the host app on every mount (an
+ * answer without `X-Request-Id`), whose own answers are its framework's and are not compared.
  */
 describe('the differential test: one corpus, four example apps, one store, the same answers', function () {
   this.timeout(600_000);
   let dns: TestDnsServer;
   let dir: string;
-  const served: Served[] = [];
+  const served: { name: string; prefix: string; server: Served }[] = [];
   const runs = new Map<string, Run>();
   const programs = SERVER_PROGRAMS.filter((program) => program.name.startsWith('examples/'));
 
@@ -510,33 +533,28 @@ describe('the differential test: one corpus, four example apps, one store, the s
     dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
     dir = mkdtempSync(join(tmpdir(), 'dossier-differential-'));
     const env = {
+      DOSSIER_STORE: process.env.DOSSIER_TEST_POSTGRES ?? `sqlite://${join(dir, 'store.sqlite')}`,
       DOSSIER_CACHE: 'memory://',
       DOSSIER_DNS_SERVERS: dns.address,
       DOSSIER_WORKERS: 'false',
       DOSSIER_ADMIN_TOKEN: TOKEN,
       DOSSIER_GENERATOR: 'offline',
     };
-    // One mount after the other, each started once, on the same store configuration (SQLite), empty
-    // for each so that what lists the whole store (the admin API's keys, the panel) lists the same.
-    let runNumber = 0;
+    // Every mount, at the root and under the prefix, serving the one store at the same time.
     for (const prefix of ['', PREFIX]) {
       for (const program of programs) {
-        const store = { DOSSIER_STORE: `sqlite://${join(dir, `store-${++runNumber}.sqlite`)}` };
-        const server = await serve({ ...env, ...store, ...(prefix === '' ? {} : { PREFIX: prefix }) }, undefined, program);
-        served.push(server);
-        try {
-          const run = await runCorpus(server.url, prefix);
-          runs.set(`${program.name}${prefix}`, run);
-          await stop(server.child);
-          run.stderr = server.err();
-        } finally {
-          await stop(server.child);
-        }
+        const server = await serve({ ...env, ...(prefix === '' ? {} : { PREFIX: prefix }) }, undefined, program);
+        served.push({ name: `${program.name}${prefix}`, prefix, server });
       }
+    }
+    for (const { name, prefix, server } of served) runs.set(name, await runCorpus(server.url, prefix, runWord()));
+    for (const { name, server } of served) {
+      await stop(server.child);
+      runs.get(name)!.stderr = server.err();
     }
   });
   after(async () => {
-    for (const server of served) await stop(server.child);
+    for (const { server } of served) await stop(server.child);
     await dns?.close();
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
@@ -589,6 +607,11 @@ describe('the differential test: one corpus, four example apps, one store, the s
       });
     }
   }
+
+  it('served one store from the eight processes: each document made is numbered after the others', () => {
+    const documents = [...runs.values()].map((run) => run.document);
+    expect(new Set(documents).size, documents.join(', ')).to.equal(served.length);
+  });
 
   it('writes only JSON log lines on standard error, streams that clients left included', () => {
     for (const [name, run] of runs) {

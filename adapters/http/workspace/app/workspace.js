@@ -1,8 +1,8 @@
 // @ts-check
 // The documents workspace's one script (docs/workspace.md). It calls interface B through the workspace's
 // session (`<base>/api/v1/…`, the same routes as `/api/v1/…`), never holds a key, and keeps each view's
-// state in its URL: the list's filters are a form whose submission is a navigation, so that a link, a
-// reload, Back and Forward all show the same list.
+// state in its URL: applying the list's filters puts them in the URL (a history entry) and shows the list
+// that URL names, so that a link, a reload, Back and Forward all show the same list.
 import { countWords } from './word-count.js';
 
 const body = document.body;
@@ -107,11 +107,12 @@ function signInAgain() {
 /**
  * One call of interface B through the session; resolves with the answer's JSON.
  * @param {string} method @param {string} path @param {Record<string, string>} [fields]
+ * @param {AbortSignal} [signal] ends the call (its promise rejects) when the page no longer wants its answer
  * @returns {Promise<any>}
  */
-async function call(method, path, fields) {
+async function call(method, path, fields, signal) {
   /** @type {RequestInit & { headers: Record<string, string> }} */
-  const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+  const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' }, signal };
   if (fields !== undefined) {
     init.headers['Content-Type'] = 'application/x-www-form-urlencoded';
     init.body = new URLSearchParams(fields).toString();
@@ -234,49 +235,85 @@ function listUrl(values) {
 
 async function listView() {
   const form = /** @type {HTMLFormElement} */ ($('[data-filters]'));
-  const url = new URLSearchParams(window.location.search);
-  const value = (/** @type {string} */ name) => url.get(name) ?? LIST_DEFAULTS[name] ?? '';
-  form.search.value = value('search');
-  form.search_by.value = value('search_by');
-  form.favorite.value = value('favorite');
-  form.order.value = `${value('sort_by')}.${value('sort')}`;
-  form.per_page.value = value('per_page');
+  const templateSelect = $('[data-templates]');
+  const summary = $('[data-summary]');
+  const results = $('[data-results]');
+  const value = (/** @type {URLSearchParams} */ url, /** @type {string} */ name) => url.get(name) ?? LIST_DEFAULTS[name] ?? '';
+  /** The form as the page's URL says (the template's choice once the templates are there). */
+  const fill = () => {
+    const url = new URLSearchParams(window.location.search);
+    form.search.value = value(url, 'search');
+    form.search_by.value = value(url, 'search_by');
+    templateSelect.value = value(url, 'template_id');
+    form.favorite.value = value(url, 'favorite');
+    form.order.value = `${value(url, 'sort_by')}.${value(url, 'sort')}`;
+    form.per_page.value = value(url, 'per_page');
+  };
+  fill();
 
-  // Applying the filters is going to their URL: the browser's history is the list's.
+  const listed = templates().then((all) => {
+    for (const [group, members] of grouped(all)) {
+      const optgroup = /** @type {HTMLOptGroupElement} */ (element('optgroup'));
+      optgroup.label = group;
+      for (const template of members) optgroup.append(new Option(template.name, String(template.id)));
+      templateSelect.append(optgroup);
+    }
+    templateSelect.value = value(new URLSearchParams(window.location.search), 'template_id');
+    return all;
+  });
+
+  /** @type {AbortController | null} The list asked for last: an answer to any other is dropped, its request ended. */
+  let asked = null;
+  /** The query of the list shown, or being fetched. */
+  let shown = '';
+  /** Shows the list the page's URL names, whatever was asked before it. */
+  const load = async () => {
+    asked?.abort();
+    const controller = new AbortController();
+    asked = controller;
+    shown = window.location.search;
+    const url = new URLSearchParams(shown);
+    const query = new URLSearchParams();
+    for (const name of LIST_PARAMETERS) if (url.get(name)) query.set(name, /** @type {string} */ (url.get(name)));
+    results.setAttribute('aria-busy', 'true');
+    try {
+      const all = await listed;
+      const page = await call('GET', `/documents${query.toString() === '' ? '' : `?${query}`}`, undefined, controller.signal);
+      if (asked !== controller) return; // answered as a later list was asked for: that one is shown
+      alertMessage(null);
+      showList(page, all, url);
+    } catch (error) {
+      if (asked !== controller) return;
+      summary.textContent = '';
+      alertMessage(/** @type {Error} */ (error).message);
+    } finally {
+      if (asked === controller) results.setAttribute('aria-busy', 'false');
+    }
+  };
+
+  // Applying the filters is going to their URL (a history entry of the page's), then showing its list.
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const values = new URLSearchParams(/** @type {any} */ (new FormData(form)));
     const [sortBy, sort] = String(values.get('order')).split('.');
     values.set('sort_by', sortBy ?? 'id');
     values.set('sort', sort ?? 'desc');
-    window.location.assign(listUrl(values));
+    const next = listUrl(values);
+    if (next !== window.location.pathname + window.location.search) window.history.pushState(null, '', next);
+    load();
   });
   form.querySelectorAll('select').forEach((select) =>
     select.addEventListener('change', () => {
       if (select.name !== 'search_by' || form.search.value !== '') form.requestSubmit();
     }),
   );
-
-  const summary = $('[data-summary]');
-  try {
-    const all = await templates();
-    const select = $('[data-templates]');
-    for (const [group, members] of grouped(all)) {
-      const optgroup = /** @type {HTMLOptGroupElement} */ (element('optgroup'));
-      optgroup.label = group;
-      for (const template of members) optgroup.append(new Option(template.name, String(template.id)));
-      select.append(optgroup);
-    }
-    select.value = value('template_id');
-
-    const query = new URLSearchParams();
-    for (const name of LIST_PARAMETERS) if (url.get(name)) query.set(name, /** @type {string} */ (url.get(name)));
-    const page = await call('GET', `/documents${query.toString() === '' ? '' : `?${query}`}`);
-    showList(page, all, url);
-  } catch (error) {
-    summary.textContent = '';
-    alertMessage(/** @type {Error} */ (error).message);
-  }
+  // Back and Forward between the page's own entries: the form and the list of the URL gone to.
+  window.addEventListener('popstate', () => {
+    if (window.location.search === shown) return; // the same list (a link to #main in between)
+    fill();
+    load();
+  });
+  await load();
 }
 
 /**
@@ -305,28 +342,28 @@ function showList(page, all, url) {
   rows.replaceChildren(...data.map(documentRow));
   $('[data-results]').hidden = data.length === 0;
 
+  // The pages, when there are more than one (or the URL names one past the last); none for a list of one.
   const pages = $('[data-pages]');
-  if (meta.last_page > 1 || meta.current_page > meta.last_page) {
-    const link = (/** @type {string} */ label, /** @type {number} */ number, /** @type {string} */ rel) => {
-      if (number < 1 || number > meta.last_page || number === meta.current_page) {
-        const off = element('span', label, 'button disabled');
-        off.setAttribute('aria-disabled', 'true');
-        return off;
-      }
-      const values = new URLSearchParams(url);
-      values.set('page', String(number));
-      const anchor = /** @type {HTMLAnchorElement} */ (element('a', label, 'button'));
-      anchor.href = listUrl(values);
-      anchor.rel = rel;
-      return anchor;
-    };
-    pages.replaceChildren(
-      link('Previous', meta.current_page - 1, 'prev'),
-      element('span', `Page ${meta.current_page} of ${meta.last_page}`, 'page-of'),
-      link('Next', meta.current_page + 1, 'next'),
-    );
-    pages.hidden = false;
-  }
+  pages.hidden = meta.last_page <= 1 && meta.current_page <= meta.last_page;
+  if (pages.hidden) return;
+  const link = (/** @type {string} */ label, /** @type {number} */ number, /** @type {string} */ rel) => {
+    if (number < 1 || number > meta.last_page || number === meta.current_page) {
+      const off = element('span', label, 'button disabled');
+      off.setAttribute('aria-disabled', 'true');
+      return off;
+    }
+    const values = new URLSearchParams(url);
+    values.set('page', String(number));
+    const anchor = /** @type {HTMLAnchorElement} */ (element('a', label, 'button'));
+    anchor.href = listUrl(values);
+    anchor.rel = rel;
+    return anchor;
+  };
+  pages.replaceChildren(
+    link('Previous', meta.current_page - 1, 'prev'),
+    element('span', `Page ${meta.current_page} of ${meta.last_page}`, 'page-of'),
+    link('Next', meta.current_page + 1, 'next'),
+  );
 }
 
 /** A row of the list. @param {Doc} doc */
