@@ -4,8 +4,7 @@ import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Backend } from '../../lib/ports/backend.js';
 import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
-import { redisLeases } from '../../lib/stores/redis/living-leases.js';
-import { LivingLeaseQueue } from '../../lib/stores/shared/living-lease.js';
+import { LeaseQueue } from '../../lib/stores/shared/lease.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -186,7 +185,7 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
   it('takes no indexing lease on a store with nothing to index, and waits for none a dead process left', async function () {
     this.timeout(30_000);
     // What a process killed while indexing would leave: the lease, held for a minute by no one alive.
-    await redis.set('dossier:documents:lease:indexing:fresh', 'a dead process', { PX: 60_000 });
+    await redis.set('dossier:counter:lease:documents:indexing:fresh', 'a dead process', { PX: 60_000 });
     // A deadline far below the lease's minute: a list that waited for it would fail.
     const documents = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
     try {
@@ -196,27 +195,31 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
       await documents.close();
     }
     const taken: string[] = [];
-    for await (const keys of redis.scanIterator({ MATCH: 'dossier:documents:lease:*' })) taken.push(...keys);
-    expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:documents:lease:indexing:fresh']);
+    for await (const keys of redis.scanIterator({ MATCH: 'dossier:counter:lease:*' })) taken.push(...keys);
+    expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:counter:lease:documents:indexing:fresh']);
     expect(await redis.get('dossier:documents:5:fresh:indexed'), 'marked indexed').to.equal('1');
   });
 
   it("holds a document's lease as long as its holder runs, and never for more than a second past it", async function () {
     this.timeout(30_000);
-    const leases = redisLeases((script, keys, args) => redis.eval(script, { keys, arguments: args }), 'dossier:documents:lease:');
-    const other = new LivingLeaseQueue(leases, { waitMs: 100 });
-    const seen: number[] = [];
-    let refused = 0;
-    await new LivingLeaseQueue(leases).run('7', async () => {
-      // Three times the lease's second: a holder this slow keeps it, renewed.
-      for (let n = 0; n < 30; n += 1) {
-        seen.push(await redis.pTTL('dossier:documents:lease:7'));
-        await other.run('7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
-      }
-    });
-    expect(Math.min(...seen), 'held throughout').to.be.above(0);
-    expect(Math.max(...seen), 'never more than a second ahead').to.be.at.most(1000);
-    expect(refused).to.equal(30);
-    expect(await redis.exists('dossier:documents:lease:7'), 'freed').to.equal(0);
+    const backend = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
+    try {
+      const other = new LeaseQueue(backend.counters, { waitMs: 100 });
+      const seen: number[] = [];
+      let refused = 0;
+      await new LeaseQueue(backend.counters).run('documents:lease:7', async () => {
+        // Three times the lease's second: a holder this slow keeps it, renewed.
+        for (let n = 0; n < 30; n += 1) {
+          seen.push(await redis.pTTL('dossier:counter:lease:documents:lease:7'));
+          await other.run('documents:lease:7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
+        }
+      });
+      expect(Math.min(...seen), 'held throughout').to.be.above(0);
+      expect(Math.max(...seen), 'never more than a second ahead').to.be.at.most(1000);
+      expect(refused).to.equal(30);
+    } finally {
+      await backend.close();
+    }
+    expect(await redis.exists('dossier:counter:lease:documents:lease:7'), 'freed').to.equal(0);
   });
 });

@@ -22,10 +22,9 @@ import {
 import { AppendOnlyIndex } from '../shared/append-only-index.js';
 import { StoreGuard, storeClosed } from '../shared/guard.js';
 import type { KeyvKvStore } from '../shared/keyv-kv-store.js';
-import { LivingLeaseQueue, withLivingLease, type RenewableLeases } from '../shared/living-lease.js';
+import { LeaseQueue, withLease } from '../shared/lease.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { RedisEvalClient } from './counters.js';
-import { redisLeases } from './living-leases.js';
 
 // Per owner and template (keys under `<namespace>:documents:<owner's length>:<owner>:<template>:`):
 //   id, id:1, id:0        sorted sets of the ids (score: the id) of all documents, the favorites, the others
@@ -394,15 +393,13 @@ type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
  * the owner's documents; this process keeps none of them. A page without a search is one script (its range
  * of a sorted set and the page's records); a search intersects the sets or bitmaps of the needle's grams
  * and checks each document found with `searchText`, so that what matches is exactly what the contract says.
- * Updates and deletes run under the document's living lease; each write changes the record and every index in one
+ * Updates and deletes run under the document's lease (lib/stores/shared/lease.ts); each write changes the record and every index in one
  * atomic script. An owner's documents written by an older release (records and a log of ids, no indexes)
  * are indexed once, before its first call.
  */
 export class RedisDocumentStore implements DocumentStore {
-  /** The living leases of the store (keys `<namespace>:documents:lease:<name>`). */
-  private readonly leases: RenewableLeases;
-  /** Updates and deletes of one document, under its living lease. */
-  private readonly writes: LivingLeaseQueue;
+  /** Updates and deletes of one document, under its lease (`documents:lease:<id>` of the counters). */
+  private readonly writes: LeaseQueue;
   /** Owners whose documents are indexed (never undone). */
   private readonly indexedOwners = new QuickLRU<string, true>({ maxSize: KNOWN_OWNERS });
   /** Upgrades under way in this process, by owner. */
@@ -410,8 +407,7 @@ export class RedisDocumentStore implements DocumentStore {
   private readonly recordPrefix: string;
 
   constructor(private readonly options: RedisDocumentOptions) {
-    this.leases = redisLeases((script, keys, args) => this.call(script, keys, args), `${options.namespace}:documents:lease:`);
-    this.writes = new LivingLeaseQueue(this.leases);
+    this.writes = new LeaseQueue(options.counters);
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
     this.recordPrefix = `${options.namespace}::${DOCUMENT_KEY_PREFIX}`;
   }
@@ -432,7 +428,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     await this.indexed(owner);
-    return this.writes.run(String(id), async () => {
+    return this.writes.run(`documents:lease:${id}`, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;
       const next: StoredDocument = { ...latest, ...changes };
@@ -443,7 +439,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async delete(owner: string, id: number): Promise<boolean> {
     await this.indexed(owner);
-    return this.writes.run(String(id), async () => {
+    return this.writes.run(`documents:lease:${id}`, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return false;
       await this.write('delete', latest, latest);
@@ -638,7 +634,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   /**
    * Indexes the documents that an older release logged for the owner (`documents:<owner>:<n>`, each the id
-   * of a document written), a batch of log slots at a time, each under a living lease (renewed while its
+   * of a document written), a batch of log slots at a time, each under a lease (renewed while its
    * holder runs, about a second once it died): two processes take turns, and one goes on where another
    * stopped or died. A document is indexed once however often it is met; the slots read are deleted. An
    * owner with nothing left to index (every owner of a store that no older release wrote) is marked
@@ -652,7 +648,9 @@ export class RedisDocumentStore implements DocumentStore {
         await this.call(MARK, [marker], ['1']);
         break;
       }
-      await withLivingLease(this.leases, `indexing:${owner}`, () => this.upgradeStep(owner, marker), { waitMs: 60_000 });
+      await withLease(this.options.counters, `documents:indexing:${owner}`, () => this.upgradeStep(owner, marker), {
+        waitMs: 60_000,
+      });
     }
     this.indexedOwners.set(owner, true);
   }
