@@ -232,6 +232,11 @@ class Dispatcher implements HttpHandler {
       }
     }
     const { route, match } = routing;
+    // U+0000 is in no id, and a store may take it for an outage (PostgreSQL): such a path names nothing.
+    if (Object.values(match.params).some((value) => value.includes('\u0000'))) {
+      failure(404, 'not_found', `There is no ${request.method} ${call.path}.`);
+      return match.routes.label;
+    }
     call.params = match.params;
     try {
       if (route.headers !== undefined) for (const [name, value] of Object.entries(route.headers)) reply.header(name, value);
