@@ -257,9 +257,10 @@ describe('the documents workspace in Chromium', function () {
       const { context, page, problems } = await open();
       try {
         await signIn(page, secret);
+        // The table shows once its first list is there.
+        await page.getByRole('link', { name: 'Note 12' }).waitFor();
         const headers = await page.getByRole('columnheader').allInnerTexts();
         expect(headers.map((text) => text.trim())).to.deep.equal(['Name', 'Template', 'Words', 'Favorite', 'Created', 'Updated']);
-        await page.getByRole('link', { name: 'Note 12' }).waitFor();
         expect(await rowNames(page)).to.have.length(10);
         expect(await page.getByRole('status').first().innerText()).to.equal('Freestyle: 1–10 of 12 documents');
         const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Note 03' }) });
