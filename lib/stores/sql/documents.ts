@@ -142,9 +142,10 @@ export interface DocumentDialect {
    * The condition that the searched form of `column` (`name_lower` or `result_lower`) of the documents
    * `d` holds `needle` (in its searched form already) as a substring, as exactly as
    * `String.prototype.includes` says: narrowed by the substring index the database has when `indexed`,
-   * and the check itself on the column.
+   * and the check itself on the column. `favorite` is the listing's favorite filter, whose index an
+   * exact substring index may read the owner's documents from.
    */
-  contains(column: SearchedColumn, needle: string, indexed: boolean): SearchCondition;
+  contains(column: SearchedColumn, needle: string, indexed: boolean, favorite: boolean | undefined): SearchCondition;
   /**
    * How many documents (of any owner) the substring index gives as candidates for `needle` in `column`,
    * counted up to `most` (the count stops there, so that it costs no more than what it decides against),
@@ -239,7 +240,7 @@ export abstract class SqlDocumentStore implements DocumentStore {
     }
     const where = (indexed: boolean): SearchCondition => {
       const condition = whereOf(owner, query);
-      const contains = dialect.contains(column, query.search, indexed);
+      const contains = dialect.contains(column, query.search, indexed, query.favorite);
       return {
         sql: `${condition.sql} AND ${contains.sql}`,
         values: [...condition.values, ...contains.values],
