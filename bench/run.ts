@@ -6,6 +6,7 @@ import { startDnsServer } from '../test/support/dns-server.js';
 import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, QUICK, run, type BenchResult } from './harness.js';
 import { benchDocumentsScale } from './documents-scale.js';
 import { benchRecordsScale } from './records-scale.js';
+import { benchKeysScale } from './keys-scale.js';
 import {
   cliKey,
   FRAMEWORKS,
@@ -321,5 +322,6 @@ if (!QUICK) {
   if (EXTRAS) console.log(`\n${await benchDocumentsScale(notes)}`);
   if (EXTRAS) console.log(`\n${await benchRecordsScale(notes)}`);
   if (EXTRAS) console.log(`\n${await dueBench(notes)}`);
+  if (EXTRAS) console.log(`\n${await benchKeysScale(notes)}`);
 }
 for (const note of notes) console.log(`\n${note}`);

@@ -4,6 +4,8 @@ import { createDocumentService } from './documents/create-document-service.js';
 import { KeyvDocumentStore } from './documents/keyv-document-store.js';
 import { createTextGenerator } from './generators/create-text-generator.js';
 import { KeyvKeyStore } from './keys/keyv-key-store.js';
+import { RecordKeyStore } from './keys/record-key-store.js';
+import { KvSessionStore } from './keys/kv-session-store.js';
 import { CachingLookupService } from './cache/caching-lookup-service.js';
 import { createDnsMessageClient } from './lookup/dns/dns-message-client.js';
 import { DnsLookup } from './lookup/dns/dns-lookup.js';
@@ -89,6 +91,11 @@ export function createContainer(options: ResolvedOptions): Composition {
   );
   once(TOKENS.storeKv, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).kv, hub));
   once(TOKENS.storeCounters, (c) => observeStoreErrors(c.resolve(TOKENS.storeBackend).counters, hub));
+  once(TOKENS.sessions, (c) => {
+    const { sessions } = c.resolve(TOKENS.storeBackend);
+    if (sessions !== undefined) return observeStoreErrors(sessions, hub);
+    return new KvSessionStore(c.resolve(TOKENS.storeKv), c.resolve(TOKENS.storeCounters), options.clock);
+  });
   once(TOKENS.cacheBackend, () =>
     open(options.cache, {
       namespace: 'dossier-cache',
@@ -137,7 +144,10 @@ export function createContainer(options: ResolvedOptions): Composition {
       ? instrumentAdmissionStore(observeStoreErrors(c.resolve(TOKENS.storeBackend).admissions, hub), hub)
       : null,
   );
-  provide(TOKENS.keyStore, options.keys, (c) => c.resolve(KeyvKeyStore));
+  provide(TOKENS.keyStore, options.keys, (c) => {
+    const { keys } = c.resolve(TOKENS.storeBackend);
+    return keys === undefined ? c.resolve(KeyvKeyStore) : new RecordKeyStore(observeStoreErrors(keys, hub), options.clock);
+  });
   provide(TOKENS.quotaStore, options.quotas, (c) => instrumentQuotaStore(c.resolve(CounterQuotaStore), hub));
   provide(TOKENS.textGenerator, options.textGenerator, () => instrumentTextGenerator(createTextGenerator(options), hub));
   once(TOKENS.documentStore, (c) => {

@@ -122,17 +122,12 @@ export function createDossier(options: DossierOptions = {}): Dossier {
     documents: container.resolve(TOKENS.documentService),
     // Made on first use: a Dossier that serves no panel opens no store for it.
     get adminSessions() {
-      adminSessions ??= new AdminSessions(
-        container.resolve(TOKENS.storeKv),
-        container.resolve(TOKENS.storeCounters),
-        resolved.clock,
-      );
+      adminSessions ??= new AdminSessions(container.resolve(TOKENS.sessions), resolved.clock);
       return adminSessions;
     },
     get workspaceSessions() {
       workspaceSessions ??= new WorkspaceSessions(
-        container.resolve(TOKENS.storeKv),
-        container.resolve(TOKENS.storeCounters),
+        container.resolve(TOKENS.sessions),
         container.resolve(TOKENS.keys),
         resolved.clock,
       );

@@ -4,7 +4,7 @@
 // index.ts and the Koa adapter): an embedder's code uses index.ts, which is kept stable.
 
 export { checkKeyBody, checkUsageDays, requireScope } from './keys/key-rules.js';
-export { listKeys, type KeyListQuery, type KeyPage } from './keys/key-listing.js';
+export { listKeys, type KeyListQuery, type KeyListPage } from './keys/key-listing.js';
 export { SILENT_LOGGER } from './options.js';
 export { redact } from './dossier.js';
 // The HTTP API's request schemas that the core validates with (snake_case, as the wire has them).

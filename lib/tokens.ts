@@ -8,6 +8,7 @@ import type { DocumentStore } from './ports/document-store.js';
 import type { KeyStore } from './ports/key-store.js';
 import type { LookupService } from './ports/lookup-service.js';
 import type { QuotaStore } from './ports/quota-store.js';
+import type { SessionStore } from './ports/session-store.js';
 import type { TextGenerator } from './ports/text-generator.js';
 import type { Backend } from './ports/backend.js';
 import type { KvStore } from './ports/kv-store.js';
@@ -22,6 +23,8 @@ export const TOKENS = {
   storeBackend: Symbol('storeBackend') as InjectionToken<Backend>,
   storeKv: Symbol('storeKv') as InjectionToken<KvStore>,
   storeCounters: Symbol('storeCounters') as InjectionToken<CounterStore>,
+  /** The sessions of the panel and the workspace, and the wrong tries of each address. */
+  sessions: Symbol('sessions') as InjectionToken<SessionStore>,
   cacheBackend: Symbol('cacheBackend') as InjectionToken<Backend>,
   dnsResolverFactory: Symbol('dnsResolverFactory') as InjectionToken<() => DnsResolver>,
   targetGuard: Symbol('targetGuard') as InjectionToken<TargetGuard>,

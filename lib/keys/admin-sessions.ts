@@ -1,24 +1,8 @@
 import { isDossierError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
-import type { CounterStore } from '../ports/counter-store.js';
-import type { KvStore } from '../ports/kv-store.js';
-import { withLease } from '../stores/shared/lease.js';
+import type { SessionStore, SignInVerdict } from '../ports/session-store.js';
 
-/** Wrong sign-ins from one address, within {@link SIGN_IN_WINDOW_MS}, that lock that address. */
-const SIGN_IN_FAILURES = 5;
-
-/** The window of {@link SIGN_IN_FAILURES}, and how long the lock lasts: one minute. */
-const SIGN_IN_WINDOW_MS = 60_000;
-
-/** What a sign-in attempt came to ({@link AdminSessions.attempt}); `lockedUntil` in ms since the epoch. */
-export type SignInVerdict =
-  { outcome: 'right' } | { outcome: 'wrong'; nowLocked: boolean } | { outcome: 'locked'; lockedUntil: number };
-
-/** An address's wrong sign-ins of the last minute, and until when it is locked (ms since the epoch). */
-interface FailureRecord {
-  times: number[];
-  lockedUntil: number;
-}
+export type { SignInVerdict } from '../ports/session-store.js';
 
 /**
  * What every process serving the administration panel on one store must agree on (docs/contract.md §5): the
@@ -34,8 +18,7 @@ export class AdminSessions {
    *   limited the same way without locking the panel's, and the other way round. @default 'admin'
    */
   constructor(
-    private readonly kv: KvStore,
-    private readonly counters: CounterStore,
+    private readonly sessions: SessionStore,
     private readonly clock: Clock,
     private readonly namespace = 'admin',
   ) {}
@@ -45,7 +28,7 @@ export class AdminSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async isSignedOut(id: string): Promise<boolean> {
-    return (await this.kv.get(signedOutRecord(id))) !== undefined;
+    return (await this.sessions.get(signedOutRecord(id), this.clock.now())) !== undefined;
   }
 
   /**
@@ -53,8 +36,7 @@ export class AdminSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async signOut(id: string, expiresAt: number): Promise<void> {
-    const ttl = expiresAt - this.clock.now();
-    if (ttl > 0) await this.kv.set(signedOutRecord(id), true, ttl);
+    if (expiresAt > this.clock.now()) await this.sessions.put(signedOutRecord(id), { keyId: null, expiresAt });
   }
 
   /**
@@ -77,8 +59,7 @@ export class AdminSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async lockedUntil(address: string): Promise<number | null> {
-    const record = await this.kv.get<FailureRecord>(failureRecord(this.namespace, address));
-    return record !== undefined && record.lockedUntil > this.clock.now() ? record.lockedUntil : null;
+    return this.sessions.lockedUntil(failureRecord(this.namespace, address), this.clock.now());
   }
 
   /**
@@ -87,28 +68,12 @@ export class AdminSessions {
    * of the token. Otherwise the try is first counted as a wrong one (the fifth
    * within a minute locking the address for a minute), and only then is `isRight` asked: a right try
    * takes the count back and forgets the address's wrong tries. So a store that fails answers before
-   * anything about the token is learned, and no wrong try goes uncounted. The decision is made under the
-   * address's lease, so that tries made at once, on any process, are judged one after the other.
+   * anything about the token is learned, and no wrong try goes uncounted. Tries made at once, on any
+   * process, are judged one after the other ({@link SessionStore.attempt}).
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async attempt(address: string, isRight: () => boolean): Promise<SignInVerdict> {
-    const name = failureRecord(this.namespace, address);
-    // A locked address is refused on a read alone: tries made while it is locked write nothing.
-    const seen = await this.kv.get<FailureRecord>(name);
-    if (seen !== undefined && seen.lockedUntil > this.clock.now()) return { outcome: 'locked', lockedUntil: seen.lockedUntil };
-    return withLease(this.counters, name, async (): Promise<SignInVerdict> => {
-      const record = await this.kv.get<FailureRecord>(name);
-      const now = this.clock.now();
-      if (record !== undefined && record.lockedUntil > now) return { outcome: 'locked', lockedUntil: record.lockedUntil };
-      const times = [...(record?.times ?? []).filter((time) => time > now - SIGN_IN_WINDOW_MS), now];
-      const nowLocked = times.length >= SIGN_IN_FAILURES;
-      const counted: FailureRecord = nowLocked ? { times: [], lockedUntil: now + SIGN_IN_WINDOW_MS } : { times, lockedUntil: 0 };
-      // Kept for a window after its last change: by then no try of it counts any more.
-      await this.kv.set(name, counted, SIGN_IN_WINDOW_MS);
-      if (!isRight()) return { outcome: 'wrong', nowLocked };
-      await this.kv.delete(name);
-      return { outcome: 'right' };
-    });
+    return this.sessions.attempt(failureRecord(this.namespace, address), this.clock.now(), isRight);
   }
 }
 

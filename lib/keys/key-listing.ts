@@ -1,7 +1,8 @@
 import { DossierValidationError } from '../errors.js';
-import type { ApiKey, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
+import type { ApiKey, KeyMark, KeyPage, KeyPageQuery, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
 import type { Page } from '../ports/page.js';
 import { keyStatusAt } from '../records/stored-key.js';
+import { hasNul } from '../schemas/text.js';
 import { SCOPES } from './key-rules.js';
 
 /** What a page of the key list is asked for (docs/contract.md §5), as the wire sends it. */
@@ -23,13 +24,33 @@ const STATUSES: readonly KeyStatus[] = ['active', 'revoked', 'expired'];
 
 /**
  * A page of the keys, newest first (the newest created, then by id), filtered as `query` asks, with the
- * exact count of the filtered keys. The cursor names the last key of the page (its creation and id), so a
- * key created or revoked meanwhile moves no other from one page to the next.
+ * exact count of the filtered keys, read by the store ({@link KeyStore.page}). The cursor names the last
+ * key of the page (its creation and id), so a key created or revoked meanwhile moves no other from one page
+ * to the next.
  * @throws DossierValidationError `ERR_KEY_INVALID` naming each bad parameter; DossierError `ERR_STORE_UNAVAILABLE`
  */
-export async function listKeys(keys: KeyStore, query: KeyListQuery, now: number): Promise<KeyPage> {
-  const { limit, after, before, search, status, scope, owner } = checkQuery(query);
-  const matching = (await keys.list())
+export async function listKeys(keys: KeyStore, query: KeyListQuery, now: number): Promise<KeyListPage> {
+  const page = await keys.page({ ...checkQuery(query), now });
+  return {
+    items: page.items,
+    total: page.total,
+    nextCursor: page.next === null ? null : cursorOf(page.next),
+    previousCursor: page.previous === null ? null : cursorOf(page.previous),
+  };
+}
+
+/** A page of keys, with the cursor of the page before it (`null` on the first). */
+export interface KeyListPage extends Page<ApiKey> {
+  previousCursor: string | null;
+}
+
+/**
+ * {@link KeyStore.page} over every key, filtered and sorted here: for a store whose keys are all in this
+ * process anyway (memory://).
+ */
+export function pageOf(keys: readonly ApiKey[], query: KeyPageQuery): KeyPage {
+  const { limit, after, before, search, status, scope, owner, now } = query;
+  const matching = keys
     .filter(
       (key) =>
         (status === undefined || keyStatusAt(key, now) === status) &&
@@ -38,7 +59,7 @@ export async function listKeys(keys: KeyStore, query: KeyListQuery, now: number)
         (search === undefined || [key.name, key.owner, key.id].some((text) => text.toLowerCase().includes(search))),
     )
     .sort((a, b) => compareNewestFirst(a, b));
-  const following = (mark: Pick<ApiKey, 'createdAt' | 'id'>): number => {
+  const following = (mark: KeyMark): number => {
     const index = matching.findIndex((key) => compareNewestFirst(key, mark) > 0);
     return index < 0 ? matching.length : index;
   };
@@ -52,36 +73,27 @@ export async function listKeys(keys: KeyStore, query: KeyListQuery, now: number)
   return {
     items,
     total: matching.length,
-    nextCursor: start + limit < matching.length && last !== undefined ? cursorOf(last) : null,
-    previousCursor: start > 0 && first !== undefined ? cursorOf(first) : null,
+    next: start + limit < matching.length && last !== undefined ? markOf(last) : null,
+    previous: start > 0 && first !== undefined ? markOf(first) : null,
   };
 }
 
-/** A page of keys, with the cursor of the page before it (`null` on the first). */
-export interface KeyPage extends Page<ApiKey> {
-  previousCursor: string | null;
-}
-
 /** Newest first: the later creation first, then the greater id. */
-function compareNewestFirst(a: Pick<ApiKey, 'createdAt' | 'id'>, b: Pick<ApiKey, 'createdAt' | 'id'>): number {
+function compareNewestFirst(a: KeyMark, b: KeyMark): number {
   if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
   return a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
 }
 
-function cursorOf(key: ApiKey): string {
-  return Buffer.from(JSON.stringify([key.createdAt, key.id])).toString('base64url');
+function markOf(key: ApiKey): KeyMark {
+  return { createdAt: key.createdAt, id: key.id };
+}
+
+function cursorOf(mark: KeyMark): string {
+  return Buffer.from(JSON.stringify([mark.createdAt, mark.id])).toString('base64url');
 }
 
 /** The query checked, every bad parameter named. */
-function checkQuery(query: KeyListQuery): {
-  limit: number;
-  after?: Pick<ApiKey, 'createdAt' | 'id'>;
-  before?: Pick<ApiKey, 'createdAt' | 'id'>;
-  search?: string;
-  status?: KeyStatus;
-  scope?: Scope;
-  owner?: string;
-} {
+function checkQuery(query: KeyListQuery): Omit<KeyPageQuery, 'now'> {
   const errors: Record<string, string[]> = {};
   const limitText = query.limit ?? '100';
   const limit = /^[1-9]\d{0,2}$/.test(limitText) && Number(limitText) <= 500 ? Number(limitText) : 0;
@@ -100,6 +112,7 @@ function checkQuery(query: KeyListQuery): {
   for (const field of ['search', 'owner'] as const) {
     const value = query[field];
     if (value !== undefined && (value.length === 0 || value.length > 200)) errors[field] = ['Must be 1 to 200 characters.'];
+    else if (value !== undefined && hasNul(value)) errors[field] = ['Must not contain the NUL character (U+0000).'];
   }
   if (Object.keys(errors).length > 0) throw new DossierValidationError('ERR_KEY_INVALID', errors);
   return {
@@ -114,7 +127,7 @@ function checkQuery(query: KeyListQuery): {
 }
 
 /** The key a cursor names, or `undefined` for a cursor no page gave. */
-function cursorKey(cursor: string): Pick<ApiKey, 'createdAt' | 'id'> | undefined {
+function cursorKey(cursor: string): KeyMark | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
     if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {

@@ -1,6 +1,8 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { DossierError, DossierValidationError } from '../errors.js';
-import type { ApiKey, Scope } from '../ports/key-store.js';
+import { randomBytes } from 'node:crypto';
+import type { ApiKey, KeyChanges, NewKey, Scope } from '../ports/key-store.js';
+import { keyStatusAt, SECRET_PREFIX } from '../records/stored-key.js';
 import { compiledSchema } from '../schemas/ajv.js';
 import { wellFormed } from '../schemas/text.js';
 import {
@@ -185,4 +187,54 @@ export function requireScope(key: ApiKey, scope: Scope): void {
   if (!key.scopes.includes(scope)) {
     throw new DossierError('ERR_AUTH_INSUFFICIENT_SCOPE', `This key does not have the "${scope}" scope.`);
   }
+}
+
+/**
+ * A new key from what it is made of, each field checked, with a new random id (and owner when none is given).
+ * @throws DossierValidationError `ERR_KEY_INVALID` naming the first bad field
+ */
+export function newKey(input: NewKey, now: number): ApiKey {
+  return {
+    id: `key_${randomBytes(8).toString('hex')}`,
+    name: checkName(input.name),
+    owner: input.owner === undefined ? `acct_${randomBytes(8).toString('hex')}` : checkOwner(input.owner),
+    scopes: checkScopes(input.scopes ?? [...SCOPES]),
+    dailyLimit: checkLimit(input.dailyLimit ?? null),
+    createdAt: new Date(now).toISOString(),
+    revokedAt: null,
+    expiresAt: checkExpiry(input.expiresAt ?? null, now),
+  };
+}
+
+/** The fields of {@link KeyChanges} that are given, each checked. @throws DossierValidationError `ERR_KEY_INVALID` */
+export function checkChanges(changes: KeyChanges, now: number): Partial<ApiKey> {
+  const checked: Partial<ApiKey> = {};
+  if (changes.name !== undefined) checked.name = checkName(changes.name);
+  if (changes.scopes !== undefined) checked.scopes = checkScopes(changes.scopes);
+  if (changes.dailyLimit !== undefined) checked.dailyLimit = checkLimit(changes.dailyLimit);
+  if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, now);
+  return checked;
+}
+
+/** A new secret: {@link SECRET_PREFIX} and 32 random bytes. */
+export function newSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * Refuses to roll a key that no longer works: a new secret for it would not work either.
+ * @throws DossierValidationError `ERR_KEY_INACTIVE`
+ */
+export function checkRollable(key: ApiKey, now: number): void {
+  const status = keyStatusAt(key, now);
+  if (status !== 'active') {
+    throw new DossierValidationError('ERR_KEY_INACTIVE', {
+      id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`],
+    });
+  }
+}
+
+/** The key `id` could not be found. */
+export function keyNotFound(id: string): DossierError {
+  return new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
 }

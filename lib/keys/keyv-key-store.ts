@@ -1,27 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
-import { DossierError, DossierValidationError } from '../errors.js';
 import type { Clock } from '../ports/clock.js';
 import type { CounterStore } from '../ports/counter-store.js';
-import type { ApiKey, KeyChanges, KeyStore, NewKey } from '../ports/key-store.js';
+import type { ApiKey, KeyChanges, KeyPage, KeyPageQuery, KeyStore, NewKey } from '../ports/key-store.js';
 import { AppendOnlyIndex } from '../stores/shared/append-only-index.js';
 import type { KvStore } from '../ports/kv-store.js';
 import { withLease } from '../stores/shared/lease.js';
 import { TOKENS } from '../tokens.js';
-import {
-  digestOf,
-  keyRecord,
-  keyStatusAt,
-  publicKey,
-  SECRET_PATTERN,
-  SECRET_PREFIX,
-  workingKey,
-  type StoredKey,
-} from '../records/stored-key.js';
-import { checkExpiry, checkGraceSeconds, checkLimit, checkName, checkOwner, checkScopes, SCOPES } from './key-rules.js';
+import { digestOf, keyRecord, publicKey, SECRET_PATTERN, workingKey, type StoredKey } from '../records/stored-key.js';
+import { checkChanges, checkGraceSeconds, checkRollable, keyNotFound, newKey, newSecret } from './key-rules.js';
+import { pageOf } from './key-listing.js';
 
 /**
- * Keys in a Keyv store. A key's secret is random, shown once, and stored only as its SHA-256 digest,
+ * Keys in a Keyv store: the memory store's (the SQL stores and Redis keep keys as records of their own:
+ * RecordKeyStore), and what releases before those records wrote, which they move when they open. A key's secret is random, shown once, and stored only as its SHA-256 digest,
  * which is also what finds the key: `key:<digest>` holds the record, `key-id:<id>` the digest of the
  * current secret. Every change rewrites the records of all the key's working secrets under a lease, so
  * every process sharing the store sees it at its next request.
@@ -39,17 +30,7 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async create(input: NewKey): Promise<{ key: ApiKey; secret: string }> {
-    const now = this.clock.now();
-    const key: ApiKey = {
-      id: `key_${randomBytes(8).toString('hex')}`,
-      name: checkName(input.name),
-      owner: input.owner === undefined ? `acct_${randomBytes(8).toString('hex')}` : checkOwner(input.owner),
-      scopes: checkScopes(input.scopes ?? [...SCOPES]),
-      dailyLimit: checkLimit(input.dailyLimit ?? null),
-      createdAt: new Date(now).toISOString(),
-      revokedAt: null,
-      expiresAt: checkExpiry(input.expiresAt ?? null, now),
-    };
+    const key = newKey(input, this.clock.now());
     const secret = newSecret();
     const digest = digestOf(secret);
     await this.kv.set(`key:${digest}`, key);
@@ -68,6 +49,11 @@ export class KeyvKeyStore implements KeyStore {
     return publicKey((await this.current(id)).stored);
   }
 
+  /** The page, from every key read and filtered here: the memory store's keys are in this process anyway. */
+  async page(query: KeyPageQuery): Promise<KeyPage> {
+    return pageOf(await this.list(), query);
+  }
+
   async list(): Promise<ApiKey[]> {
     const digests = await this.index.values();
     const stored = await this.kv.getMany<StoredKey>(digests.map((digest) => `key:${digest}`));
@@ -78,12 +64,7 @@ export class KeyvKeyStore implements KeyStore {
   }
 
   async update(id: string, changes: KeyChanges): Promise<ApiKey> {
-    const now = this.clock.now();
-    const checked: Partial<ApiKey> = {};
-    if (changes.name !== undefined) checked.name = checkName(changes.name);
-    if (changes.scopes !== undefined) checked.scopes = checkScopes(changes.scopes);
-    if (changes.dailyLimit !== undefined) checked.dailyLimit = checkLimit(changes.dailyLimit);
-    if (changes.expiresAt !== undefined) checked.expiresAt = checkExpiry(changes.expiresAt, now);
+    const checked = checkChanges(changes, this.clock.now());
     return this.change(id, (key) => ({ ...key, ...checked }));
   }
 
@@ -100,13 +81,7 @@ export class KeyvKeyStore implements KeyStore {
       const { digest: oldDigest, stored } = await this.current(id);
       const now = this.clock.now();
       const key = publicKey(stored);
-      // A new secret for a key that no longer works would not work either.
-      const status = keyStatusAt(key, now);
-      if (status !== 'active') {
-        throw new DossierValidationError('ERR_KEY_INACTIVE', {
-          id: [`The key is ${status}, so it cannot be rolled; create a new key instead.`],
-        });
-      }
+      checkRollable(key, now);
       const secret = newSecret();
       const digest = digestOf(secret);
       const previous = (stored.previous ?? []).filter((entry) => entry.until > now);
@@ -138,16 +113,11 @@ export class KeyvKeyStore implements KeyStore {
   private async current(id: string): Promise<{ digest: string; stored: StoredKey }> {
     const digest = await this.kv.get<string>(`key-id:${id}`);
     const stored = digest === undefined ? undefined : await this.kv.get<StoredKey>(`key:${digest}`);
-    if (digest === undefined || stored === undefined)
-      throw new DossierError('ERR_KEY_NOT_FOUND', `There is no key with id "${id}".`);
+    if (digest === undefined || stored === undefined) throw keyNotFound(id);
     return { digest, stored };
   }
 }
 
 function withPrevious(key: ApiKey, previous: StoredKey['previous'] & object): StoredKey {
   return previous.length === 0 ? key : { ...key, previous };
-}
-
-function newSecret(): string {
-  return SECRET_PREFIX + randomBytes(32).toString('base64url');
 }

@@ -3,9 +3,8 @@ import { DossierError, isDossierError } from '../errors.js';
 import { AdminSessions } from './admin-sessions.js';
 import { requireScope } from './key-rules.js';
 import type { Clock } from '../ports/clock.js';
-import type { CounterStore } from '../ports/counter-store.js';
 import type { ApiKey, KeyStore } from '../ports/key-store.js';
-import type { KvStore } from '../ports/kv-store.js';
+import type { SessionStore } from '../ports/session-store.js';
 import { keyStatusAt } from '../records/stored-key.js';
 
 /** How long a workspace session lasts: 8 hours, as the panel's. */
@@ -22,12 +21,6 @@ export type WorkspaceSignIn =
   /** Too many wrong tries from the address; `lockedUntil` in ms since the epoch. */
   | { outcome: 'locked'; lockedUntil: number };
 
-/** What the store keeps of a session, under the digest of its id: whose key it is and until when. */
-interface SessionRecord {
-  keyId: string;
-  expiresAt: number;
-}
-
 /** A session id as {@link WorkspaceSessions.signIn} makes them: 32 random bytes, base64url. */
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
@@ -43,12 +36,11 @@ export class WorkspaceSessions {
   private readonly limiter: AdminSessions;
 
   constructor(
-    private readonly kv: KvStore,
-    counters: CounterStore,
+    private readonly sessions: SessionStore,
     private readonly keys: KeyStore,
     private readonly clock: Clock,
   ) {
-    this.limiter = new AdminSessions(kv, counters, clock, 'workspace');
+    this.limiter = new AdminSessions(sessions, clock, 'workspace');
   }
 
   /**
@@ -65,9 +57,8 @@ export class WorkspaceSessions {
       return { outcome: 'unknown', nowLocked: verdict.outcome === 'wrong' && verdict.nowLocked };
     if (!key.scopes.includes('documents')) return { outcome: 'no-scope' };
     const session = randomBytes(32).toString('base64url');
-    const ttl = WORKSPACE_SESSION_SECONDS * 1000;
-    const expiresAt = this.clock.now() + ttl;
-    await this.kv.set(sessionRecord(session), { keyId: key.id, expiresAt } satisfies SessionRecord, ttl);
+    const expiresAt = this.clock.now() + WORKSPACE_SESSION_SECONDS * 1000;
+    await this.sessions.put(sessionRecord(session), { keyId: key.id, expiresAt });
     return { outcome: 'signed-in', session, expiresAt };
   }
 
@@ -84,19 +75,19 @@ export class WorkspaceSessions {
     const ended = (): DossierError => new DossierError('ERR_AUTH_INVALID_KEY', 'The workspace session has ended: sign in again.');
     if (!SESSION_ID.test(session)) throw ended();
     const name = sessionRecord(session);
-    const record = await this.kv.get<SessionRecord>(name);
     const now = this.clock.now();
-    if (record === undefined || record.expiresAt <= now) throw ended();
+    const record = await this.sessions.get(name, now);
+    if (record === undefined || record.keyId === null) throw ended();
     let key: ApiKey;
     try {
       key = await this.keys.get(record.keyId);
     } catch (error) {
       if (!isDossierError(error, 'ERR_KEY_NOT_FOUND')) throw error;
-      await this.kv.delete(name);
+      await this.sessions.remove(name);
       throw ended();
     }
     if (keyStatusAt(key, now) !== 'active') {
-      await this.kv.delete(name);
+      await this.sessions.remove(name);
       throw ended();
     }
     requireScope(key, 'documents');
@@ -108,7 +99,7 @@ export class WorkspaceSessions {
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async signOut(session: string | undefined): Promise<void> {
-    if (session !== undefined && SESSION_ID.test(session)) await this.kv.delete(sessionRecord(session));
+    if (session !== undefined && SESSION_ID.test(session)) await this.sessions.remove(sessionRecord(session));
   }
 }
 

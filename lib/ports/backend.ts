@@ -1,7 +1,9 @@
 import type { AdmissionStore } from './admission-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { DocumentStore } from './document-store.js';
+import type { KeyRecords } from './key-store.js';
 import type { KvStore } from './kv-store.js';
+import type { SessionStore } from './session-store.js';
 import type { WatchStore } from './watch-store.js';
 
 /** A storage backend: values through Keyv, and the backend's own atomic counters. */
@@ -22,6 +24,13 @@ export interface Backend {
    * atomic step (the SQL backends and Redis). Absent where the core keeps them as values (memory).
    */
   watches?: WatchStore;
+  /**
+   * Keys as records of the backend's own tables or structures, each change one atomic step (the SQL
+   * backends and Redis). Absent where the core keeps them as values (memory).
+   */
+  keys?: KeyRecords;
+  /** The sessions and wrong tries, as records of the backend's own (the SQL backends and Redis). Absent: values (memory). */
+  sessions?: SessionStore;
   /** Closes every connection of the backend. */
   close(): Promise<void>;
 }

@@ -70,10 +70,17 @@ export interface KeyStore {
    */
   get(id: string): Promise<ApiKey>;
   /**
-   * Every key, oldest first, revoked and expired ones included.
+   * Every key, oldest first, revoked and expired ones included: for an embedding app that wants them
+   * all; the admin API, the panel and the CLI read {@link page} instead.
    * @throws DossierError `ERR_STORE_UNAVAILABLE` when the store is down.
    */
   list(): Promise<ApiKey[]>;
+  /**
+   * One page of the keys, newest first (the latest `createdAt`, then the greater id), filtered as
+   * `query` asks, with the exact count of the keys the filters match, read from the store's indexes.
+   * @throws DossierError `ERR_STORE_UNAVAILABLE` when the store is down.
+   */
+  page(query: KeyPageQuery): Promise<KeyPage>;
   /**
    * Changes a key's name, scopes, daily limit or expiry, at once for every process sharing the store.
    * @throws DossierValidationError for a bad value; DossierError `ERR_KEY_NOT_FOUND` for an unknown id,
@@ -92,4 +99,92 @@ export interface KeyStore {
    *   unknown id, `ERR_STORE_UNAVAILABLE` when the store is down.
    */
   roll(id: string, graceSeconds?: number): Promise<{ key: ApiKey; secret: string }>;
+}
+
+/** Where a page of keys starts or ends: the key at its edge, by creation and id. */
+export interface KeyMark {
+  createdAt: string;
+  id: string;
+}
+
+/** A page of the key list ({@link KeyStore.page}), its values already checked. */
+export interface KeyPageQuery {
+  /** 1 to 500. */
+  limit: number;
+  /** The page of the keys after (older than) this one. */
+  after?: KeyMark;
+  /** The page of the keys before (newer than) this one; the first page when fewer than `limit` are. */
+  before?: KeyMark;
+  /** A lower-cased substring of the name, the owner or the id (compared lower-cased). */
+  search?: string;
+  /** The status at `now`. */
+  status?: KeyStatus;
+  scope?: Scope;
+  owner?: string;
+  /** ms since the epoch: what `expired` means. */
+  now: number;
+}
+
+/** A page of keys, with the exact count of the keys the filters match. */
+export interface KeyPage {
+  items: ApiKey[];
+  total: number;
+  /** The mark after the last key, when more follow; else `null`. */
+  next: KeyMark | null;
+  /** The mark before the first key, when keys come before it; else `null`. */
+  previous: KeyMark | null;
+}
+
+/** What the store keeps of a secret: the key it opens, and until when (ms since the epoch) an old one works after a roll. */
+export interface SecretRecord {
+  key: ApiKey;
+  /** Absent for the key's current secret. */
+  graceUntil?: number;
+}
+
+/** A key with the digests of its secrets, an old one with until when it works (ms since the epoch). */
+export interface KeyEntry {
+  key: ApiKey;
+  secrets: { digest: string; graceUntil?: number }[];
+}
+
+/**
+ * Keys as records of a backend's own tables or structures (the SQL backends and Redis): each key with its
+ * secrets' digests, each change of a key and of what lists or counts it one atomic step of the store,
+ * the list read from indexes. The key store of such a backend checks what it is given and makes the
+ * secrets and ids; this keeps them.
+ */
+export interface KeyRecords {
+  /** Makes the tables or structures and moves what older releases kept, once; the other calls do it first. */
+  ready(): Promise<void>;
+  /** Stores a new key whose current secret has `digest`. */
+  insert(key: ApiKey, digest: string): Promise<void>;
+  /**
+   * Stores many keys at once, each with its secrets, skipping a key whose id is stored already: a bulk
+   * load (what the move of older releases' keys does, a benchmark's thousands of keys).
+   */
+  insertMany(entries: KeyEntry[]): Promise<void>;
+  /** The record of the secret whose SHA-256 digest (hex) is `digest`: one indexed read. */
+  bySecret(digest: string): Promise<SecretRecord | undefined>;
+  get(id: string): Promise<ApiKey | undefined>;
+  /**
+   * Replaces the key `id` by what `apply` makes of it (nothing written when it returns the key it was
+   * given), one change at a time per key across every process; `undefined` for an unknown id.
+   */
+  change(id: string, apply: (key: ApiKey) => ApiKey): Promise<ApiKey | undefined>;
+  /**
+   * Gives the key `id` the current secret `digest`, once `check` (which throws to refuse) has seen the key
+   * as it stands: its current secret then works until `graceUntil` (`null`: not at all), and the old
+   * secrets past their grace at `now` are forgotten. `undefined` for an unknown id.
+   */
+  roll(
+    id: string,
+    check: (key: ApiKey) => void,
+    digest: string,
+    graceUntil: number | null,
+    now: number,
+  ): Promise<ApiKey | undefined>;
+  /** Every key, oldest first. */
+  all(): Promise<ApiKey[]>;
+  page(query: KeyPageQuery): Promise<KeyPage>;
 }

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { ApiKey, KeyStatus } from '../ports/key-store.js';
 
-// How a key is kept at rest, shared by KeyvKeyStore (lib/keys) and the stores' one-step admissions
+// How a key is kept at rest, shared by the key stores (lib/keys) and the stores' one-step admissions
 // (lib/stores), which read the same records.
 
 /** What every secret starts with. */
@@ -34,6 +34,11 @@ export function keyRecord(digest: string): string {
   return `key:${digest}`;
 }
 
+/** The digest a record name of {@link keyRecord} stands for: the stores that keep keys as records find them by it. */
+export function digestOfRecord(record: string): string {
+  return record.slice('key:'.length);
+}
+
 /** The key of a stored record, without what only the store needs. */
 export function publicKey(stored: StoredKey): ApiKey {
   return {
@@ -62,4 +67,9 @@ export function keyStatusAt(key: ApiKey, now: number): KeyStatus {
   if (key.revokedAt !== null) return 'revoked';
   if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return 'expired';
   return 'active';
+}
+
+/** What a search of the key list looks in: the name, the owner and the id, lower-cased, apart (a search never spans two). */
+export function searchedText(key: ApiKey): string {
+  return [key.name, key.owner, key.id].map((text) => text.toLowerCase()).join('\n');
 }

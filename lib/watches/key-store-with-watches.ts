@@ -1,4 +1,4 @@
-import type { ApiKey, KeyChanges, KeyStore, NewKey } from '../ports/key-store.js';
+import type { ApiKey, KeyChanges, KeyPage, KeyPageQuery, KeyStore, NewKey } from '../ports/key-store.js';
 import type { WatchService } from '../ports/watches.js';
 
 /**
@@ -28,6 +28,10 @@ export class KeyStoreWithWatches implements KeyStore {
 
   list(): Promise<ApiKey[]> {
     return this.keys.list();
+  }
+
+  page(query: KeyPageQuery): Promise<KeyPage> {
+    return this.keys.page(query);
   }
 
   update(id: string, changes: KeyChanges): Promise<ApiKey> {

@@ -2,7 +2,32 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { isDossierError, type DossierValidationError } from '../../lib/errors.js';
-import { CONTRACT_STORE_TIMEOUT_MS, type BackendCase } from './backends.js';
+import { listKeys } from '../../lib/internal.js';
+import { KeyvKeyStore } from '../../lib/keys/keyv-key-store.js';
+import { RecordKeyStore } from '../../lib/keys/record-key-store.js';
+import type { ApiKey, KeyStore } from '../../lib/ports/key-store.js';
+import { openBackend } from '../../lib/stores/open-backend.js';
+import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
+import { CONTRACT_STORE_TIMEOUT_MS, uniqueName, type BackendCase } from './backends.js';
+
+/** The ids of `keys` in the list's order: the latest created first, then the greater id (keys made in one ms). */
+function newestFirst(keys: ApiKey[]): string[] {
+  return [...keys]
+    .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1))
+    .map((key) => key.id);
+}
+
+/** Every page of a list, following `nextCursor` from the first, as the admin API gives them. */
+async function allPages(keys: KeyStore, query: Record<string, string>, now: number): Promise<ApiKey[][]> {
+  const pages: ApiKey[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listKeys(keys, { ...query, ...(cursor && { cursor }) }, now);
+    pages.push(page.items);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+  return pages;
+}
 
 /** The KeyStore contract: secrets shown once and stored as digests; revocation at once. */
 export function keyStoreContract(backend: BackendCase): void {
@@ -181,7 +206,229 @@ export function keyStoreContract(backend: BackendCase): void {
       });
     });
 
+    describe('the paged list', () => {
+      it('pages newest first by cursor both ways, each filter and a search read with an exact total', async () => {
+        const owner = uniqueName('acct');
+        const token = uniqueName('Needle').toLowerCase();
+        const made: ApiKey[] = [];
+        for (let n = 0; n < 7; n += 1) {
+          const input = {
+            name: n % 3 === 0 ? `k${n} ${token.toUpperCase()}` : `k${n}`,
+            owner,
+            ...(n === 5 && { scopes: ['lookup' as const] }),
+          };
+          made.push((await dossier.keys.create(input)).key);
+        }
+        await dossier.keys.revoke(made[1]!.id);
+        await dossier.keys.revoke(made[2]!.id);
+        const now = Date.now();
+        const order = newestFirst(made);
+        const pages = await allPages(dossier.keys, { owner, limit: '3' }, now);
+        expect(pages.map((page) => page.map((key) => key.id))).to.deep.equal([
+          order.slice(0, 3),
+          order.slice(3, 6),
+          order.slice(6),
+        ]);
+        const second = await listKeys(
+          dossier.keys,
+          { owner, limit: '3', cursor: (await listKeys(dossier.keys, { owner, limit: '3' }, now)).nextCursor! },
+          now,
+        );
+        expect(second).to.include({ total: 7 });
+        const back = await listKeys(dossier.keys, { owner, limit: '3', before: second.previousCursor! }, now);
+        expect(back.items.map((key) => key.id)).to.deep.equal(order.slice(0, 3));
+        expect(back.previousCursor).to.equal(null);
+        const count = async (query: Record<string, string>): Promise<[number, string[]]> => {
+          const page = await listKeys(dossier.keys, { limit: '500', ...query }, now);
+          return [page.total, page.items.map((key) => key.id)];
+        };
+        expect(await count({ owner, status: 'revoked' })).to.deep.equal([2, newestFirst([made[1]!, made[2]!])]);
+        expect((await count({ owner, status: 'active' }))[0]).to.equal(5);
+        expect(await count({ owner, status: 'expired' })).to.deep.equal([0, []]);
+        expect((await count({ owner, scope: 'documents' }))[0]).to.equal(6);
+        expect(await count({ search: token })).to.deep.equal([3, newestFirst([made[0]!, made[3]!, made[6]!])]);
+        expect(await count({ search: token.toUpperCase().toLowerCase(), status: 'active' })).to.deep.equal([
+          3,
+          newestFirst([made[0]!, made[3]!, made[6]!]),
+        ]);
+        expect((await count({ search: owner.slice(2).toUpperCase().toLowerCase() }))[0]).to.equal(7);
+        expect((await count({ search: made[4]!.id }))[1]).to.deep.equal([made[4]!.id]);
+        // The whole list's total is every key there is.
+        expect((await listKeys(dossier.keys, { limit: '1' }, now)).total).to.equal((await dossier.keys.list()).length);
+      });
+
+      it('keeps a cursor on its place while keys are created meanwhile', async () => {
+        let now = Date.UTC(2026, 10, 23, 12);
+        const ticking = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+        try {
+          const owner = uniqueName('acct');
+          const made: ApiKey[] = [];
+          for (let n = 0; n < 6; n += 1) {
+            now += 1;
+            made.push((await ticking.keys.create({ name: `k${n}`, owner })).key);
+          }
+          const first = await listKeys(ticking.keys, { owner, limit: '2' }, now);
+          now += 1;
+          const later = await Promise.all(Array.from({ length: 5 }, (_, n) => ticking.keys.create({ name: `new${n}`, owner })));
+          const rest: string[] = [];
+          for (let cursor = first.nextCursor; cursor !== null;) {
+            const page = await listKeys(ticking.keys, { owner, limit: '2', cursor }, now);
+            expect(page.total).to.equal(11);
+            rest.push(...page.items.map((key) => key.id));
+            cursor = page.nextCursor;
+          }
+          expect([...first.items.map((key) => key.id), ...rest]).to.deep.equal(newestFirst(made));
+          const top = await listKeys(ticking.keys, { owner, limit: '5' }, now);
+          expect(top.items.map((key) => key.id)).to.deep.equal(newestFirst(later.map(({ key }) => key)));
+        } finally {
+          await ticking.close();
+        }
+      });
+    });
+
+    describe('sessions', () => {
+      let now: number;
+      let timed: Dossier;
+      beforeEach(() => {
+        now = Date.now();
+        timed = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+      });
+      afterEach(() => timed.close());
+
+      it('takes a right try back and forgets the wrong ones before it; the fifth wrong try in a minute locks for a minute', async () => {
+        const sessions = timed.adminSessions;
+        const address = uniqueName('192.0.2');
+        const wrong = () => sessions.attempt(address, () => false);
+        for (let i = 0; i < 4; i++) expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: false });
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'right' });
+        for (let i = 0; i < 4; i++) expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: false });
+        expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: true });
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'locked', lockedUntil: now + 60_000 });
+        expect(await sessions.lockedUntil(address)).to.equal(now + 60_000);
+        expect(await timed.workspaceSessions.signIn(address, 'dsr_wrong')).to.deep.equal({
+          outcome: 'unknown',
+          nowLocked: false,
+        });
+        now += 60_000;
+        expect(await sessions.lockedUntil(address)).to.equal(null);
+        expect(await sessions.attempt(address, () => true)).to.deep.equal({ outcome: 'right' });
+      });
+
+      it('signs a session out, and opens, reads and ends a workspace session', async () => {
+        const id = uniqueName('session');
+        expect(await timed.adminSessions.isSignedOut(id)).to.equal(false);
+        await timed.adminSessions.signOut(id, now + 3_600_000);
+        expect(await timed.adminSessions.isSignedOut(id)).to.equal(true);
+        const { key, secret } = await timed.keys.create({ name: 'workspace' });
+        const opened = await timed.workspaceSessions.signIn(uniqueName('198.51.100'), secret);
+        if (opened.outcome !== 'signed-in') throw new Error(`not signed in: ${opened.outcome}`);
+        expect((await timed.workspaceSessions.keyOf(opened.session)).id).to.equal(key.id);
+        await timed.workspaceSessions.signOut(opened.session);
+        const ended = await timed.workspaceSessions.keyOf(opened.session).catch((error: unknown) => error);
+        expect(isDossierError(ended, 'ERR_AUTH_INVALID_KEY')).to.equal(true);
+      });
+
+      if (backend.shared) {
+        it('judges tries made at once on two processes one after the other', async () => {
+          const other = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+          try {
+            const address = uniqueName('203.0.113');
+            const verdicts = await Promise.all(
+              Array.from({ length: 12 }, (_, n) => (n % 2 === 0 ? timed : other).adminSessions.attempt(address, () => false)),
+            );
+            expect(verdicts.filter((verdict) => verdict.outcome === 'wrong')).to.have.length(5);
+            expect(verdicts.filter((verdict) => verdict.outcome === 'wrong' && verdict.nowLocked)).to.have.length(1);
+            expect(verdicts.filter((verdict) => verdict.outcome === 'locked')).to.have.length(7);
+          } finally {
+            await other.close();
+          }
+        });
+
+        it("moves the sessions and tries today's release wrote into its records when it opens the store", async () => {
+          const namespace = uniqueName('old');
+          const clock = { now: () => Date.now() };
+          const open = () => openBackend(url, { namespace, clock, timeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+          const written = open();
+          const at = Date.now();
+          await written.kv.set('admin:signed-out:s1', true, 3_600_000);
+          await written.kv.set('workspace:session:d1', { keyId: 'key_1', expiresAt: at + 3_600_000 }, 3_600_000);
+          await written.kv.set('admin:sign-in:192.0.2.9', { times: [], lockedUntil: at + 60_000 }, 60_000);
+          await written.close();
+          const opened = open();
+          try {
+            expect(await opened.sessions!.get('admin:signed-out:s1', Date.now())).to.include({ keyId: null });
+            expect(await opened.sessions!.get('workspace:session:d1', Date.now())).to.include({ keyId: 'key_1' });
+            expect(await opened.sessions!.lockedUntil('admin:sign-in:192.0.2.9', Date.now())).to.equal(at + 60_000);
+            for (const name of ['admin:signed-out:s1', 'workspace:session:d1', 'admin:sign-in:192.0.2.9']) {
+              expect(await opened.kv.get(name), name).to.equal(undefined);
+            }
+          } finally {
+            await opened.close();
+          }
+        });
+      }
+    });
+
     if (backend.shared) {
+      it("moves the keys today's release wrote, left half done by a kill, into its records when two processes open it at once", async () => {
+        const namespace = uniqueName('old');
+        const clock = { now: () => Date.now() };
+        const open = () => openBackend(url, { namespace, clock, timeoutMs: CONTRACT_STORE_TIMEOUT_MS });
+        const written = open();
+        const old = new KeyvKeyStore(written.kv, written.counters, clock);
+        const owner = uniqueName('acct');
+        const made = await Promise.all(Array.from({ length: 5 }, (_, n) => old.create({ name: `old${n}`, owner })));
+        const [plain, rolled, revoked, cut] = made;
+        const fresh = await old.roll(rolled!.key.id, 3600);
+        await old.revoke(revoked!.key.id);
+        // What a kill left: a digest in the list with no record (a creation cut after it took its slot,
+        // or a record gone), a key whose record was written and whose list slot never was.
+        await new AppendOnlyIndex(written.kv, written.counters, 'keys').append('0'.repeat(64));
+        await written.kv.delete(`key:${createHash('sha256').update(cut!.secret).digest('hex')}`);
+        const unlisted = { ...plain!.key, id: 'key_unlisted0000001', name: 'unlisted', createdAt: new Date().toISOString() };
+        await written.kv.set(`key:${'1'.repeat(64)}`, unlisted);
+        await written.kv.set(`key-id:${unlisted.id}`, '1'.repeat(64));
+        await written.close();
+
+        const [first, second] = [open(), open()];
+        try {
+          await Promise.all([first.keys!.ready(), second.keys!.ready()]);
+          const keys = new RecordKeyStore(second.keys!, clock);
+          const listed = await listKeys(keys, { owner, limit: '100' }, Date.now());
+          expect(listed.total).to.equal(5);
+          expect(listed.items.map((key) => key.id).sort()).to.deep.equal(
+            [plain, rolled, revoked, made[4]]
+              .map((m) => m!.key.id)
+              .concat(unlisted.id)
+              .sort(),
+          );
+          expect((await keys.verify(plain!.secret))?.id).to.equal(plain!.key.id);
+          expect((await keys.verify(fresh.secret))?.id).to.equal(rolled!.key.id);
+          expect((await keys.verify(rolled!.secret))?.id, 'an old secret in its grace').to.equal(rolled!.key.id);
+          expect(await keys.verify(revoked!.secret)).to.equal(null);
+          expect((await keys.get(revoked!.key.id)).revokedAt).to.be.a('string');
+          expect(await keys.verify(cut!.secret)).to.equal(null);
+          expect((await keys.get(made[4]!.key.id)).name).to.equal('old4');
+          // Nothing of the key-value records is left, and a third open moves nothing again.
+          const third = open();
+          try {
+            for (const name of [
+              `key-id:${plain!.key.id}`,
+              `key:${createHash('sha256').update(plain!.secret).digest('hex')}`,
+              'keys:1',
+            ]) {
+              expect(await third.kv.get(name), name).to.equal(undefined);
+            }
+            const again = new RecordKeyStore(third.keys!, clock);
+            expect((await listKeys(again, { owner, limit: '100' }, Date.now())).total).to.equal(5);
+          } finally {
+            await third.close();
+          }
+        } finally {
+          await Promise.all([first.close(), second.close()]);
+        }
+      });
+
       it('a key created by one instance works on another at once, and its revocation too', async () => {
         const other = createDossier({ store: url, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });
         try {

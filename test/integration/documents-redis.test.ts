@@ -103,6 +103,65 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
               ).to.deep.equal(want.documents.map(({ id }) => id));
             }
   });
+  it('finds by scanning the searched names what includes finds, in names with NUL, 2, digits and commas too', async function () {
+    this.timeout(60_000);
+    const tested = store.documents!;
+    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    // Names that hold what the scanned chunks put between names (NUL, 2, digits, commas), most of them a
+    // common needle's (more documents than a set of grams keeps, so that a search reads the chunks).
+    const named = (n: number): NewStoredDocument => ({
+      ...document(n),
+      owner: 'scanned',
+      name: `${n % 4 ? 'Odd' : 'even'} 1,${n % 8 ? 1 : 0},${n % 11}\u0000${n % 5}\u0002${n % 13 ? 'x' : 'y'}`,
+      favorite: n % 3 === 0,
+    });
+    const ids = new Map<number, number>();
+    for (let n = 0; n < 800; n += 1) {
+      const [made, kept] = await Promise.all([tested.create(named(n)), expected.create(named(n))]);
+      ids.set(made.id, kept.id);
+    }
+    // Bitmaps: a search of these reads the chunks (`1,1` is in what follows each name there too).
+    for (const gram of ['odd', '1,1', 'x'])
+      expect(await redis.type(`dossier:documents:7:scanned:1:n:${gram}`)).to.equal('string');
+    let n = 0;
+    for (const [id, kept] of ids) {
+      n += 1;
+      if (n % 9 === 0) {
+        const changes = { name: `renamed ${n % 4},1`, updated_at: 'later' };
+        await Promise.all([tested.update('scanned', id, changes), expected.update('scanned', kept, changes)]);
+      } else if (n % 10 === 0) {
+        await Promise.all([tested.delete('scanned', id), expected.delete('scanned', kept)]);
+        ids.delete(id);
+      }
+    }
+    const compare = async () => {
+      for (const search of ['odd', 'even', '1,1', '1,', ',0', '0', 'x', 'd 1,1,3', '\u00002', '\u0002x', 'renamed 2', 'zzz'])
+        for (const favorite of [undefined, false])
+          for (const sortBy of ['id', 'name'] as const) {
+            const query: DocumentQuery = {
+              search,
+              searchBy: 'name',
+              templateId: 1,
+              ...(favorite === undefined ? {} : { favorite }),
+              sortBy,
+              sort: 'desc',
+              perPage: 30,
+              page: 2,
+            };
+            const [got, want] = await Promise.all([tested.list('scanned', query), expected.list('scanned', query)]);
+            const what = JSON.stringify(query);
+            expect(got.total, what).to.equal(want.total);
+            expect(
+              got.documents.map(({ id }) => ids.get(id)),
+              what,
+            ).to.deep.equal(want.documents.map(({ id }) => id));
+          }
+    };
+    await compare();
+    // A store written before the chunks and searched names were kept reads the grams, and checks names here.
+    await redis.del(['dossier:documents:7:scanned:1:name-chunks', 'dossier:documents:7:scanned:1:names']);
+    await compare();
+  });
 });
 
 describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {

@@ -23,6 +23,7 @@ describe('createDossier', () => {
       verify: async (secret) => (secret === 'host-secret' ? key : null),
       get: async () => key,
       list: async () => [key],
+      page: async () => ({ items: [key], total: 1, next: null, previous: null }),
       update: async () => key,
       revoke: async () => key,
       roll: async () => ({ key, secret: 's2' }),
@@ -68,7 +69,16 @@ describe('createDossier', () => {
       const dossier = createDossier({
         store: `sqlite://${file}`,
         lookups: { parse: (_kind, input) => String(input), lookup: unused },
-        keys: { create: unused, verify: unused, get: unused, list: unused, update: unused, revoke: unused, roll: unused },
+        keys: {
+          create: unused,
+          verify: unused,
+          get: unused,
+          list: unused,
+          page: unused,
+          update: unused,
+          revoke: unused,
+          roll: unused,
+        },
         quotas: { consume: unused, peek: unused, refund: unused, history: unused },
         documents: {
           list: unused,

@@ -2,7 +2,9 @@ import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { StoredKey } from '../../records/stored-key.js';
 import { admissionOf, type AdmissionPlan } from '../shared/admission-plan.js';
-import { countBatch, judgeBatch, storedKeyOf } from '../shared/admission-batch.js';
+import { countBatch, judgeBatch } from '../shared/admission-batch.js';
+import { SECRETS_SQL, storedKeyOfRow, type SqlKeyRecords } from '../sql/keys.js';
+import { digestOfRecord } from '../../records/stored-key.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { storeError } from '../shared/guard.js';
 import type { SqlCounterStore } from '../sql/counters.js';
@@ -24,12 +26,11 @@ import type { MysqlConnection } from './connection.js';
 export class MysqlAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
 
-  /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
+  /** @param keys whose rows it reads; @param counters whose tables it writes. */
   constructor(
     private readonly connection: MysqlConnection,
     private readonly counters: SqlCounterStore,
-    private readonly keyvReady: () => Promise<void>,
-    private readonly namespace: string,
+    private readonly keys: SqlKeyRecords,
     clock: Clock,
   ) {
     this.admit = admitPerTurn(clock, (plans, since) => this.send(plans, since), { serial: true });
@@ -40,12 +41,12 @@ export class MysqlAdmissionStore implements AdmissionStore {
     const first = asked[0]!;
     const plans = asked.map((plan) => ({ ...first, record: plan.record, kind: plan.kind, defaultLimit: plan.defaultLimit }));
     try {
-      await Promise.all([this.counters.tablesExist(), this.keyvReady()]);
+      await Promise.all([this.counters.tablesExist(), this.keys.ready()]);
       return await this.connection.transaction(async (run) => {
-        const names = [...new Set(plans.map((plan) => `${this.namespace}:${plan.record}`))];
-        const rows = (await run('SELECT `key`, value FROM keyv WHERE `key` IN (?)', [names])) as { key: string; value: string }[];
-        const records = new Map<string, StoredKey | undefined>(rows.map((row) => [row.key, storedKeyOf(row.value)]));
-        const { verdicts, quotas } = judgeBatch(plans, (record) => records.get(`${this.namespace}:${record}`));
+        const digests = [...new Set(plans.map((plan) => digestOfRecord(plan.record)))];
+        const rows = (await run(SECRETS_SQL, [digests])) as Record<string, unknown>[];
+        const records = new Map<string, StoredKey>(rows.map((row) => [String(row.digest), storedKeyOfRow(row)]));
+        const { verdicts, quotas } = judgeBatch(plans, (record) => records.get(digestOfRecord(record)));
         const locked = new Map<string, { value: number; expires_at: number | null }>();
         if (quotas.length > 0) {
           const sorted = [...quotas].sort();

@@ -10,7 +10,9 @@ import { MysqlCounterStore } from './counters.js';
 import { MysqlDocumentStore } from './documents.js';
 import { MysqlKeyvStore } from './keyv-store.js';
 import { MYSQL_DIALECT } from '../sql/counters.js';
-import { SqlWatchStore, watchSchema, type SqlAnswer, type WatchDialect } from '../sql/watches.js';
+import { SqlWatchStore, watchSchema, type SqlAnswer, type WatchDialect, type WatchTables } from '../sql/watches.js';
+import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How MySQL writes what the tables of watches need: binary names (see MYSQL_DIALECT), indexes inline. */
 const MYSQL_WATCHES: WatchDialect = {
@@ -29,6 +31,28 @@ const MYSQL_WATCHES: WatchDialect = {
   insertIgnore: { start: 'INSERT IGNORE INTO', end: '' },
   forUpdate: ' FOR UPDATE',
   keyvKey: '`key`',
+};
+
+/** How MySQL writes what the tables of keys need: binary names and search text, compared byte for byte. */
+const MYSQL_KEYS: KeyDialect = {
+  ...MYSQL_WATCHES,
+  schema: [
+    ...keySchema(
+      {
+        seq: 'BIGINT AUTO_INCREMENT PRIMARY KEY',
+        id: 'VARBINARY(255)',
+        name: 'VARBINARY(1024)',
+        short: 'VARCHAR(64)',
+        searched: 'VARBINARY(4096)',
+        text: 'LONGTEXT',
+        count: 'BIGINT',
+      },
+      true,
+      MYSQL_DIALECT.tableOptions,
+    ),
+    ...sessionSchema({ id: 'VARBINARY(255)', text: 'TEXT', count: 'BIGINT' }, true, MYSQL_DIALECT.tableOptions),
+  ],
+  contains: 'INSTR',
 };
 
 /** Settings of {@link createMysqlBackend}. */
@@ -66,10 +90,8 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
   const counters = new MysqlCounterStore(connection, clock);
   const values = new MysqlKeyvStore(connection, close);
   const keyv = new Keyv({ store: values, namespace, serialize, deserialize });
-  const admissions = new MysqlAdmissionStore(connection, counters, () => values.tableExists(), namespace, clock);
   const documents = new MysqlDocumentStore(connection);
-  const watches = new SqlWatchStore({
-    dialect: MYSQL_WATCHES,
+  const tables: Omit<WatchTables, 'dialect'> = {
     namespace,
     prepare: () => Promise.all([counters.tablesExist(), values.tableExists()]),
     read: async (sql, parameters) => (await connection.query(sql, parameters)) as Record<string, unknown>[],
@@ -89,7 +111,22 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
         }
         return next.value;
       }),
-  });
+  };
+  const watches = new SqlWatchStore({ ...tables, dialect: MYSQL_WATCHES });
+  const keys = new SqlKeyRecords({ ...tables, dialect: MYSQL_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: MYSQL_KEYS }, keys, clock);
+  const admissions = new MysqlAdmissionStore(connection, counters, keys, clock);
   // The connection holds every call to the deadline itself; the guard only names the failures.
-  return assembleBackend({ keyv, counters, clock, guard: new StoreGuard(), admissions, documents, watches, release: close });
+  return assembleBackend({
+    keyv,
+    counters,
+    clock,
+    guard: new StoreGuard(),
+    admissions,
+    documents,
+    watches,
+    keys,
+    sessions,
+    release: close,
+  });
 }

@@ -1,17 +1,17 @@
-import type { StoredKey } from '../../records/stored-key.js';
+import { digestOfRecord, type StoredKey } from '../../records/stored-key.js';
+import type { SqlKeyRecords } from '../sql/keys.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import { createTable, Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
+import { Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
 import { storeError } from '../shared/guard.js';
 import type { StoreGuard } from '../shared/guard.js';
-import { deserialize } from '../shared/serialize.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
 
 /**
  * The admissions of a batch as one function call, which PostgreSQL runs as one statement in one
  * transaction: one round trip and one commit for every admission asked during one turn of the event
- * loop. First each distinct key record is read (without a lock) and judged by `workingKey`'s rule
+ * loop. First each distinct key is read (without a lock) by the digest of its secret and judged by `workingKey`'s rule
  * (lib/records/stored-key.ts) in SQL: not revoked, `expiresAt` after now (ISO 8601 strings compare as
  * their instants under the "C" collation), an old secret only until its `graceUntil`, the `lookup`
  * scope. Then the admissions that count are grouped by key (the two secrets of a rolled key share its
@@ -58,7 +58,8 @@ BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
   FOR r IN SELECT records[s.i] AS record, array_agg(s.i) AS ords FROM generate_subscripts(records, 1) AS s(i) GROUP BY 1 LOOP
     v := NULL;
-    SELECT k.value::jsonb -> 'value' INTO v FROM keyv k WHERE k.key = r.record;
+    SELECT k.record::jsonb || CASE WHEN s.grace_until IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('graceUntil', s.grace_until) END INTO v
+      FROM dossier_key_secrets s JOIN dossier_keys k ON k.id = s.key_id WHERE s.digest = r.record;
     CONTINUE WHEN v IS NULL OR (v ->> 'id') IS NULL OR (v ->> 'revokedAt') IS NOT NULL
       OR ((v ->> 'expiresAt') IS NOT NULL AND (v ->> 'expiresAt') COLLATE "C" <= now_iso COLLATE "C")
       OR ((v ->> 'graceUntil') IS NOT NULL AND (v ->> 'graceUntil')::numeric <= now_ms);
@@ -153,17 +154,16 @@ export class PostgresAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
   /** The tables and the function, made once. */
   private readonly ready = new Setup(async () => {
-    await this.counters.tablesExist();
-    await createTable(this.query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    await Promise.all([this.counters.tablesExist(), this.keys.ready()]);
     await createFunction(this.query, ADMIT_FUNCTION);
   });
 
-  /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
+  /** @param keys whose rows it reads; @param counters whose tables it writes. */
   constructor(
     private readonly query: SqlQuery,
     private readonly counters: SqlCounterStore,
+    private readonly keys: SqlKeyRecords,
     private readonly guard: StoreGuard,
-    private readonly namespace: string,
     clock: Clock,
   ) {
     this.admit = admitPerTurn(clock, (plans) => this.send(plans));
@@ -178,7 +178,7 @@ export class PostgresAdmissionStore implements AdmissionStore {
       if (!this.ready.done) await this.ready.run();
       rows = (await this.guard.run(() =>
         this.query(ADMIT_SQL, [
-          batch.map((plan) => `${this.namespace}:${plan.record}`),
+          batch.map((plan) => digestOfRecord(plan.record)),
           batch.map((plan) => plan.kind),
           batch.map((plan) => plan.defaultLimit),
           first.nowIso,
@@ -192,7 +192,7 @@ export class PostgresAdmissionStore implements AdmissionStore {
       throw storeError(error);
     }
     const byIndex = new Map(rows.map((row) => [Number(row.ord), row]));
-    const step = scriptedSteps((rec) => deserialize<StoredKey>(rec));
+    const step = scriptedSteps((rec) => JSON.parse(rec) as StoredKey);
     return batch.map((plan, index): Admission => {
       const row = byIndex.get(index + 1);
       return admissionOf({ ...plan, day: first.day }, step(row?.st ?? 0, row?.rec, Number(row?.used ?? 0)));

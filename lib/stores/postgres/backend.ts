@@ -12,7 +12,9 @@ import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
 import { loadOptionalPeer } from '../shared/optional-peer.js';
-import { SqlWatchStore, watchSchema, type SqlWork, type WatchDialect } from '../sql/watches.js';
+import { SqlWatchStore, watchSchema, type SqlWork, type WatchDialect, type WatchTables } from '../sql/watches.js';
+import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 import { createTable } from '../sql/counters.js';
 
 /** How PostgreSQL writes what the tables of watches need. */
@@ -22,6 +24,20 @@ const POSTGRES_WATCHES: WatchDialect = {
   insertIgnore: { start: 'INSERT INTO', end: ' ON CONFLICT DO NOTHING' },
   forUpdate: ' FOR UPDATE',
   keyvKey: 'key',
+};
+
+/** How PostgreSQL writes what the tables of keys need. */
+const POSTGRES_KEYS: KeyDialect = {
+  ...POSTGRES_WATCHES,
+  schema: [
+    ...keySchema(
+      { seq: 'BIGSERIAL PRIMARY KEY', id: 'TEXT', name: 'TEXT', short: 'TEXT', searched: 'TEXT', text: 'TEXT', count: 'BIGINT' },
+      false,
+      '',
+    ),
+    ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'BIGINT' }, false, ''),
+  ],
+  contains: 'strpos',
 };
 
 /**
@@ -100,14 +116,12 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
   const namespace = options.namespace ?? 'dossier';
   const counters = new SqlCounterStore(query, POSTGRES_DIALECT, clock, guard);
   const keyv = new Keyv({ store: new PostgresKeyvStore(query, end), namespace, serialize, deserialize });
-  const admissions = new PostgresAdmissionStore(query, counters, guard, namespace, clock);
   const documents = new PostgresDocumentStore(query, counters, {
     namespace,
     maintain: maintenance.query,
     logger: options.logger,
   });
-  const watches = new SqlWatchStore({
-    dialect: POSTGRES_WATCHES,
+  const tables: Omit<WatchTables, 'dialect'> = {
     namespace,
     logger: options.logger,
     prepare: () => Promise.all([counters.tablesExist(), createTable(query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)')]),
@@ -121,8 +135,12 @@ export function createPostgresBackend(options: PostgresOptions): Backend {
       });
     },
     transaction: (work) => pooledTransaction(pool, work, timeoutMs),
-  });
-  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, watches, release: end });
+  };
+  const watches = new SqlWatchStore({ ...tables, dialect: POSTGRES_WATCHES });
+  const keys = new SqlKeyRecords({ ...tables, dialect: POSTGRES_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: POSTGRES_KEYS }, keys, clock);
+  const admissions = new PostgresAdmissionStore(query, counters, keys, guard, clock);
+  return assembleBackend({ keyv, counters, clock, guard, admissions, documents, watches, keys, sessions, release: end });
 }
 
 /**

@@ -1,22 +1,23 @@
 import { createHash } from 'node:crypto';
-import type { StoredKey } from '../../records/stored-key.js';
+import { digestOfRecord, type StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
+import type { KeyRecords } from '../../ports/key-store.js';
 import type { StoreGuard } from '../shared/guard.js';
 import { timeToLive, type RedisEvalClient } from './counters.js';
-import { deserialize } from '../shared/serialize.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
 
 /**
- * Admissions as one Lua script, which Redis runs atomically: for each record in KEYS (as Keyv wrote it),
- * judge it by `workingKey`'s rule (lib/records/stored-key.ts) written in Lua, then raise the day's quota
+ * Admissions as one Lua script, which Redis runs atomically: for each secret in KEYS (the string of its
+ * digest, lib/stores/redis/keys.ts: the key's id, and until when an old secret works), read its key's
+ * record and judge it by `workingKey`'s rule (lib/records/stored-key.ts) written in Lua, then raise the day's quota
  * counter under the key's ceiling and the usage counter of the kind, as `RedisCounterStore` keeps them.
  * A key asked for several times in one batch is read and judged once, and its counters are written
  * once at the end, with the batch's totals (nothing else runs in between: the script is atomic).
  * ARGV: now (ISO 8601), now (ms), UTC day, the quota and usage counters' times to live (ms, as
  * `RedisCounterStore` sets them), counter prefix, then the default
- * limit and the kind of each record. Answers one `{state, record, used}` per record: 0 invalid,
+ * limit and the kind of each record, then the prefix of the keys' structures. Answers one `{state, record, used}` per record: 0 invalid,
  * 1 no scope, 2 exceeded, 3 counted.
  */
 const ADMIT_LUA = `
@@ -25,14 +26,21 @@ for i, record in ipairs(KEYS) do
   local key = seen[record]
   if key == nil then
     key = false
-    local raw = redis.call('GET', record)
-    local decoded, entry = false, nil
-    if raw then decoded, entry = pcall(cjson.decode, raw) end
-    local value = decoded and type(entry) == 'table' and type(entry.value) == 'table' and entry.value or nil
+    local ref = redis.call('GET', record)
+    local raw, grace = false, nil
+    if ref then
+      local bar = string.find(ref, '|', 1, true)
+      local id = ref
+      if bar then id, grace = string.sub(ref, 1, bar - 1), tonumber(string.sub(ref, bar + 1)) end
+      raw = redis.call('HGET', ARGV[6 + 2 * #KEYS + 1] .. 'key:' .. id, 'record')
+    end
+    local decoded, value = false, nil
+    if raw then decoded, value = pcall(cjson.decode, raw) end
+    if not (decoded and type(value) == 'table') then value = nil end
     if value and type(value.id) == 'string'
       and (value.revokedAt == nil or value.revokedAt == cjson.null)
       and not (type(value.expiresAt) == 'string' and value.expiresAt <= ARGV[1])
-      and not (type(value.graceUntil) == 'number' and value.graceUntil <= tonumber(ARGV[2])) then
+      and not (grace and grace <= tonumber(ARGV[2])) then
       local scoped = false
       if type(value.scopes) == 'table' then
         for _, scope in ipairs(value.scopes) do if scope == 'lookup' then scoped = true end end
@@ -91,14 +99,16 @@ export class RedisAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
 
   /**
-   * @param recordPrefix what Keyv puts before a record's name (`dossier::`); @param counterPrefix what
-   * `RedisCounterStore` puts before a counter's name.
+   * @param recordPrefix what the key records put before their structures' names (`dossier:kr:`);
+   * @param counterPrefix what `RedisCounterStore` puts before a counter's name; @param keys whose
+   * structures it reads, moved from older releases before the first admission.
    */
   constructor(
     private readonly client: () => Promise<RedisEvalClient>,
     private readonly guard: StoreGuard,
     private readonly recordPrefix: string,
     private readonly counterPrefix: string,
+    private readonly keys: Pick<KeyRecords, 'ready'>,
     clock: Clock,
   ) {
     this.admit = admitPerTurn(clock, (plans) => this.send(plans));
@@ -108,8 +118,9 @@ export class RedisAdmissionStore implements AdmissionStore {
   private async send(batch: AdmissionPlan[]): Promise<Admission[]> {
     // One day and one time for the batch: it runs as one step (the first plan's, a few µs apart).
     const first = batch[0]!;
+    await this.keys.ready();
     const call = {
-      keys: batch.map((plan) => this.recordPrefix + plan.record),
+      keys: batch.map((plan) => `${this.recordPrefix}secret:${digestOfRecord(plan.record)}`),
       arguments: [
         first.nowIso,
         String(Math.floor(first.now)),
@@ -118,6 +129,7 @@ export class RedisAdmissionStore implements AdmissionStore {
         String(timeToLive(first.usageExpiresAt, first.now)),
         this.counterPrefix,
         ...batch.flatMap((plan) => [String(plan.defaultLimit), plan.kind]),
+        this.recordPrefix,
       ],
     };
     const answers = (await this.guard.run(async () => {
@@ -130,7 +142,7 @@ export class RedisAdmissionStore implements AdmissionStore {
         return client.eval(ADMIT_LUA, call);
       }
     })) as [number, string?, number?][];
-    const step = scriptedSteps((raw) => deserialize<{ value: StoredKey }>(raw).value);
+    const step = scriptedSteps((raw) => JSON.parse(raw) as StoredKey);
     return batch.map((plan, index): Admission => {
       const [state = 0, raw, used = 0] = answers[index] ?? [];
       return admissionOf({ ...plan, day: first.day }, step(state, raw, Number(used)));

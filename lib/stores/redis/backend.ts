@@ -4,6 +4,8 @@ import { RedisAdmissionStore } from './admission.js';
 import { RedisCounterStore, type RedisEvalClient } from './counters.js';
 import { RedisDocumentStore } from './documents.js';
 import { RedisWatchStore, type RedisWatchClient } from './watches.js';
+import { RedisKeyRecords, type RedisKeyClient } from './keys.js';
+import { RedisSessionStore, type RedisSessionClient } from './sessions.js';
 import { StoreGuard } from '../shared/guard.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
@@ -65,15 +67,22 @@ export function createRedisBackend(options: RedisOptions): Backend {
   const connected = (): Promise<RedisEvalClient> => adapter.getClient() as Promise<unknown> as Promise<RedisEvalClient>;
   const clock = options.clock ?? { now: () => Date.now() };
   const counterPrefix = `${namespace}:counter:`;
+  const keys = new RedisKeyRecords({
+    client: connected as () => Promise<RedisKeyClient>,
+    guard,
+    namespace,
+    now: () => clock.now(),
+  });
   return assembleBackend({
     keyv: new Keyv({ store: adapter, namespace, useKeyPrefix: false, serialize, deserialize }),
     counters: new RedisCounterStore(connected, counterPrefix, clock, guard),
     clock,
     guard,
-    // Keyv's Redis store writes a record under `<namespace>::<name>`.
-    admissions: new RedisAdmissionStore(connected, guard, `${namespace}::`, counterPrefix, clock),
+    admissions: new RedisAdmissionStore(connected, guard, keys.prefix, counterPrefix, keys, clock),
     documents: ({ kv, counters }) => new RedisDocumentStore({ client: connected, guard, kv, counters, namespace, timeoutMs }),
     watches: new RedisWatchStore({ client: connected as () => Promise<RedisWatchClient>, guard, namespace }),
+    keys,
+    sessions: new RedisSessionStore({ client: connected as () => Promise<RedisSessionClient>, guard, namespace, clock }),
   });
 }
 

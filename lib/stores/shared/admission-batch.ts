@@ -1,5 +1,4 @@
 import type { StoredKey } from '../../records/stored-key.js';
-import { deserialize } from './serialize.js';
 import { countersOf, judge, type AdmissionPlan, type AdmissionStep, type Verdict } from './admission-plan.js';
 
 /**
@@ -71,14 +70,4 @@ export function countBatch(
     quotas: [...quotas].filter(([, quota]) => quota.touched).map(([name, { used, expiresAt }]) => ({ name, used, expiresAt })),
     usages: [...usages].map(([name, usage]) => ({ name, ...usage })),
   };
-}
-
-/** The key of a record as Keyv serialized it; `undefined` for one that cannot be read (refused as unknown). */
-export function storedKeyOf(text: string): StoredKey | undefined {
-  try {
-    const value = deserialize<{ value?: StoredKey }>(text).value;
-    return typeof value === 'object' && value !== null && Array.isArray(value.scopes) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -4,6 +4,8 @@ import type { Backend } from '../../ports/backend.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CounterStore } from '../../ports/counter-store.js';
 import type { DocumentStore } from '../../ports/document-store.js';
+import type { KeyRecords } from '../../ports/key-store.js';
+import type { SessionStore } from '../../ports/session-store.js';
 import type { WatchStore } from '../../ports/watch-store.js';
 import { ComposedAdmissionStore } from './composed-admission.js';
 import { StoreGuard, guardStore, storeClosed } from './guard.js';
@@ -30,6 +32,10 @@ export interface AssembleOptions {
   documents?: DocumentStore | ((parts: { kv: KeyvKvStore; counters: CounterStore }) => DocumentStore);
   /** The backend's watches, in tables or structures of its own, each call held to the guard's deadline. @default none */
   watches?: WatchStore;
+  /** The backend's keys, in tables or structures of its own, each call held to the guard's deadline. @default none */
+  keys?: KeyRecords;
+  /** The backend's sessions, in tables or structures of its own, each call held to the guard's deadline. @default none */
+  sessions?: SessionStore;
   /** Holds every value call to the backend's deadline. @default no deadline */
   guard?: StoreGuard;
   /** True when values stay objects in this process (memory://): see {@link KeyvKvStore}. @default false */
@@ -63,7 +69,17 @@ export function assembleBackend(options: AssembleOptions): Backend {
   };
   const documents =
     typeof options.documents === 'function' ? options.documents({ kv, counters: guardedCounters }) : options.documents;
-  const { watches } = options;
+  const { watches, keys, sessions } = options;
+  // Every method the same way: through the guard, refused once closed.
+  const eachGuarded = <T extends object>(target: T): T =>
+    new Proxy(target, {
+      get: (of, name) => {
+        const value: unknown = Reflect.get(of, name, of);
+        if (typeof value !== 'function') return value;
+        return (...parameters: unknown[]) =>
+          guarded(() => (value as (...values: unknown[]) => Promise<unknown>).apply(of, parameters));
+      },
+    });
   const admissions = options.admissions ?? new ComposedAdmissionStore(kv, guardedCounters, options.clock);
   return {
     kv,
@@ -78,17 +94,9 @@ export function assembleBackend(options: AssembleOptions): Backend {
         list: (owner, query) => guarded(() => documents.list(owner, query)),
       },
     }),
-    ...(watches && {
-      // Every method the same way: through the guard, refused once closed.
-      watches: new Proxy(watches, {
-        get: (target, name) => {
-          const value: unknown = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          return (...parameters: unknown[]) =>
-            guarded(() => (value as (...values: unknown[]) => Promise<unknown>).apply(target, parameters));
-        },
-      }),
-    }),
+    ...(watches && { watches: eachGuarded(watches) }),
+    ...(keys && { keys: eachGuarded(keys) }),
+    ...(sessions && { sessions: eachGuarded(sessions) }),
     async close() {
       const disconnecting = kv.close(); // from here on, kv.closed refuses every call
       await counters.close();

@@ -6,11 +6,13 @@ import { storeError } from '../shared/guard.js';
 import { statementCache, type SqliteConnection } from './connection.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { admissionOf, type AdmissionPlan, type AdmissionStep } from '../shared/admission-plan.js';
-import { countBatch, judgeBatch, storedKeyOf } from '../shared/admission-batch.js';
+import { countBatch, judgeBatch } from '../shared/admission-batch.js';
+import { SECRET_SQL, storedKeyOfRow, type SqlKeyRecords } from '../sql/keys.js';
+import { digestOfRecord } from '../../records/stored-key.js';
 
 /**
  * Admission on SQLite in one synchronous `BEGIN IMMEDIATE` transaction of prepared statements: read the
- * key's record, judge it, raise the day's quota counter under the ceiling and the usage counter of the
+ * key's row by the digest of the secret, judge it, raise the day's quota counter under the ceiling and the usage counter of the
  * kind. The write lock makes it atomic across every process sharing the file; nothing leaves the thread.
  *
  * Admissions asked during one turn of the event loop share one transaction (a group commit): a commit is
@@ -21,11 +23,11 @@ export class SqliteAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
   private step: ((plans: AdmissionPlan[]) => AdmissionStep[]) | undefined;
 
-  /** @param namespace the Keyv namespace of the key records; @param counters whose tables it writes. */
+  /** @param keys whose rows it reads; @param counters whose tables it writes. */
   constructor(
     private readonly connection: SqliteConnection,
     private readonly counters: SqlCounterStore,
-    private readonly namespace: string,
+    private readonly keys: SqlKeyRecords,
     clock: Clock,
   ) {
     this.admit = admitPerTurn(clock, (plans) => this.send(plans));
@@ -36,7 +38,7 @@ export class SqliteAdmissionStore implements AdmissionStore {
     try {
       // Prepared on first use, once the counters' tables exist.
       if (this.step === undefined) {
-        await this.counters.tablesExist();
+        await Promise.all([this.counters.tablesExist(), this.keys.ready()]);
         this.step ??= await this.connection.run((db) => this.prepare(db));
       }
       const steps = this.step(plans);
@@ -48,7 +50,7 @@ export class SqliteAdmissionStore implements AdmissionStore {
 
   private prepare(db: Database.Database): (plans: AdmissionPlan[]) => AdmissionStep[] {
     const statement = statementCache(db);
-    const read = statement('SELECT value FROM keyv WHERE key = ?');
+    const read = statement(SECRET_SQL);
     const get = statement(GET_SQL);
     const set = statement(
       `INSERT INTO dossier_counters (name, value, expires_at) VALUES (?, ?, ?)
@@ -65,8 +67,8 @@ export class SqliteAdmissionStore implements AdmissionStore {
     // raised once by the batch's total.
     const batch = (plans: AdmissionPlan[]): AdmissionStep[] => {
       const { verdicts } = judgeBatch(plans, (record) => {
-        const row = read.get(`${this.namespace}:${record}`) as { value: string } | undefined;
-        return row === undefined ? undefined : storedKeyOf(row.value);
+        const row = read.get(digestOfRecord(record)) as Record<string, unknown> | undefined;
+        return row === undefined ? undefined : storedKeyOfRow(row);
       });
       const counted = countBatch(plans, verdicts, (quota, plan) => {
         const current = get.get(quota, Math.floor(plan.now)) as { value: number } | undefined;

@@ -9,7 +9,9 @@ import { SqliteDocumentStore } from './documents.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
-import { SqlWatchStore, watchSchema, type SqlAnswer, type SqlWork, type WatchDialect } from '../sql/watches.js';
+import { SqlWatchStore, watchSchema, type SqlAnswer, type SqlWork, type WatchDialect, type WatchTables } from '../sql/watches.js';
+import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How SQLite writes what the tables of watches need. */
 const SQLITE_WATCHES: WatchDialect = {
@@ -22,6 +24,28 @@ const SQLITE_WATCHES: WatchDialect = {
   insertIgnore: { start: 'INSERT INTO', end: ' ON CONFLICT DO NOTHING' },
   forUpdate: '',
   keyvKey: 'key',
+};
+
+/** How SQLite writes what the tables of keys need. */
+const SQLITE_KEYS: KeyDialect = {
+  ...SQLITE_WATCHES,
+  schema: [
+    ...keySchema(
+      {
+        seq: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+        id: 'TEXT',
+        name: 'TEXT',
+        short: 'TEXT',
+        searched: 'TEXT',
+        text: 'TEXT',
+        count: 'INTEGER',
+      },
+      false,
+      '',
+    ),
+    ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'INTEGER' }, false, ''),
+  ],
+  contains: 'instr',
 };
 
 /** Settings of {@link createSqliteBackend}. */
@@ -70,10 +94,8 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
     clock,
   );
   const keyv = new Keyv({ store: new BetterSqliteKeyvStore(connection), namespace, serialize, deserialize });
-  const admissions = new SqliteAdmissionStore(connection, counters, namespace, clock);
   const documents = new SqliteDocumentStore(connection, counters, { namespace, logger: options.logger });
-  const watches = new SqlWatchStore({
-    dialect: SQLITE_WATCHES,
+  const tables: Omit<WatchTables, 'dialect'> = {
     namespace,
     logger: options.logger,
     prepare: () => counters.tablesExist(),
@@ -97,6 +119,10 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
           }
         })(),
       ) as never,
-  });
-  return assembleBackend({ keyv, counters, clock, admissions, documents, watches });
+  };
+  const watches = new SqlWatchStore({ ...tables, dialect: SQLITE_WATCHES });
+  const keys = new SqlKeyRecords({ ...tables, dialect: SQLITE_KEYS });
+  const sessions = new SqlSessionStore({ ...tables, dialect: SQLITE_KEYS }, keys, clock);
+  const admissions = new SqliteAdmissionStore(connection, counters, keys, clock);
+  return assembleBackend({ keyv, counters, clock, admissions, documents, watches, keys, sessions });
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DossierError, isDossierError } from '../../../lib/errors.js';
 import { AdminSessions } from '../../../lib/keys/admin-sessions.js';
+import { KvSessionStore } from '../../../lib/keys/kv-session-store.js';
 import type { Backend } from '../../../lib/ports/backend.js';
 import { openBackend } from '../../../lib/stores/open-backend.js';
 import type { KvStore } from '../../../lib/ports/kv-store.js';
@@ -20,7 +21,7 @@ describe('AdminSessions', () => {
     const unwritable = Object.create(backend.kv, {
       set: { value: () => Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.')) },
     }) as KvStore;
-    const sessions = new AdminSessions(unwritable, backend.counters, clock);
+    const sessions = new AdminSessions(new KvSessionStore(unwritable, backend.counters, clock), clock);
     let asked = 0;
     const failure = await sessions.attempt('192.0.2.1', () => ++asked > 0).catch((error: unknown) => error);
     expect(isDossierError(failure, 'ERR_STORE_UNAVAILABLE')).to.equal(true);
@@ -28,7 +29,7 @@ describe('AdminSessions', () => {
   });
 
   it('takes a right try back and forgets the wrong ones before it; the fifth wrong try in a minute locks for a minute', async () => {
-    const sessions = new AdminSessions(backend.kv, backend.counters, clock);
+    const sessions = new AdminSessions(new KvSessionStore(backend.kv, backend.counters, clock), clock);
     const wrong = () => sessions.attempt('192.0.2.1', () => false);
     for (let i = 0; i < 4; i++) expect(await wrong()).to.deep.equal({ outcome: 'wrong', nowLocked: false });
     expect(await sessions.attempt('192.0.2.1', () => true)).to.deep.equal({ outcome: 'right' });
@@ -44,12 +45,12 @@ describe('AdminSessions', () => {
     const down = Object.create(backend.kv, {
       get: { value: () => Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.')) },
     }) as KvStore;
-    const outage = new AdminSessions(down, backend.counters, clock);
+    const outage = new AdminSessions(new KvSessionStore(down, backend.counters, clock), clock);
     expect(await outage.bearer('192.0.2.1', () => true)).to.deep.equal({ outcome: 'right' });
     expect(await outage.bearer('192.0.2.1', () => false)).to.deep.equal({ outcome: 'wrong', nowLocked: false });
     const failure = await outage.attempt('192.0.2.1', () => true).catch((error: unknown) => error);
     expect(isDossierError(failure, 'ERR_STORE_UNAVAILABLE')).to.equal(true);
-    const sessions = new AdminSessions(backend.kv, backend.counters, clock);
+    const sessions = new AdminSessions(new KvSessionStore(backend.kv, backend.counters, clock), clock);
     for (let i = 0; i < 4; i++) await sessions.bearer('192.0.2.1', () => false);
     expect(await sessions.attempt('192.0.2.1', () => false)).to.deep.equal({ outcome: 'wrong', nowLocked: true });
     expect(await sessions.bearer('192.0.2.1', () => true)).to.deep.equal({ outcome: 'locked', lockedUntil: now + 60_000 });
