@@ -17,7 +17,7 @@ import {
   startRedis,
   type ServerProcess,
 } from './processes.js';
-import { watchBenchStores, watchesBench } from './watches.js';
+import { dueBench, watchBenchStores, watchesBench } from './watches.js';
 
 // `npm run bench`: the cost of a request, as server CPU per request: `dossier serve` as
 // `npm start` runs it (default settings, a log line a request to a file), in a process of its own, beside
@@ -321,6 +321,7 @@ if (!QUICK) {
   console.log(`\n${watches}`);
   if (EXTRAS) console.log(`\n${await benchDocumentsScale(notes)}`);
   if (EXTRAS) console.log(`\n${await benchRecordsScale(notes)}`);
+  if (EXTRAS) console.log(`\n${await dueBench(notes)}`);
   if (EXTRAS) console.log(`\n${await benchKeysScale(notes)}`);
 }
 for (const note of notes) console.log(`\n${note}`);

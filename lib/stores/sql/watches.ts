@@ -137,12 +137,18 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   async insert(watch: W, limit: number): Promise<boolean> {
     const { start, end } = this.tables.dialect.insertIgnore;
     return this.transaction(function* () {
-      yield step(`${start} dossier_watch_keys (key_id, watches) VALUES (?, 0)${end}`, [watch.keyId]);
-      // The row's lock serializes the creations of one key: each sees the count the last one left.
-      const placed = yield step('UPDATE dossier_watch_keys SET watches = watches + 1 WHERE key_id = ? AND watches < ?', [
+      // The row's lock serializes the creations of one key: each sees the count the last one left. The
+      // row is made only when the key has none: an insert that finds it takes a shared lock first, and
+      // two creations holding it at once would each wait for the other's (a deadlock on InnoDB).
+      const take = step('UPDATE dossier_watch_keys SET watches = watches + 1 WHERE key_id = ? AND watches < ?', [
         watch.keyId,
         limit,
       ]);
+      let placed = yield take;
+      if (placed.changes === 0) {
+        yield step(`${start} dossier_watch_keys (key_id, watches) VALUES (?, 0)${end}`, [watch.keyId]);
+        placed = yield take;
+      }
       if (placed.changes === 0) return false;
       yield step('INSERT INTO dossier_watches (id, owner, key_id, record) VALUES (?, ?, ?, ?)', [
         watch.id,
@@ -497,8 +503,13 @@ function step(sql: string, values: unknown[]): SqlStep {
  * the tables (the store's own transactions place them afterwards).
  */
 function* raise(name: string, start: string, end: string, placed = (sql: string): string => sql): SqlWork<void> {
+  // The update first, and the row made only when there is none (once a store): every change of the
+  // watches raises this one counter, and an insert that finds it would take a shared lock before the
+  // update's, which two changes at once turn into a deadlock on InnoDB.
+  const add = step(placed('UPDATE dossier_counters SET value = value + 1 WHERE name = ?'), [name]);
+  if ((yield add).changes > 0) return;
   yield step(placed(`${start} dossier_counters (name, value, expires_at) VALUES (?, 0, NULL)${end}`), [name]);
-  yield step(placed('UPDATE dossier_counters SET value = value + 1 WHERE name = ?'), [name]);
+  yield add;
 }
 
 /** The lower and upper bound of the names that start with `prefix` (its last character raised by one). */
