@@ -251,7 +251,7 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   async all(): Promise<ApiKey[]> {
-    const page = await this.page({ limit: Number.MAX_SAFE_INTEGER, now: 0 });
+    const page = await this.page({ limit: 1_000_000_000, now: 0 });
     return page.items.reverse();
   }
 

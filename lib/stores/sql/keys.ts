@@ -79,7 +79,7 @@ export const SECRET_SQL = `${SECRETS_OF} WHERE s.digest = ?`;
 /** The records of several secrets, their digests given as one list parameter (mysql2 writes an array so). */
 export const SECRETS_SQL = `${SECRETS_OF} WHERE s.digest IN (?)`;
 
-/** Keys moved from older releases per transaction. */
+/** Keys moved from older releases (or loaded) per transaction: one statement of up to 8 × 500 values a table. */
 const MIGRATION_BATCH = 500;
 
 /**
@@ -114,23 +114,34 @@ export class SqlKeyRecords implements KeyRecords {
    * the count of keys by the number inserted.
    */
   private inserted(entries: KeyEntry[]): () => SqlWork<void> {
-    const { dialect } = this.tables;
-    const { start, end } = dialect.insertIgnore;
+    const { start, end } = this.tables.dialect.insertIgnore;
+    const secrets = entries.flatMap(({ key, secrets: of }) =>
+      of.map((secret) => [secret.digest, key.id, secret.graceUntil ?? null]),
+    );
     return function* () {
-      let added = 0;
-      for (const { key, secrets } of entries) {
-        const row = yield step(`${start} dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})${end}`, keyValues(key));
-        if (row.changes === 0) continue;
-        added += 1;
-        for (const secret of secrets) {
-          yield step(`${start} dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, ?)${end}`, [
-            secret.digest,
-            key.id,
-            secret.graceUntil ?? null,
-          ]);
+      if (entries.length === 0) return;
+      // One statement a table: a key already there is skipped, and so are its secrets, inserted with it.
+      const keys = yield step(
+        `${start} dossier_keys (${KEY_COLUMNS}) VALUES ${entries.map(() => `(${KEY_VALUES})`).join(', ')}${end}`,
+        entries.flatMap(({ key }) => keyValues(key)),
+      );
+      const insert = (rows: unknown[][]): SqlStep =>
+        step(
+          `${start} dossier_key_secrets (digest, key_id, grace_until) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}${end}`,
+          rows.flat(),
+        );
+      if (keys.changes === entries.length) {
+        if (secrets.length > 0) yield insert(secrets);
+      } else {
+        // Some keys were there already (moved by another process, and maybe rolled since): only those
+        // inserted now get their secrets, each key having had one from its first transaction on.
+        for (const { key } of entries) {
+          const [held] = (yield step('SELECT 1 AS held FROM dossier_key_secrets WHERE key_id = ?', [key.id])).rows;
+          const own = secrets.filter(([, id]) => id === key.id);
+          if (held === undefined && own.length > 0) yield insert(own);
         }
       }
-      yield* raise(KEY_COUNT, added, start, end);
+      yield* raise(KEY_COUNT, keys.changes, start, end);
     };
   }
 
