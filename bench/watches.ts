@@ -7,14 +7,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@keyv/redis';
 import { createDossier, type Dossier } from '../lib/dossier.js';
-import { startDnsServer } from '../test/support/dns-server.js';
-import { startRedis } from './processes.js';
+import { DEFAULT_WATCH_CONCURRENCY } from '../lib/watches/jobs/timer-jobs.js';
+import { startDnsServer, type DnsZone } from '../test/support/dns-server.js';
+import { chosenStores, freshStore } from './bench-stores.js';
+import { startDossier, startRedis } from './processes.js';
 
-// The watches line of `npm run bench` (also `node dist/bench/watches.js` alone): 100, 1,000 and 10,000
-// hourly watches on SQLite (the timer engine) and on Redis (BullMQ). Once their first checks are made,
-// one worker process (bench/watch-worker.ts) is measured for a minute while nothing is due: its calls to
-// the store, Redis's commands (BullMQ's included), its RSS and the heap it keeps after a full GC. Then 60
-// watches checked every minute are added, and the next check of each is timed against when it was due.
+// The watches lines of `npm run bench` (also `node dist/bench/watches.js` alone):
+// - 100, 1,000 and 10,000 hourly watches on SQLite (the timer engine) and on Redis (BullMQ). Once their
+//   first checks are made, one worker process (bench/watch-worker.ts) is measured for a minute while
+//   nothing is due: its calls to the store, Redis's commands (BullMQ's included), its RSS and the heap it
+//   keeps after a full GC. Then 60 watches checked every minute are added, and the next check of each is
+//   timed against when it was due.
+// - {@link dueBench}: `BENCH_WATCH_DUE` (10,000) DNS watches due every minute on every store, checked by
+//   one `dossier serve` at its default settings against a DNS server on loopback, every check timed.
 
 const WORKER = fileURLToPath(new URL('./watch-worker.js', import.meta.url));
 
@@ -207,15 +212,149 @@ export function watchBenchStores(dir: string, redisUrl: string | undefined): Wat
   return stores;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const dns = await startDnsServer({});
-  const redis = await startRedis();
-  const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-watches-'));
+/** How many DNS watches {@link dueBench} makes due every minute. */
+const DUE = Number(process.env.BENCH_WATCH_DUE ?? 10_000);
+/** How long {@link dueBench} follows the checks once each watch has had its first, in ms: two more rounds. */
+const DUE_WINDOW_MS = 130_000;
+/** Questions about one name this close together are one check (a DNS check asks several types at once). */
+const ONE_CHECK_MS = 5000;
+
+/** How one store kept up with {@link DUE} watches due every minute. */
+interface DueLine {
+  store: string;
+  engine: string;
+  firstChecksSeconds: number;
+  /** Checks made in the window, against the ones due in it. */
+  made: number;
+  due: number;
+  lateP50: number;
+  lateP99: number;
+  lateMax: number;
+  /** The server's CPU time (user and system) in the window, per check made: what keeping up costs, whatever the machine's load. */
+  cpuPerCheckMs: number;
+}
+
+/**
+ * {@link DUE} DNS watches every 60 s (100 a key), made on a fresh store of each kind, then checked by one
+ * `dossier serve` process as `npm start` runs it (its default DOSSIER_WATCH_CONCURRENCY, BullMQ on Redis
+ * and PostgreSQL, timers on SQLite and MySQL). The bench's DNS server on loopback answers every name and
+ * notes when each check asks: a check is due 60 s after the one before it began (the watch's
+ * `next_check_at`), and is late by how much later it began. Followed for {@link DUE_WINDOW_MS} once every
+ * watch had its first check; a check still not begun at the end is as late as it is by then. The report,
+ * a Markdown table.
+ */
+export async function dueBench(notes: string[]): Promise<string> {
+  const zone: DnsZone = {};
+  for (let n = 0; n < DUE; n += 1) zone[`due-${n}.bench.test`] = { A: [{ address: '192.0.2.1', ttl: 60 }] };
+  const dns = await startDnsServer(zone);
+  /** When each check of each name began (ms, this process's clock). */
+  const checks = new Map<string, number[]>();
+  const received = dns.received;
+  received.push = (...questions) => {
+    const now = performance.now();
+    for (const { name } of questions) {
+      const times = checks.get(name);
+      if (times === undefined) checks.set(name, [now]);
+      else if (now - times.at(-1)! > ONE_CHECK_MS) times.push(now);
+    }
+    // What the server received is not kept: a million questions would only grow the bench's heap.
+    return 0;
+  };
+  const lines: DueLine[] = [];
   try {
-    console.log(await watchesBench(watchBenchStores(dir, redis?.url), dns.address));
+    for (const kind of chosenStores()) {
+      const store = await freshStore(kind, notes);
+      if (store === undefined) continue;
+      try {
+        console.error(`  watches due every minute: ${DUE.toLocaleString('en')} on ${store.label}`);
+        checks.clear();
+        const maker = createDossier({ store: store.url, cache: 'memory://', workers: false, storeTimeoutMs: 30_000 });
+        try {
+          await createWatches(maker, 'due', DUE, 60);
+        } finally {
+          await maker.close();
+        }
+        const server = await startDossier({
+          DOSSIER_STORE: store.url,
+          DOSSIER_CACHE: 'memory://',
+          DOSSIER_DNS_SERVERS: dns.address,
+        });
+        try {
+          const started = performance.now();
+          while (checks.size < DUE) {
+            if (performance.now() - started > 600_000)
+              throw new Error(`Only ${checks.size} of ${DUE} watches were checked in 10 minutes.`);
+            await sleep(500);
+          }
+          const firstChecksSeconds = (performance.now() - started) / 1000;
+          const from = performance.now();
+          const cpuFrom = server.cpuMs();
+          await sleep(DUE_WINDOW_MS);
+          const to = performance.now();
+          const cpuMs = server.cpuMs() - cpuFrom;
+          const late: number[] = [];
+          let made = 0;
+          for (const times of checks.values()) {
+            for (let k = 1; k < times.length; k += 1) {
+              if (times[k]! < from || times[k]! > to) continue;
+              late.push(Math.max(0, times[k]! - times[k - 1]! - 60_000) / 1000);
+              made += 1;
+            }
+            // The next check, due 60 s after the last began: one not begun by the end is as late as it is then.
+            const next = times.at(-1)! + 60_000;
+            if (next < to) late.push((to - next) / 1000);
+          }
+          const due = late.length;
+          late.sort((a, b) => a - b);
+          lines.push({
+            store: store.label,
+            engine: store.label === 'Redis' || store.label === 'PostgreSQL' ? 'BullMQ' : 'timers',
+            firstChecksSeconds,
+            made,
+            due,
+            lateP50: late[Math.floor(late.length / 2)] ?? 0,
+            lateP99: late[Math.floor(late.length * 0.99)] ?? 0,
+            lateMax: late.at(-1) ?? 0,
+            cpuPerCheckMs: cpuMs / Math.max(1, made),
+          });
+          console.error(`  ${JSON.stringify(lines.at(-1))}`);
+        } finally {
+          await server.close();
+        }
+      } finally {
+        await store.drop();
+      }
+    }
   } finally {
-    await redis?.close();
     await dns.close();
-    rmSync(dir, { recursive: true, force: true });
+  }
+  return [
+    `Watches due every minute: ${DUE.toLocaleString('en')} DNS watches (interval 60 s), one \`dossier serve\` at its defaults (DOSSIER_WATCH_CONCURRENCY ${DEFAULT_WATCH_CONCURRENCY}), a DNS server on loopback; every check begun in the ${DUE_WINDOW_MS / 1000} s after each watch had its first, timed against when it was due (60 s after the one before it began):\n`,
+    '| store | engine | first checks of all | checks made / due in the window | late: median | 99th percentile | most | server CPU a check |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...lines.map(
+      (line) =>
+        `| ${line.store} | ${line.engine} | ${line.firstChecksSeconds.toFixed(0)} s | ${line.made.toLocaleString('en')} / ${line.due.toLocaleString('en')} | ` +
+        `${line.lateP50.toFixed(2)} s | ${line.lateP99.toFixed(2)} s | ${line.lateMax.toFixed(2)} s | ${line.cpuPerCheckMs.toFixed(1)} ms |`,
+    ),
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  if (process.env.BENCH_WATCH_DUE_ONLY === '1') {
+    const notes: string[] = [];
+    console.log(await dueBench(notes));
+    for (const note of notes) console.log(`\n${note}`);
+  } else {
+    const dns = await startDnsServer({});
+    const redis = await startRedis();
+    const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-watches-'));
+    try {
+      console.log(await watchesBench(watchBenchStores(dir, redis?.url), dns.address));
+    } finally {
+      await redis?.close();
+      await dns.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -16,14 +16,19 @@ export interface DossierPluginOptions extends HttpOptions {
  * /readyz, `/`, the `X-Request-Id`, the log line of each request, and JSON errors for unknown paths and
  * methods: every path under the prefix that the app does not route itself.
  *
- * Encapsulated (not wrapped in fastify-plugin): its routes and the hook that answers them stay inside
- * it, and Dossier reads its request bodies itself, before Fastify's content-type parsers would, so
- * that nothing of it leaks into the app's other routes.
+ * Its routes and the handler that answers them stay inside levels of their own under the prefix (two
+ * encapsulated plugins the plugin registers where the app registers it), and Dossier reads its request
+ * bodies itself, before Fastify's content-type parsers would, so that nothing of it leaks into the app's
+ * other routes.
  * @throws DossierError `ERR_CONFIG_INVALID` when a peer dependency is not installed (see createHttpHandler)
  */
-export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fastify, { dossier, ...options }) => {
+export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions & { prefix?: string }> = async (
+  fastify,
+  { dossier, prefix: at, ...options },
+) => {
   const http = createHttpHandler(dossier, options);
-  const { prefix } = fastify;
+  // Fastify's own, once the routes' level has it.
+  let prefix = '';
   const answer = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const target = request.raw.url ?? request.url;
     // Fastify matched the prefix on the decoded path (`/%64ossier` is `/dossier` to it); the other mounts
@@ -32,22 +37,30 @@ export const dossierPlugin: FastifyPluginAsync<DossierPluginOptions> = async (fa
     reply.callNotFound();
     return reply;
   };
-  const mounts = MOUNTS.get(fastify.server) ?? [];
-  MOUNTS.set(fastify.server, [...mounts, { http, prefix }]);
-  for (const url of ['/', '/*']) {
-    // Answered in onRequest, before Fastify reads a body (or refuses a content type of its own accord).
-    fastify.route({ method: fastify.supportedMethods, url, exposeHeadRoute: false, onRequest: answer, handler: answer });
-  }
-  // Methods Fastify does not route (PROPFIND, …) end in a not-found handler, to be answered 501 as the
-  // contract says. It is set on a level of its own (`prefix: '/'`: the paths below the prefix), so
-  // that the routes above keep the app's not-found handler for `reply.callNotFound()`.
+  // The routes, on a level whose not-found handler stays the app's (for `reply.callNotFound()`).
   await fastify.register(
-    async (below) => {
-      below.setNotFoundHandler(answer);
+    async (routes) => {
+      prefix = routes.prefix;
+      MOUNTS.set(fastify.server, [...(MOUNTS.get(fastify.server) ?? []), { http, prefix }]);
+      for (const url of ['/', '/*']) {
+        // Answered in onRequest, before Fastify reads a body (or refuses a content type of its own accord).
+        routes.route({ method: routes.supportedMethods, url, exposeHeadRoute: false, onRequest: answer, handler: answer });
+      }
     },
-    { prefix: '/' },
+    { prefix: at },
+  );
+  // Methods Fastify does not route (PROPFIND, …) end in a not-found handler, to be answered 501 as the
+  // contract says: a level of its own at the prefix holds it, for the prefix itself and every path below.
+  await fastify.register(
+    async (unrouted) => {
+      unrouted.setNotFoundHandler(answer);
+    },
+    { prefix: at || '/' },
   );
 };
+// Registered in the context of the app that registers it (as fastify-plugin marks a plugin), so that
+// the two levels above sit side by side at the prefix the app gives.
+Object.assign(dossierPlugin, { [Symbol.for('skip-override')]: true, [Symbol.for('fastify.display-name')]: 'dossier' });
 
 /** The Dossiers registered on each server, and where: for {@link answerFrameworkError}. */
 const MOUNTS = new WeakMap<object, { http: HttpHandler; prefix: string }[]>();

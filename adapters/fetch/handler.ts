@@ -1,6 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Dossier } from '../../lib/index.js';
-import { createHttpHandler, mountPrefix, type HttpOptions, type HttpRequest, type HttpResponse } from '../http/index.js';
+import {
+  createHttpHandler,
+  mountPrefix,
+  requestIdFrom,
+  type HttpOptions,
+  type HttpRequest,
+  type HttpResponse,
+} from '../http/index.js';
 
 /** How Dossier is mounted in a fetch runtime. */
 export interface FetchOptions extends HttpOptions {
@@ -108,6 +114,6 @@ export function answerRequestError(error: unknown): Response {
     : [500, 'internal_error', 'Something went wrong on our side.'];
   return new Response(JSON.stringify({ status: 'error', code, message }), {
     status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': randomUUID() },
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Request-Id': requestIdFrom(undefined) },
   });
 }

@@ -104,6 +104,23 @@ function localPath(path: string, prefix: string): string | undefined {
   return rest.startsWith('/') ? rest : undefined;
 }
 
+/**
+ * False for a request that HTTP/1.1 gives a server no way to read (RFC 9112 §3.2): a target that is no
+ * path (`*`, `GET api`), a backslash in the path, a `Host` that names no host (`a b`). A fetch runtime
+ * refuses these before any code runs (on Node through @hono/node-server, `answerRequestError` answers
+ * them); the mounts on Node's server are handed them, and refuse them here, alike.
+ */
+function readable(request: HttpRequest, path: string): boolean {
+  if (!path.startsWith('/') || path.includes('\\')) return false;
+  const host = request.header('host');
+  if (host === undefined) return true;
+  try {
+    return new URL(`http://${host}/`).hostname === host.replace(/:\d*$/, '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
 class RouteCall implements Call {
   secret: string | null = null;
   key: Call['key'] = undefined;
@@ -190,9 +207,13 @@ class Dispatcher implements HttpHandler {
   private async dispatch(call: RouteCall): Promise<string | null> {
     const { request, reply } = call;
     const local = localPath(call.path, request.prefix) ?? call.path;
-    const routing = this.router.route(request.method, local);
     const failure = (status: number, code: string, message: string): void =>
       answerFailure(reply, call.path, status, code, message);
+    if (!readable(request, call.path)) {
+      failure(400, 'bad_request', 'The request could not be read.');
+      return null;
+    }
+    const routing = this.router.route(request.method, local);
     switch (routing.kind) {
       case 'not-found':
         failure(404, 'not_found', `There is no ${request.method} ${call.path}.`);
@@ -211,6 +232,11 @@ class Dispatcher implements HttpHandler {
       }
     }
     const { route, match } = routing;
+    // U+0000 is in no id, and a store may take it for an outage (PostgreSQL): such a path names nothing.
+    if (Object.values(match.params).some((value) => value.includes('\u0000'))) {
+      failure(404, 'not_found', `There is no ${request.method} ${call.path}.`);
+      return match.routes.label;
+    }
     call.params = match.params;
     try {
       if (route.headers !== undefined) for (const [name, value] of Object.entries(route.headers)) reply.header(name, value);

@@ -12,6 +12,7 @@ export { serveMcpStdio } from './mcp/stdio.js';
 export { nodeRequest, writeNodeResponse, writeNodeStream } from './node.js';
 export { buildOpenApiDocument, openApiDocument, routePatternOf, type OpenApiDocument } from './openapi.js';
 export { Reply, type HttpResponse } from './reply.js';
+export { requestIdFrom } from './request-context.js';
 export type { HttpRequest } from './request.js';
 export { ROUTES } from './routes.js';
 export { defineRoute, type ResponseSpec, type RouteSpec } from './schemas/define.js';

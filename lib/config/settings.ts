@@ -100,6 +100,12 @@ export const SETTINGS = {
     default: 10_000,
   },
   watchesPerKey: { variable: 'DOSSIER_WATCHES_PER_KEY', read: readWholeNumber, check: wholeNumber(1, 1_000_000), default: 100 },
+  watchConcurrency: {
+    variable: 'DOSSIER_WATCH_CONCURRENCY',
+    read: readWholeNumber,
+    check: wholeNumber(1, 1000),
+    default: 32,
+  },
   workers: {
     variable: 'DOSSIER_WORKERS',
     read: readBoolean,

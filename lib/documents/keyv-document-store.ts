@@ -11,7 +11,7 @@ import type {
 } from '../ports/document-store.js';
 import type { KvStore } from '../ports/kv-store.js';
 import { DOCUMENT_ID_COUNTER, documentKey, isStoredDocument } from '../records/stored-document.js';
-import { DocumentLeases } from '../stores/shared/lease.js';
+import { LeaseQueue } from '../stores/shared/lease.js';
 import { ListingCache, type DocumentChange, type ListingCacheOptions } from './listing-cache.js';
 
 /** What an owner's log slot holds when its write failed before its id was known: an id no document has. */
@@ -25,7 +25,7 @@ const NO_DOCUMENT = '0';
  */
 export class KeyvDocumentStore implements DocumentStore {
   private readonly cache: ListingCache;
-  private readonly leases: DocumentLeases;
+  private readonly leases: LeaseQueue;
 
   constructor(
     private readonly kv: KvStore,
@@ -34,7 +34,7 @@ export class KeyvDocumentStore implements DocumentStore {
     cache?: ListingCacheOptions,
   ) {
     this.cache = new ListingCache(kv, counters, clock, cache);
-    this.leases = new DocumentLeases(counters);
+    this.leases = new LeaseQueue(counters);
   }
 
   async create(document: NewStoredDocument): Promise<StoredDocument> {
@@ -61,7 +61,7 @@ export class KeyvDocumentStore implements DocumentStore {
   }
 
   update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
-    return this.leases.run(id, async () => {
+    return this.leases.run(`documents:lease:${id}`, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;
       const next: StoredDocument = { ...latest, ...changes };
@@ -71,7 +71,7 @@ export class KeyvDocumentStore implements DocumentStore {
   }
 
   delete(owner: string, id: number): Promise<boolean> {
-    return this.leases.run(id, async () => {
+    return this.leases.run(`documents:lease:${id}`, async () => {
       if ((await this.get(owner, id)) === undefined) return false;
       await this.append(owner, id, () => this.kv.delete(documentKey(id)), { remove: id });
       return true;

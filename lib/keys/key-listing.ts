@@ -2,6 +2,7 @@ import { DossierValidationError } from '../errors.js';
 import type { ApiKey, KeyMark, KeyPage, KeyPageQuery, KeyStatus, KeyStore, Scope } from '../ports/key-store.js';
 import type { Page } from '../ports/page.js';
 import { keyStatusAt } from '../records/stored-key.js';
+import { hasNul } from '../schemas/text.js';
 import { SCOPES } from './key-rules.js';
 
 /** What a page of the key list is asked for (docs/contract.md §5), as the wire sends it. */
@@ -111,6 +112,7 @@ function checkQuery(query: KeyListQuery): Omit<KeyPageQuery, 'now'> {
   for (const field of ['search', 'owner'] as const) {
     const value = query[field];
     if (value !== undefined && (value.length === 0 || value.length > 200)) errors[field] = ['Must be 1 to 200 characters.'];
+    else if (value !== undefined && hasNul(value)) errors[field] = ['Must not contain the NUL character (U+0000).'];
   }
   if (Object.keys(errors).length > 0) throw new DossierValidationError('ERR_KEY_INVALID', errors);
   return {

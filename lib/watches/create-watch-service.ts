@@ -24,9 +24,14 @@ import { KeyvWatchService } from './watch-service.js';
 export function createWatchJobs(options: ResolvedOptions): WatchJobs {
   const scheme = storeScheme(options.store);
   if (scheme !== undefined && STORE_SCHEMES[scheme].jobs === 'bullmq') {
-    return new BullWatchJobs({ url: options.store, prefix: options.jobQueuePrefix, logger: options.logger });
+    return new BullWatchJobs({
+      url: options.store,
+      prefix: options.jobQueuePrefix,
+      concurrency: options.watchConcurrency,
+      logger: options.logger,
+    });
   }
-  return new TimerWatchJobs(options.clock, options.logger);
+  return new TimerWatchJobs(options.clock, options.logger, options.watchConcurrency);
 }
 
 /**

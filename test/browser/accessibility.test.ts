@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
 import { seriousViolations } from '../support/axe.js';
-import { chromiumOrSkip } from '../support/chromium.js';
-import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
+import { serverAndPage, suiteChromium } from '../support/browser.js';
+import { eachAdapter, startTestServer } from '../support/harness.js';
 
 const TOKEN = 'accessibility-admin-token-0123456789abcdef';
 
@@ -12,29 +11,13 @@ const TOKEN = 'accessibility-admin-token-0123456789abcdef';
  */
 describe('accessibility in Chromium (axe-core)', function () {
   this.timeout(60_000);
-  let browser: Browser;
-
-  before(async function () {
-    browser = await chromiumOrSkip(this);
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const chromium = suiteChromium();
 
   eachAdapter(() => {
-    let server: TestServer;
-    let page: Page;
-
-    beforeEach(async () => {
-      server = await startTestServer({ adminToken: TOKEN });
-      page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
-    });
-    afterEach(async () => {
-      await page?.close();
-      await server?.close();
-    });
+    const each = serverAndPage(chromium, () => startTestServer({ adminToken: TOKEN }), { width: 1366, height: 800 });
 
     async function signIn(): Promise<void> {
+      const { server, page } = each;
       await page.goto(`${server.url}/admin`);
       await page.getByLabel('Admin token').fill(TOKEN);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -44,6 +27,7 @@ describe('accessibility in Chromium (axe-core)', function () {
     it('finds none on /docs, with every operation listed, then with some operations and a schema opened', async function () {
       // axe reads the whole reference twice: 20 s on a quiet machine, 55 s and more beside the rest of the suite.
       this.timeout(180_000);
+      const { server, page } = each;
       await page.goto(`${server.url}/docs`);
       await page.locator('.opblock-summary-path').first().waitFor();
       expect(await seriousViolations(page)).to.deep.equal([]);
@@ -60,12 +44,14 @@ describe('accessibility in Chromium (axe-core)', function () {
     });
 
     it("finds none on the panel's sign-in page", async () => {
+      const { server, page } = each;
       await page.goto(`${server.url}/admin`);
       await page.getByLabel('Admin token').waitFor();
       expect(await seriousViolations(page)).to.deep.equal([]);
     });
 
     it("finds none on the panel's keys list", async () => {
+      const { server, page } = each;
       await server.dossier.keys.create({ name: 'ci-pipeline', dailyLimit: 500 });
       await server.dossier.keys.create({ name: 'partner-portal', scopes: ['lookup'], expiresAt: '2099-06-30' });
       await signIn();
@@ -74,6 +60,7 @@ describe('accessibility in Chromium (axe-core)', function () {
     });
 
     it("finds none on a key's page", async () => {
+      const { server, page } = each;
       const { key } = await server.dossier.keys.create({ name: 'ci-pipeline' });
       await signIn();
       await page.goto(`${server.url}/admin/keys/${key.id}`);

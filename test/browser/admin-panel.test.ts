@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/chromium.js';
+import type { Page } from 'playwright-core';
+import { fiveWrongThenRight, suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startReceiver } from '../support/webhook-receiver.js';
@@ -20,18 +20,16 @@ const PHONE = { width: 390, height: 844 };
  */
 describe('the admin panel in Chromium', function () {
   this.timeout(60_000);
-  let browser: Browser;
+  const chromium = suiteChromium();
   let dns: TestDnsServer;
   let server: TestServer;
   const shots = process.env.DOSSIER_SCREENSHOT_DIR;
 
-  before(async function () {
-    browser = await chromiumOrSkip(this);
+  before(async () => {
     dns = await startDnsServer({ 'example.test': { A: [{ address: '93.184.216.34', ttl: 600 }] } });
     if (shots !== undefined) mkdirSync(shots, { recursive: true });
   });
   after(async () => {
-    await browser?.close();
     await dns?.close();
   });
 
@@ -41,17 +39,9 @@ describe('the admin panel in Chromium', function () {
     });
     afterEach(() => server?.close());
 
-    /** A fresh browser context (no cookie) with a page that fails the test on any CSP violation or script error. */
-    async function open(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-      const context = await browser.newContext({ viewport });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(error.message));
-      return { context, page, problems };
-    }
+    /** A fresh browser context (no cookie) whose page fails the test on a CSP violation, a script error or a request elsewhere. */
+    const open = (viewport = LAPTOP): Promise<WatchedPage> =>
+      watchedPage(chromium.browser, { viewport, origin: new URL(server.url).origin });
 
     async function signIn(page: Page): Promise<void> {
       await page.goto(`${server.url}/admin`);
@@ -365,16 +355,12 @@ describe('the admin panel in Chromium', function () {
       const { context, page } = await open();
       try {
         await page.goto(`${server.url}/admin`);
-        for (let i = 1; i <= 5; i++) {
-          await page.getByLabel('Admin token').fill(`wrong-token-${i}`);
-          await page.getByRole('button', { name: 'Sign in' }).click();
-          expect(await page.getByRole('alert').innerText()).to.include('That admin token is wrong.');
-        }
-        await page.getByLabel('Admin token').fill(TOKEN);
-        const [answer] = await Promise.all([
-          page.waitForResponse((response) => response.url().endsWith('/admin/sign-in')),
-          page.getByRole('button', { name: 'Sign in' }).click(),
-        ]);
+        const answer = await fiveWrongThenRight(page, {
+          field: 'Admin token',
+          wrong: (attempt) => `wrong-token-${attempt}`,
+          refused: 'That admin token is wrong.',
+          right: TOKEN,
+        });
         expect(answer.status()).to.equal(429);
         expect(await page.getByRole('alert').innerText()).to.match(/Too many wrong tokens.*Try again in \d+ seconds/);
         expect(await context.cookies()).to.have.length(0);

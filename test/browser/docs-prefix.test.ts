@@ -1,7 +1,6 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { chromiumOrSkip } from '../support/chromium.js';
-import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
+import { serverAndPage, suiteChromium } from '../support/browser.js';
+import { eachAdapter, startTestServer } from '../support/harness.js';
 
 const PREFIX = '/tools/dossier';
 
@@ -11,34 +10,18 @@ const PREFIX = '/tools/dossier';
  */
 describe('the reference page under a prefix, in Chromium', function () {
   this.timeout(120_000);
-  let browser: Browser;
-
-  before(async function () {
-    browser = await chromiumOrSkip(this);
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  const chromium = suiteChromium();
 
   eachAdapter(() => {
-    let server: TestServer;
-    let page: Page;
-
-    beforeEach(async () => {
-      server = await startTestServer({}, { prefix: PREFIX });
-      page = await browser.newPage({ viewport: { width: 1366, height: 800 } });
-    });
-    afterEach(async () => {
-      await page?.close();
-      await server?.close();
-    });
+    const each = serverAndPage(chromium, () => startTestServer({}, { prefix: PREFIX }), { width: 1366, height: 800 });
 
     it("names the prefix in /openapi.json's servers", async () => {
-      const document = (await (await server.get('/openapi.json')).json()) as { servers?: { url: string }[] };
+      const document = (await (await each.server.get('/openapi.json')).json()) as { servers?: { url: string }[] };
       expect(document.servers?.map((entry) => entry.url)).to.deep.equal([PREFIX]);
     });
 
     it('sends "Try it out" to the API inside the prefix', async () => {
+      const { server, page } = each;
       const calls: string[] = [];
       page.on('request', (request) => calls.push(new URL(request.url()).pathname));
       await page.goto(`${server.url}/docs`);

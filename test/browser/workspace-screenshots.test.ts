@@ -98,6 +98,7 @@ describe('the documents workspace: screenshots for the docs', function () {
     await page.getByRole('dialog').waitFor();
     await shoot(page, 'delete', false);
     await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.mouse.move(0, 0); // no button under the pointer: none shown hovered
     await page.emulateMedia({ colorScheme: 'dark' });
     await shoot(page, 'document-dark');
     await page.emulateMedia({ colorScheme: 'light' });

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { findDocx } from '../../adapters/http/workspace/assets.js';
 import { viewPage } from '../../adapters/http/workspace/page.js';
 import type { ApiKey } from '../../lib/index.js';
 import { seriousViolations } from '../support/axe.js';
-import { chromiumOrSkip } from '../support/chromium.js';
+import { fiveWrongThenRight, suiteChromium, watchedPage, type WatchedPage } from '../support/browser.js';
 import { eachAdapter, startTestServer, type TestServer } from '../support/harness.js';
 import { startOpenAiServer, type TestOpenAiServer } from '../support/openai-server.js';
 import { until } from '../support/until.js';
@@ -28,15 +28,8 @@ const PIECES = ['Spring ', 'is ', 'here: ', 'our ', 'new ', 'garden ', 'range ',
  */
 describe('the documents workspace in Chromium', function () {
   this.timeout(90_000);
-  let browser: Browser;
+  const chromium = suiteChromium();
   let openai: TestOpenAiServer;
-
-  before(async function () {
-    browser = await chromiumOrSkip(this);
-  });
-  after(async () => {
-    await browser?.close();
-  });
 
   eachAdapter((adapter) => {
     const prefix = adapter === 'express' || adapter === 'fetch' ? '/dossier' : '';
@@ -63,21 +56,8 @@ describe('the documents workspace in Chromium', function () {
      * A fresh browser context (no cookie) whose page fails the test on a CSP violation, a script error
      * or a request outside the server's origin.
      */
-    async function open(viewport = LAPTOP): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-      const context = await browser.newContext({ viewport, acceptDownloads: true });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      const origin = new URL(server.url).origin;
-      page.on('console', (message) => {
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-      });
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('request', (request) => {
-        const url = request.url();
-        if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:')) problems.push(`a request outside the origin: ${url}`);
-      });
-      return { context, page, problems };
-    }
+    const open = (viewport = LAPTOP): Promise<WatchedPage> =>
+      watchedPage(chromium.browser, { viewport, origin: new URL(server.url).origin, acceptDownloads: true });
 
     async function signIn(page: Page, secret: string, path = ''): Promise<void> {
       await page.goto(`${base}${path}`);
@@ -230,16 +210,12 @@ describe('the documents workspace in Chromium', function () {
       const { context, page } = await open();
       try {
         await page.goto(base);
-        for (let i = 1; i <= 5; i++) {
-          await page.getByLabel('API key').fill(`dsr_wrong-${i}`);
-          await page.getByRole('button', { name: 'Sign in' }).click();
-          expect(await page.getByRole('alert').innerText()).to.include('That key is unknown');
-        }
-        await page.getByLabel('API key').fill(secret);
-        const [answer] = await Promise.all([
-          page.waitForResponse((response) => response.url().endsWith('/workspace/sign-in')),
-          page.getByRole('button', { name: 'Sign in' }).click(),
-        ]);
+        const answer = await fiveWrongThenRight(page, {
+          field: 'API key',
+          wrong: (attempt) => `dsr_wrong-${attempt}`,
+          refused: 'That key is unknown',
+          right: secret,
+        });
         expect(answer.status()).to.equal(429);
         expect(await page.getByRole('alert').innerText()).to.match(/Too many wrong keys.*Try again in \d+ seconds/);
         expect(await context.cookies()).to.deep.equal([]);
@@ -690,8 +666,7 @@ describe('the documents workspace in Chromium', function () {
         await page.keyboard.press('Enter');
         await page.getByRole('link', { name: 'Keyboard note' }).waitFor();
 
-        const list = await tabStops(page, 20);
-        for (const name of [
+        expect(await tabStops(page, 20)).to.include.members([
           'Skip to content',
           'Documents',
           'New document',
@@ -705,8 +680,7 @@ describe('the documents workspace in Chromium', function () {
           'Apply',
           'Keyboard note',
           'Favorite: Keyboard note',
-        ])
-          expect(list).to.include(name);
+        ]);
         // The pages: Next from the first (whose Previous is off, out of the Tab order), Previous from the second.
         await tabTo(page, 'Next');
         await page.keyboard.press('Enter');
@@ -721,14 +695,18 @@ describe('the documents workspace in Chromium', function () {
 
         await page.goto(`${base}/new`);
         await page.getByRole('radio', { name: 'Freestyle' }).waitFor();
-        const create = await tabStops(page, 12);
-        for (const name of ['Find a template', 'Freestyle', 'Name', 'What should it say?', 'Creativity', 'Generate'])
-          expect(create).to.include(name);
+        expect(await tabStops(page, 12)).to.include.members([
+          'Find a template',
+          'Freestyle',
+          'Name',
+          'What should it say?',
+          'Creativity',
+          'Generate',
+        ]);
 
         await page.goto(`${base}/documents/${id}`);
         await page.getByRole('heading', { name: 'Keyboard note' }).waitFor();
-        const actions = await tabStops(page, 20);
-        for (const name of [
+        expect(await tabStops(page, 20)).to.include.members([
           '← Documents',
           '☆ Favorite',
           'Name',
@@ -741,8 +719,7 @@ describe('the documents workspace in Chromium', function () {
           'Word (.docx)',
           'How it was written',
           'Delete document',
-        ])
-          expect(actions).to.include(name);
+        ]);
         // Act with the keyboard: favorite, then delete through the dialog.
         await page.getByRole('button', { name: '☆ Favorite' }).focus();
         await page.keyboard.press('Enter');

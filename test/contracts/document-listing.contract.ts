@@ -162,6 +162,18 @@ function trickyDocuments(owner: string, count: number): NewStoredDocument[] {
   });
 }
 
+/** Filters whose pages are compared at once: their round trips overlap, each filter's pages in order. */
+const CONCURRENT_FILTERS = 8;
+
+/** Runs `tasks`, `width` at a time; rejects with the first failure. */
+async function inTurns(tasks: (() => Promise<void>)[], width: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
 /**
  * Every list query of docs/contract.md §3 answered by the backend's documents (its tables, on a SQL backend)
  * is the answer of the key-value path (lib/documents, the one memory:// and redis:// use) on the same
@@ -216,6 +228,8 @@ export function documentListingContract(backend: BackendCase): void {
         const strip = ({ id: _id, ...fields }: { id: number }) => fields;
         expect(got.documents.map(strip), `documents of ${what}`).to.deep.equal(want.documents.map(strip));
       };
+      // Each filter's pages in turn, several filters at once (the store answers each on its own).
+      const filters: (() => Promise<void>)[] = [];
       for (const search of [undefined, ...NEEDLES.map(searchText)]) {
         for (const searchBy of search === undefined ? (['name'] as const) : (['name', 'result'] as const)) {
           for (const templateId of [1, 2, 53, 72]) {
@@ -231,21 +245,24 @@ export function documentListingContract(backend: BackendCase): void {
                     sort,
                   };
                   const what = JSON.stringify(filter);
-                  // Every page of 100, then one more past the end.
-                  const first = await expected.list(owner, { ...filter, perPage: 100, page: 1 });
-                  for (let page = 1; page <= Math.ceil(first.total / 100) + 1; page += 1)
-                    await ask({ ...filter, perPage: 100, page }, `${what} page ${page}`);
-                  if (search === undefined && favorite === undefined) {
-                    for (const perPage of [10, 25, 50])
-                      for (const page of [1, 2, 7])
-                        await ask({ ...filter, perPage, page }, `${what} ${perPage} a page, page ${page}`);
-                  }
+                  filters.push(async () => {
+                    // Every page of 100, then one more past the end.
+                    const first = await expected.list(owner, { ...filter, perPage: 100, page: 1 });
+                    for (let page = 1; page <= Math.ceil(first.total / 100) + 1; page += 1)
+                      await ask({ ...filter, perPage: 100, page }, `${what} page ${page}`);
+                    if (search === undefined && favorite === undefined) {
+                      for (const perPage of [10, 25, 50])
+                        for (const page of [1, 2, 7])
+                          await ask({ ...filter, perPage, page }, `${what} ${perPage} a page, page ${page}`);
+                    }
+                  });
                 }
               }
             }
           }
         }
       }
+      await inTurns(filters, CONCURRENT_FILTERS);
       return queries;
     }
 
@@ -276,6 +293,7 @@ export function documentListingContract(backend: BackendCase): void {
         });
       const { tested, expected, ids } = await seed(documents(owner, 500));
       await seed(documents(uniqueName('other'), 200));
+      const filters: (() => Promise<void>)[] = [];
       for (const search of ['harbor', 'harbors', 'harborage', 'harbormaster', 'harbo', 'ha', 'hArBoUr', 'and the sea', 'nowhere'])
         for (const searchBy of ['name', 'result'] as const)
           for (const favorite of [undefined, true])
@@ -289,20 +307,23 @@ export function documentListingContract(backend: BackendCase): void {
                   sortBy,
                   sort,
                 };
-                const { total } = await expected.list(owner, { ...filter, perPage: 7, page: 1 });
-                // The first pages, the middle, the last and one past it.
-                const last = Math.max(1, Math.ceil(total / 7));
-                for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
-                  const query = { ...filter, perPage: 7, page };
-                  const [got, want] = await Promise.all([tested.list(owner, query), expected.list(owner, query)]);
-                  const what = `${JSON.stringify(filter)} page ${page}`;
-                  expect(got.total, `total of ${what}`).to.equal(want.total);
-                  expect(
-                    got.documents.map(({ id }) => ids.get(id)),
-                    what,
-                  ).to.deep.equal(want.documents.map(({ id }) => id));
-                }
+                filters.push(async () => {
+                  const { total } = await expected.list(owner, { ...filter, perPage: 7, page: 1 });
+                  // The first pages, the middle, the last and one past it.
+                  const last = Math.max(1, Math.ceil(total / 7));
+                  for (const page of new Set([1, 2, Math.ceil(last / 2), last, last + 1])) {
+                    const query = { ...filter, perPage: 7, page };
+                    const [got, want] = await Promise.all([tested.list(owner, query), expected.list(owner, query)]);
+                    const what = `${JSON.stringify(filter)} page ${page}`;
+                    expect(got.total, `total of ${what}`).to.equal(want.total);
+                    expect(
+                      got.documents.map(({ id }) => ids.get(id)),
+                      what,
+                    ).to.deep.equal(want.documents.map(({ id }) => id));
+                  }
+                });
               }
+      await inTurns(filters, CONCURRENT_FILTERS);
       // Every page of the listing in each order, to the last: the same documents, each once.
       for (const sortBy of ['id', 'name'] as const)
         for (const sort of ['asc', 'desc'] as const) {

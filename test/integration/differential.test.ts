@@ -220,6 +220,13 @@ const CORPUS: Probe[] = [
     method,
     path: '/healthz',
   })),
+  // The mount itself: `/` at the root, the bare prefix (`/dossier`) under it.
+  ...['PROPFIND', 'GET', 'DELETE'].map((method) => ({
+    name: `method ${method}, the mount itself`,
+    path: '',
+    raw: (path: string, host: string) =>
+      Buffer.from(`${method} ${path || '/'} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json\r\nConnection: close\r\n\r\n`),
+  })),
   { name: 'method HEAD', method: 'HEAD', path: '/api/dns?domain=example.test', headers: [auth('full')] },
   { name: 'method OPTIONS documents', method: 'OPTIONS', path: '/api/v1/documents' },
   { name: 'method lower case', method: 'get', path: '/healthz' },
@@ -341,6 +348,23 @@ const CORPUS: Probe[] = [
     '/api/v1/documents/../templates',
     '/a{b}',
   ].map((path) => ({ name: `path ${path}`, path })),
+
+  // ------------------------------------------------ what HTTP/1.1 gives no way to read (their own ids: a fetch runtime refuses them before any code reads X-Request-Id)
+  ...['GET', 'OPTIONS'].map((method) => ({
+    name: `target * (${method})`,
+    path: '*',
+    raw: (path: string, host: string) => Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  })),
+  {
+    name: 'backslash in the path',
+    path: '/api\\dns?domain=example.test',
+    raw: (path, host) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+  },
+  {
+    name: 'Host that names no host',
+    path: '/healthz',
+    raw: (path) => Buffer.from(`GET ${path} HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n`),
+  },
 
   // ------------------------------------------------ cookies
   { name: 'forged cookie', path: '/admin/api/keys?search={run}', headers: [['Cookie', 'dossier_admin=forged']] },

@@ -4,8 +4,7 @@ import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Backend } from '../../lib/ports/backend.js';
 import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
-import { redisLeases } from '../../lib/stores/redis/living-leases.js';
-import { LivingLeaseQueue } from '../../lib/stores/shared/living-lease.js';
+import { LeaseQueue } from '../../lib/stores/shared/lease.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -104,6 +103,65 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
               ).to.deep.equal(want.documents.map(({ id }) => id));
             }
   });
+  it('finds by scanning the searched names what includes finds, in names with NUL, 2, digits and commas too', async function () {
+    this.timeout(60_000);
+    const tested = store.documents!;
+    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    // Names that hold what the scanned chunks put between names (NUL, 2, digits, commas), most of them a
+    // common needle's (more documents than a set of grams keeps, so that a search reads the chunks).
+    const named = (n: number): NewStoredDocument => ({
+      ...document(n),
+      owner: 'scanned',
+      name: `${n % 4 ? 'Odd' : 'even'} 1,${n % 8 ? 1 : 0},${n % 11}\u0000${n % 5}\u0002${n % 13 ? 'x' : 'y'}`,
+      favorite: n % 3 === 0,
+    });
+    const ids = new Map<number, number>();
+    for (let n = 0; n < 800; n += 1) {
+      const [made, kept] = await Promise.all([tested.create(named(n)), expected.create(named(n))]);
+      ids.set(made.id, kept.id);
+    }
+    // Bitmaps: a search of these reads the chunks (`1,1` is in what follows each name there too).
+    for (const gram of ['odd', '1,1', 'x'])
+      expect(await redis.type(`dossier:documents:7:scanned:1:n:${gram}`)).to.equal('string');
+    let n = 0;
+    for (const [id, kept] of ids) {
+      n += 1;
+      if (n % 9 === 0) {
+        const changes = { name: `renamed ${n % 4},1`, updated_at: 'later' };
+        await Promise.all([tested.update('scanned', id, changes), expected.update('scanned', kept, changes)]);
+      } else if (n % 10 === 0) {
+        await Promise.all([tested.delete('scanned', id), expected.delete('scanned', kept)]);
+        ids.delete(id);
+      }
+    }
+    const compare = async () => {
+      for (const search of ['odd', 'even', '1,1', '1,', ',0', '0', 'x', 'd 1,1,3', '\u00002', '\u0002x', 'renamed 2', 'zzz'])
+        for (const favorite of [undefined, false])
+          for (const sortBy of ['id', 'name'] as const) {
+            const query: DocumentQuery = {
+              search,
+              searchBy: 'name',
+              templateId: 1,
+              ...(favorite === undefined ? {} : { favorite }),
+              sortBy,
+              sort: 'desc',
+              perPage: 30,
+              page: 2,
+            };
+            const [got, want] = await Promise.all([tested.list('scanned', query), expected.list('scanned', query)]);
+            const what = JSON.stringify(query);
+            expect(got.total, what).to.equal(want.total);
+            expect(
+              got.documents.map(({ id }) => ids.get(id)),
+              what,
+            ).to.deep.equal(want.documents.map(({ id }) => id));
+          }
+    };
+    await compare();
+    // A store written before the chunks and searched names were kept reads the grams, and checks names here.
+    await redis.del(['dossier:documents:7:scanned:1:name-chunks', 'dossier:documents:7:scanned:1:names']);
+    await compare();
+  });
 });
 
 describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
@@ -127,7 +185,7 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
   it('takes no indexing lease on a store with nothing to index, and waits for none a dead process left', async function () {
     this.timeout(30_000);
     // What a process killed while indexing would leave: the lease, held for a minute by no one alive.
-    await redis.set('dossier:documents:lease:indexing:fresh', 'a dead process', { PX: 60_000 });
+    await redis.set('dossier:counter:lease:documents:indexing:fresh', 'a dead process', { PX: 60_000 });
     // A deadline far below the lease's minute: a list that waited for it would fail.
     const documents = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
     try {
@@ -137,27 +195,31 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
       await documents.close();
     }
     const taken: string[] = [];
-    for await (const keys of redis.scanIterator({ MATCH: 'dossier:documents:lease:*' })) taken.push(...keys);
-    expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:documents:lease:indexing:fresh']);
+    for await (const keys of redis.scanIterator({ MATCH: 'dossier:counter:lease:*' })) taken.push(...keys);
+    expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:counter:lease:documents:indexing:fresh']);
     expect(await redis.get('dossier:documents:5:fresh:indexed'), 'marked indexed').to.equal('1');
   });
 
   it("holds a document's lease as long as its holder runs, and never for more than a second past it", async function () {
     this.timeout(30_000);
-    const leases = redisLeases((script, keys, args) => redis.eval(script, { keys, arguments: args }), 'dossier:documents:lease:');
-    const other = new LivingLeaseQueue(leases, { waitMs: 100 });
-    const seen: number[] = [];
-    let refused = 0;
-    await new LivingLeaseQueue(leases).run('7', async () => {
-      // Three times the lease's second: a holder this slow keeps it, renewed.
-      for (let n = 0; n < 30; n += 1) {
-        seen.push(await redis.pTTL('dossier:documents:lease:7'));
-        await other.run('7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
-      }
-    });
-    expect(Math.min(...seen), 'held throughout').to.be.above(0);
-    expect(Math.max(...seen), 'never more than a second ahead').to.be.at.most(1000);
-    expect(refused).to.equal(30);
-    expect(await redis.exists('dossier:documents:lease:7'), 'freed').to.equal(0);
+    const backend = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
+    try {
+      const other = new LeaseQueue(backend.counters, { waitMs: 100 });
+      const seen: number[] = [];
+      let refused = 0;
+      await new LeaseQueue(backend.counters).run('documents:lease:7', async () => {
+        // Three times the lease's second: a holder this slow keeps it, renewed.
+        for (let n = 0; n < 30; n += 1) {
+          seen.push(await redis.pTTL('dossier:counter:lease:documents:lease:7'));
+          await other.run('documents:lease:7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
+        }
+      });
+      expect(Math.min(...seen), 'held throughout').to.be.above(0);
+      expect(Math.max(...seen), 'never more than a second ahead').to.be.at.most(1000);
+      expect(refused).to.equal(30);
+    } finally {
+      await backend.close();
+    }
+    expect(await redis.exists('dossier:counter:lease:documents:lease:7'), 'freed').to.equal(0);
   });
 });

@@ -107,6 +107,21 @@ for (const backend of cases) {
         const keyCreated = await send('POST', '/admin/api/keys', { body: JSON.stringify({ name: NUL }), headers: admin }, null);
         expect((await keyCreated.json()).errors).to.have.keys('name');
         expect(keyCreated.status).to.be.within(400, 499);
+        for (const field of ['search', 'owner']) {
+          const keys = await send('GET', `/admin/api/keys?${field}=a%00b`, { headers: admin }, null);
+          expect([keys.status, Object.keys((await keys.json()).errors)]).to.deep.equal([422, [field]]);
+        }
+        // An id with U+0000 names nothing, before any store reads it.
+        for (const [method, path, as] of [
+          ['GET', '/admin/api/keys/key_a%00b/usage', TOKEN],
+          ['POST', '/admin/api/keys/key_a%00b/revoke', TOKEN],
+          ['DELETE', '/admin/api/watches/wat_a%00b', TOKEN],
+          ['GET', '/api/watches/wat_a%00b', key],
+          ['GET', '/api/v1/documents/1%00', key],
+        ] as const) {
+          const named = await send(method, path, {}, as);
+          expect(named.status, path).to.equal(404);
+        }
         // The panel's form answers HTML, which the OpenAPI check does not read.
         const signIn = await fetch(`${server.url}/admin/sign-in`, {
           method: 'POST',

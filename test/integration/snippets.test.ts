@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSelfSigned } from '../support/certificates.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
+import { freePort } from '../support/free-port.js';
 import { projectRoot } from '../support/paths.js';
 import {
   LANGUAGES,
@@ -33,18 +33,6 @@ import { startTlsServer, type TestTlsPeer } from '../support/tls-server.js';
 const MOST_NOT_RUN = 6;
 
 const runnable = (snippet: Snippet): boolean => (snippet.language === 'sh' || snippet.language === 'ts') && !snippet.notRun;
-
-/** A loopback port free now (bound, then released), for the programs the snippets start. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const failure = (snippet: Snippet, ran: Ran): string =>
   `${snippet.page}:${snippet.line} (${snippet.language}) ended with ${ran.status ?? ran.signal}:\n${ran.output}`;

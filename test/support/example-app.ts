@@ -2,9 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { startDnsServer, type TestDnsServer } from './dns-server.js';
+import { driveMounted, EXAMPLE_ADMIN_TOKEN } from './drive-mounted.js';
+import { freePort } from './free-port.js';
 import { projectRoot } from './paths.js';
-import { packTarball, runToEnd } from './snippets.js';
+import { packTarball, runToEnd, Started, waitUntilServing } from './snippets.js';
 
 // The example apps of examples/<name>/ (Next.js, NestJS) as a team would have them: installed by npm from
 // their committed package-lock.json, with Dossier from the packed tarball (the lockfile names it as
@@ -136,4 +139,81 @@ function checkDependencies(name: string, dossier: string, lockPath: string): voi
       `examples/${name}/package-lock.json was written for other dependencies of Dossier: run npm pack at the root, then npm install in examples/${name}`,
     );
   }
+}
+
+/** An example app's server, answering at `base` (`http://127.0.0.1:<port>/dossier`). */
+export interface ExampleServer {
+  base: string;
+  /** What it has printed so far. */
+  readonly output: string;
+  /** Drives Dossier inside it (test/support/drive-mounted.ts), failing with what the server printed. */
+  drive(): Promise<void>;
+  stop(): Promise<unknown>;
+}
+
+/** What an example's suite works with, once its `before` hook has run. */
+export interface ExampleSuite {
+  app: ExampleApp;
+  /** The suite's DNS server: it answers `example.test` with the suite's address. */
+  dns: TestDnsServer;
+  /** A SQLite store of its own, in the run's folder beside the app (made on the first request). */
+  store(name: string): string;
+  /**
+   * Starts `command` with `args` (the port given) in `cwd` (the app's folder by default), on a free
+   * loopback port (as PORT, HOST and HOSTNAME), with a store of its own named `storeName`, the suite's
+   * DNS server and the panel on; resolves once its `/dossier/healthz` answers.
+   */
+  serve(command: string, args: (port: number) => string[], storeName: string, cwd?: string): Promise<ExampleServer>;
+}
+
+/**
+ * The set-up of examples/`name`'s suite, registered as its hooks (call it in the `describe`): before the
+ * tests, a DNS server that answers `example.test` with `address` and the app prepared
+ * ({@link prepareExample}); after them, both gone. The returned object's fields are set by then.
+ */
+export function exampleSuite(name: string, address: string): ExampleSuite {
+  const suite = {} as ExampleSuite;
+  before(async () => {
+    suite.dns = await startDnsServer({ 'example.test': { A: [{ address, ttl: 600 }] } });
+    suite.app = prepareExample(name);
+    mkdirSync(join(dirname(dirname(suite.app.dir)), 'data'));
+  });
+  after(async () => {
+    await suite.dns?.close();
+    suite.app?.remove();
+  });
+  suite.store = (store) => join(dirname(dirname(suite.app.dir)), 'data', `${store}.sqlite`);
+  suite.serve = async (command, args, storeName, cwd = suite.app.dir) => {
+    const port = await freePort();
+    const server = new Started(command, args(port), {
+      cwd,
+      env: {
+        ...npmEnv(),
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        HOSTNAME: '127.0.0.1',
+        DOSSIER_STORE: `sqlite://${suite.store(storeName)}`,
+        DOSSIER_DNS_SERVERS: suite.dns.address,
+        DOSSIER_ADMIN_TOKEN: EXAMPLE_ADMIN_TOKEN,
+      },
+    });
+    const base = `http://127.0.0.1:${port}/dossier`;
+    await waitUntilServing(server, `${base}/healthz`);
+    return {
+      base,
+      get output() {
+        return server.output;
+      },
+      async drive() {
+        try {
+          await driveMounted(base, 'example.test', address);
+        } catch (error) {
+          (error as Error).message += `\nThe server printed:\n${server.output}`;
+          throw error;
+        }
+      },
+      stop: () => server.stop(),
+    };
+  };
+  return suite;
 }

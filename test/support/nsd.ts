@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /** Debian's `nsd` (an authoritative DNS server), found in /usr/sbin too, which a user's PATH may leave out. */
 const NSD = ['nsd', '/usr/sbin/nsd'].find((command) => spawnSync(command, ['-v']).status === 0);
@@ -87,15 +87,6 @@ async function until(done: () => boolean, child: ChildProcess): Promise<boolean>
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return false;
-}
-
-/** A TCP port of loopback free now (NSD binds UDP and TCP on it; a clash makes it exit, and startNsd tries again). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function nsdConfig(dir: string, port: number, zones: [string, string][]): string {

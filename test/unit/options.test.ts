@@ -77,6 +77,7 @@ describe('options', () => {
       DOSSIER_LOG_LEVEL: 'warn',
       DOSSIER_SHUTDOWN_TIMEOUT_MS: '3000',
       DOSSIER_WATCHES_PER_KEY: '7',
+      DOSSIER_WATCH_CONCURRENCY: '12',
       DOSSIER_WORKERS: 'false',
     };
     // Every variable of the schema is read here, but the CA file, which has its own test below.
@@ -105,6 +106,7 @@ describe('options', () => {
       logLevel: 'warn',
       shutdownTimeoutMs: 3000,
       watchesPerKey: 7,
+      watchConcurrency: 12,
       workers: false,
     });
     expect(

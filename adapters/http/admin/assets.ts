@@ -1,5 +1,6 @@
 import adminCss from './panel/admin.css.text.js';
 import adminJs from './panel/admin.js.text.js';
+import { FRAME_CSS, pageIcon } from '../page-frame.js';
 
 // The panel's script and stylesheet are files of their own (panel/admin.js, checked by tsc through its
 // `// @ts-check`, and panel/admin.css, both formatted by prettier), which the build turns into modules
@@ -14,8 +15,11 @@ import adminJs from './panel/admin.js.text.js';
  */
 export const ADMIN_JS: string = adminJs;
 
-/** The panel's stylesheet, served as `/admin/assets/admin.css` (the CSP allows no inline style). */
-export const ADMIN_CSS: string = adminCss;
+/**
+ * The panel's stylesheet, served as `/admin/assets/admin.css` (the CSP allows no inline style): the
+ * frame's, then the panel's own.
+ */
+export const ADMIN_CSS: string = `${FRAME_CSS}\n${adminCss}`;
 
 /** The panel's icon, so that browsers find one without asking elsewhere. */
-export const ADMIN_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#2457d6"/><text x="16" y="22.5" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">D</text></svg>`;
+export const ADMIN_ICON = pageIcon('#2457d6');

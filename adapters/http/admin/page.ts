@@ -1,5 +1,6 @@
 import type { UsageDay } from '../../../lib/index.js';
 import { escapeHtml } from '../escape.js';
+import { framedPage } from '../page-frame.js';
 import type { KeyJson } from './keys.js';
 
 /** The kinds of lookup, in the order the usage table and the chart show them. */
@@ -22,33 +23,12 @@ export interface PageContext {
   base: string;
 }
 
-/** The page around every view: head, one stylesheet, one script, the header bar. */
+/** The page around every view (the frame the workspace has too): one stylesheet, one script, the bar. */
 function layout(page: PageContext, title: string, main: string, signedIn: boolean): string {
-  const signOut = signedIn
+  const bar = signedIn
     ? `<form method="post" action="${page.base}/sign-out" class="sign-out"><button type="submit" class="button quiet">Sign out</button></form>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<link rel="icon" href="${page.base}/assets/icon.svg" type="image/svg+xml">
-<title>${escapeHtml(title)} · Dossier admin</title>
-<link rel="stylesheet" href="${page.base}/assets/admin.css">
-<script src="${page.base}/assets/admin.js" defer></script>
-</head>
-<body data-base="${page.base}">
-<header class="bar">
-<a class="brand" href="${page.base}"><span class="logo" aria-hidden="true">D</span>Dossier <span class="muted">admin</span></a>
-${signOut}
-</header>
-<main class="wrap">
-${main}
-</main>
-</body>
-</html>
-`;
+  return framedPage({ base: page.base, name: 'admin', title, colorScheme: 'light', module: false, bar, main });
 }
 
 /** What `/admin` shows when `DOSSIER_ADMIN_TOKEN` is not set. */

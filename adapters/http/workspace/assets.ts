@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { countWords } from '../../../lib/internal.js';
 import workspaceCss from './app/workspace.css.text.js';
 import workspaceJs from './app/workspace.js.text.js';
+import { FRAME_CSS, pageIcon } from '../page-frame.js';
 
 // The workspace's own files (app/workspace.js, checked by tsc through its `// @ts-check`, and
 // app/workspace.css) reach the server as the panel's do: modules exporting their text, which the build
@@ -12,8 +13,8 @@ import workspaceJs from './app/workspace.js.text.js';
 /** The workspace's script, an ES module served as `/workspace/assets/workspace.js`. */
 export const WORKSPACE_JS: string = workspaceJs;
 
-/** The workspace's stylesheet, served as `/workspace/assets/workspace.css` (light and dark). */
-export const WORKSPACE_CSS: string = workspaceCss;
+/** The workspace's stylesheet, served as `/workspace/assets/workspace.css` (light and dark): the frame's, then its own. */
+export const WORKSPACE_CSS: string = `${FRAME_CSS}\n${workspaceCss}`;
 
 /**
  * The library's own word count as an ES module, served as `/workspace/assets/word-count.js`: the
@@ -57,4 +58,4 @@ export function docxModule(): string | null {
 }
 
 /** The workspace's icon: the panel's mark, in the workspace's green. */
-export const WORKSPACE_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#1f7a55"/><text x="16" y="22.5" font-family="system-ui,sans-serif" font-size="18" font-weight="700" fill="#fff" text-anchor="middle">D</text></svg>`;
+export const WORKSPACE_ICON = pageIcon('#1f7a55');

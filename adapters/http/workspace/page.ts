@@ -1,4 +1,5 @@
 import { escapeHtml } from '../escape.js';
+import { framedPage } from '../page-frame.js';
 
 /** Where the workspace is, and what the page offers. */
 export interface WorkspaceContext {
@@ -13,33 +14,9 @@ export type View = { name: 'list' } | { name: 'new' } | { name: 'document'; id: 
 
 const TITLES: Record<View['name'], string> = { list: 'Documents', new: 'New document', document: 'Document' };
 
-/** The page around every view: head, one stylesheet, one script (an ES module), the header bar. */
-function layout(context: WorkspaceContext, title: string, main: string, nav: string, data = ''): string {
-  const { base } = context;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<meta name="color-scheme" content="light dark">
-<link rel="icon" href="${base}/assets/icon.svg" type="image/svg+xml">
-<title>${escapeHtml(title)} · Dossier workspace</title>
-<link rel="stylesheet" href="${base}/assets/workspace.css">
-<script type="module" src="${base}/assets/workspace.js"></script>
-</head>
-<body data-base="${base}"${data}>
-<a class="skip" href="#main">Skip to content</a>
-<header class="bar">
-<a class="brand" href="${base}"><span class="logo" aria-hidden="true">D</span>Dossier <span class="brand-sub">workspace</span></a>
-${nav}
-</header>
-<main id="main" class="wrap" tabindex="-1">
-${main}
-</main>
-</body>
-</html>
-`;
+/** The page around every view (the frame the panel has too): one stylesheet, one ES module, the bar. */
+function layout(context: WorkspaceContext, title: string, main: string, bar: string, data = ''): string {
+  return framedPage({ base: context.base, name: 'workspace', title, colorScheme: 'light dark', module: true, data, bar, main });
 }
 
 /**

@@ -4,7 +4,8 @@ import { html } from '../admin/pages.js';
 import { readLimited } from '../body.js';
 import { cookieValue, setCookie } from '../cookies.js';
 import { DOCUMENT_ROUTES } from '../documents.js';
-import { RequestError, STORE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { RequestError } from '../errors.js';
+import { storeOutage } from '../page-frame.js';
 import type { ClientFacts, HttpRequest } from '../request.js';
 import type { Call, Route } from '../route.js';
 import { docxModule, WORD_COUNT_JS, WORKSPACE_CSS, WORKSPACE_ICON, WORKSPACE_JS } from './assets.js';
@@ -53,18 +54,8 @@ function setSession(call: Call, base: string, session: { value: string; expiresA
   );
 }
 
-/** A page handler whose store outage is answered with an HTML page (503), not the API's JSON. */
-function whileStoreAnswers(handle: (call: Call) => Promise<void>): Route['handle'] {
-  return async (call) => {
-    try {
-      await handle(call);
-    } catch (error) {
-      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
-      call.reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
-      html(call.reply, 503, unavailablePage(contextOf(call)));
-    }
-  };
-}
+/** A page handler whose store outage is answered with the workspace's page that says so (503). */
+const whileStoreAnswers = storeOutage((call) => html(call.reply, 503, unavailablePage(contextOf(call))));
 
 /** A route of the workspace, which the OpenAPI document leaves out (its pages are no calls of the API). */
 function workspaceRoute(method: Route['method'], path: string, summary: string, handle: Route['handle']): Route {
@@ -158,6 +149,30 @@ function sessionRoute(route: Route): Route {
   };
 }
 
+/**
+ * A form that the workspace's own pages post (sign-in, sign-out): from anywhere else (neither
+ * `Sec-Fetch-Site: same-origin` nor the request's own `Origin`), refused with the sign-in page saying
+ * to `action` from it.
+ */
+function ownPagePost(
+  path: string,
+  summary: string,
+  action: string,
+  handle: (call: Call, context: WorkspaceContext) => Promise<void>,
+): Route {
+  return workspaceRoute(
+    'post',
+    path,
+    summary,
+    whileStoreAnswers(async (call) => {
+      const context = contextOf(call);
+      if (!fromOwnPage(call.request, call.client()))
+        return html(call.reply, 403, signInPage(context, context.base, `${action} from this page itself.`));
+      await handle(call, context);
+    }),
+  );
+}
+
 /** One of the page's own files. */
 function asset(name: string, type: string, body: () => string | null): Route {
   return workspaceRoute('get', `/assets/${name}`, `The workspace's ${name}`, (call) => {
@@ -176,54 +191,38 @@ export const WORKSPACE_ROUTES: readonly Route[] = [
   viewRoute('', () => ({ name: 'list' })),
   viewRoute('/new', () => ({ name: 'new' })),
   viewRoute('/documents/:id', (call) => ({ name: 'document', id: call.params.id ?? '' })),
-  workspaceRoute(
-    'post',
-    '/sign-in',
-    'Sign in with a key that has the documents scope',
-    whileStoreAnswers(async (call) => {
-      const context = contextOf(call);
-      // A sign-in from another site's form is refused: a browser always sends Origin with a POST.
-      if (!fromOwnPage(call.request, call.client()))
-        return html(call.reply, 403, signInPage(context, context.base, 'Sign in from this page itself.'));
-      const { key, next } = await readSignIn(call);
-      const result = await call.dossier.workspaceSessions.signIn(call.client().ip, key);
-      switch (result.outcome) {
-        case 'locked': {
-          const seconds = Math.max(1, Math.ceil((result.lockedUntil - call.dossier.options.clock.now()) / 1000));
-          call.reply.header('Retry-After', String(seconds));
-          const wait = `${seconds} second${seconds === 1 ? '' : 's'}`;
-          return html(
-            call.reply,
-            429,
-            signInPage(context, next, `Too many wrong keys from your address: sign-in is locked. Try again in ${wait}.`),
-          );
-        }
-        case 'unknown': {
-          const locked = result.nowLocked ? ' That was the fifth wrong try in a minute: sign-in is locked for a minute.' : '';
-          return html(call.reply, 401, signInPage(context, next, `That key is unknown, expired or has been revoked.${locked}`));
-        }
-        case 'no-scope':
-          return html(call.reply, 403, signInPage(context, next, NO_SCOPE));
-        case 'signed-in':
-          setSession(call, context.base, { value: result.session, expiresAt: result.expiresAt });
-          call.reply.redirect(landing(context.base, next), 303, true);
+  // A sign-in from another site's form is refused (login CSRF): a browser always sends Origin with a POST.
+  ownPagePost('/sign-in', 'Sign in with a key that has the documents scope', 'Sign in', async (call, context) => {
+    const { key, next } = await readSignIn(call);
+    const result = await call.dossier.workspaceSessions.signIn(call.client().ip, key);
+    switch (result.outcome) {
+      case 'locked': {
+        const seconds = Math.max(1, Math.ceil((result.lockedUntil - call.dossier.options.clock.now()) / 1000));
+        call.reply.header('Retry-After', String(seconds));
+        const wait = `${seconds} second${seconds === 1 ? '' : 's'}`;
+        return html(
+          call.reply,
+          429,
+          signInPage(context, next, `Too many wrong keys from your address: sign-in is locked. Try again in ${wait}.`),
+        );
       }
-    }),
-  ),
-  workspaceRoute(
-    'post',
-    '/sign-out',
-    'Sign out',
-    whileStoreAnswers(async (call) => {
-      const context = contextOf(call);
-      // Signing out with a cookie is a write: another site may not do it for the user.
-      if (!fromOwnPage(call.request, call.client()))
-        return html(call.reply, 403, signInPage(context, context.base, 'Sign out from this page itself.'));
-      await call.dossier.workspaceSessions.signOut(sessionOf(call));
-      setSession(call, context.base, null);
-      call.reply.redirect(context.base, 303, true);
-    }),
-  ),
+      case 'unknown': {
+        const locked = result.nowLocked ? ' That was the fifth wrong try in a minute: sign-in is locked for a minute.' : '';
+        return html(call.reply, 401, signInPage(context, next, `That key is unknown, expired or has been revoked.${locked}`));
+      }
+      case 'no-scope':
+        return html(call.reply, 403, signInPage(context, next, NO_SCOPE));
+      case 'signed-in':
+        setSession(call, context.base, { value: result.session, expiresAt: result.expiresAt });
+        call.reply.redirect(landing(context.base, next), 303, true);
+    }
+  }),
+  // Signing out with a cookie is a write: another site may not do it for the user.
+  ownPagePost('/sign-out', 'Sign out', 'Sign out', async (call, context) => {
+    await call.dossier.workspaceSessions.signOut(sessionOf(call));
+    setSession(call, context.base, null);
+    call.reply.redirect(context.base, 303, true);
+  }),
   ...DOCUMENT_ROUTES.map(sessionRoute),
   asset('workspace.js', JS, () => WORKSPACE_JS),
   asset('word-count.js', JS, () => WORD_COUNT_JS),

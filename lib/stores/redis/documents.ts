@@ -22,10 +22,9 @@ import {
 import { AppendOnlyIndex } from '../shared/append-only-index.js';
 import { StoreGuard, storeClosed } from '../shared/guard.js';
 import type { KeyvKvStore } from '../shared/keyv-kv-store.js';
-import { LivingLeaseQueue, withLivingLease, type RenewableLeases } from '../shared/living-lease.js';
+import { LeaseQueue, withLease } from '../shared/lease.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { RedisEvalClient } from './counters.js';
-import { redisLeases } from './living-leases.js';
 
 // Per owner and template (keys under `<namespace>:documents:<owner's length>:<owner>:<template>:`):
 //   id, id:1, id:0        sorted sets of the ids (score: the id) of all documents, the favorites, the others
@@ -35,17 +34,41 @@ import { redisLeases } from './living-leases.js';
 //   ordinals              hash id → ordinal (1, 2, … as documents arrive: the bit of a bitmap)
 //   entries               hash ordinal → `[id, favorite (1|0), name, its nameSortKey]` (JSON)
 //   texts                 hash ordinal → the searched result (`searchText`), which a search by result checks
+//   names                 hash ordinal → the name's record (see nameRecord): its searched name, id,
+//                         favorite flag and sort key, which a search by name checks and orders by
+//   name-chunks           hash chunk → the records of ordinals 128 × chunk … 128 × chunk + 127, one
+//                         after the other: what a search by name of a common needle scans
 //   n:<gram>, r:<gram>    the ordinals whose searched name (n) or result (r) holds the run of 1, 2 or 3
 //                         UTF-16 code units <gram>: a set while few, a bitmap once many
 //   bitmaps               hash of the grams' keys that are bitmaps
 // Per owner: `indexed` once its documents written by older releases are in the indexes.
 
+/** Names a chunk of `name-chunks` holds. */
+const NAMES_PER_CHUNK = 128;
+
+/**
+ * Lua: writes a chunk of the names' records again from the hash of them ('' when it holds none, so that a
+ * chunk never written tells a template written before the chunks were kept).
+ */
+const REBUILD_CHUNK = `
+local function rebuildChunk(names, chunks, chunk)
+  local ordinals = {}
+  for ordinal = chunk * ${NAMES_PER_CHUNK}, chunk * ${NAMES_PER_CHUNK} + ${NAMES_PER_CHUNK - 1} do ordinals[#ordinals + 1] = ordinal end
+  local parts = {}
+  for _, record in ipairs(redis.call('HMGET', names, unpack(ordinals))) do
+    if record then parts[#parts + 1] = record end
+  end
+  redis.call('HSET', chunks, chunk, table.concat(parts))
+end
+`;
+
 /** Writes a document's record (or deletes it) and its place in every index, in one atomic step. */
-const WRITE = `
+const WRITE = `${REBUILD_CHUNK}
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
--- 11 the grams that are bitmaps, 12 texts, then ARGV[8] grams to clear, then the grams to set.
+-- 11 the grams that are bitmaps, 12 texts, 13 names, 14 name chunks, then ARGV[8] grams to clear, then the
+-- grams to set.
 -- ARGV: 1 put|delete, 2 id, 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member
--- ('' for none), 8 grams to clear, 9 the searched result
+-- ('' for none), 8 grams to clear, 9 the searched result, 10 the name's record
 local id = ARGV[2]
 local ordinal = redis.call('HGET', KEYS[2], id)
 if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) else redis.call('DEL', KEYS[1]) end
@@ -63,10 +86,10 @@ if ARGV[7] ~= '' then
 end
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-local cleared = 12 + tonumber(ARGV[8])
+local cleared = 14 + tonumber(ARGV[8])
 if ordinal then
-  local kinds = bitmaps(13, cleared)
-  for i = 13, cleared do
+  local kinds = bitmaps(15, cleared)
+  for i = 15, cleared do
     if kinds[i] then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
   end
 end
@@ -76,6 +99,8 @@ if ARGV[1] == 'delete' then
     redis.call('HDEL', KEYS[2], id)
     redis.call('HDEL', KEYS[3], ordinal)
     redis.call('HDEL', KEYS[12], ordinal)
+    redis.call('HDEL', KEYS[13], ordinal)
+    rebuildChunk(KEYS[13], KEYS[14], math.floor(ordinal / ${NAMES_PER_CHUNK}))
   end
   return 1
 end
@@ -85,6 +110,8 @@ if not ordinal then
 end
 redis.call('HSET', KEYS[3], ordinal, ARGV[6])
 redis.call('HSET', KEYS[12], ordinal, ARGV[9])
+redis.call('HSET', KEYS[13], ordinal, ARGV[10])
+rebuildChunk(KEYS[13], KEYS[14], math.floor(ordinal / ${NAMES_PER_CHUNK}))
 local favorite = ARGV[4] == '1'
 redis.call('ZADD', KEYS[5], id, id)
 redis.call('ZADD', favorite and KEYS[6] or KEYS[7], id, id)
@@ -111,26 +138,29 @@ return 1`;
  * Indexes documents as their records are (an upgrade's batch, of one owner and template), each unless it
  * is indexed already; each gram's new ordinals in one command.
  */
-const INDEX = `
+const INDEX = `${REBUILD_CHUNK}
 -- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the grams
--- that are bitmaps, 11 texts, then the grams. ARGV: per document, its id, favorite (1|0), name member,
--- entry, the numbers of its grams among KEYS[12…] (1 for KEYS[12]) separated by commas, and its searched
--- result.
+-- that are bitmaps, 11 texts, 12 names, 13 name chunks, then the grams. ARGV: per document, its id, favorite
+-- (1|0), name member, entry, the numbers of its grams among KEYS[14…] (1 for KEYS[14]) separated by commas,
+-- its searched result and its name's record.
 local postings = {}
-for first = 1, #ARGV, 6 do
+local chunks = {}
+for first = 1, #ARGV, 7 do
   local id = ARGV[first]
   if not redis.call('HGET', KEYS[1], id) then
     local ordinal = redis.call('INCR', KEYS[3])
     redis.call('HSET', KEYS[1], id, ordinal)
     redis.call('HSET', KEYS[2], ordinal, ARGV[first + 3])
     redis.call('HSET', KEYS[11], ordinal, ARGV[first + 5])
+    redis.call('HSET', KEYS[12], ordinal, ARGV[first + 6])
+    chunks[math.floor(ordinal / ${NAMES_PER_CHUNK})] = true
     local favorite = ARGV[first + 1] == '1'
     redis.call('ZADD', KEYS[4], id, id)
     redis.call('ZADD', favorite and KEYS[5] or KEYS[6], id, id)
     redis.call('ZADD', KEYS[7], 0, ARGV[first + 2])
     redis.call('ZADD', favorite and KEYS[8] or KEYS[9], 0, ARGV[first + 2])
     for gram in string.gmatch(ARGV[first + 4], '%d+') do
-      local n = 11 + tonumber(gram)
+      local n = 13 + tonumber(gram)
       local ordinals = postings[n]
       if not ordinals then
         ordinals = {}
@@ -168,6 +198,7 @@ for n, ordinals in pairs(postings) do
     end
   end
 end
+for chunk in pairs(chunks) do rebuildChunk(KEYS[12], KEYS[13], chunk) end
 return 0`;
 
 /** One page of an ordered set, and its size: the page's records, in order. */
@@ -184,16 +215,27 @@ for _, member in ipairs(members) do
 end
 return answer`;
 
-/** The ordinals of the documents that hold every gram of KEYS[2…]. */
-const SEARCH = `
--- KEYS: 1 a scratch key, then the grams.
+/**
+ * The matches of a search among part of the owner's documents of a template: the documents that hold every
+ * gram of KEYS[3…] (sets, or bitmaps by ordinal), each checked on its searched text (hash KEYS[2]: names or
+ * results) for the needle, byte for byte (UTF-8 holds as code points do), and on the favorite filter. Where
+ * every gram is a bitmap, the call reads their bytes from ARGV[3] on, until it has some ARGV[4] candidates
+ * (so that no call holds Redis long, however many documents hold the needle), and answers where the next
+ * call goes on (-1: done); where one is a set, which holds few, the call reads all its candidates.
+ */
+const MATCHES = `
+-- KEYS: 1 entries, 2 searched texts, then the grams. ARGV: 1 the needle ('': the process checks each entry),
+-- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 1 when a document without a searched
+-- text is for the process to check (names, which older releases did not keep), 0 when it does not match.
+-- Answers the next byte, then the entry of each match, '?' before it when the process is to check it.
 local sets, bitmaps = {}, {}
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
-  if kind == 'none' then return {} end
+  if kind == 'none' then return { -1 } end
   if kind == 'set' then sets[#sets + 1] = KEYS[i] else bitmaps[#bitmaps + 1] = KEYS[i] end
 end
 local ordinals = {}
+local next = -1
 if #sets > 0 then
   for _, ordinal in ipairs(redis.call('SINTER', unpack(sets))) do
     local all = true
@@ -203,36 +245,107 @@ if #sets > 0 then
     if all then ordinals[#ordinals + 1] = ordinal end
   end
 else
-  local bits
-  if #bitmaps == 1 then bits = redis.call('GET', bitmaps[1]) else
-    redis.call('BITOP', 'AND', KEYS[1], unpack(bitmaps))
-    bits = redis.call('GET', KEYS[1])
-    redis.call('DEL', KEYS[1])
-  end
-  for i = 1, #bits do
-    local byte = string.byte(bits, i)
-    if byte ~= 0 then
-      for j = 0, 7 do
-        if bit.band(byte, bit.rshift(128, j)) ~= 0 then ordinals[#ordinals + 1] = (i - 1) * 8 + j end
+  local lengths = {}
+  for n, bitmap in ipairs(bitmaps) do lengths[n] = redis.call('STRLEN', bitmap) end
+  local length = math.min(unpack(lengths))
+  local byte = tonumber(ARGV[3])
+  local most = tonumber(ARGV[4])
+  while byte < length and #ordinals < most do
+    local last = math.min(byte + 255, length - 1)
+    local chunks = {}
+    for n, bitmap in ipairs(bitmaps) do chunks[n] = redis.call('GETRANGE', bitmap, byte, last) end
+    for i = 1, last - byte + 1 do
+      local bits = string.byte(chunks[1], i)
+      for n = 2, #chunks do
+        if bits == 0 then break end
+        bits = bit.band(bits, string.byte(chunks[n], i))
       end
+      if bits ~= 0 then
+        for j = 0, 7 do
+          if bit.band(bits, bit.rshift(128, j)) ~= 0 then ordinals[#ordinals + 1] = (byte + i - 1) * 8 + j end
+        end
+      end
+    end
+    byte = last + 1
+  end
+  if byte < length then next = byte end
+end
+local found = { next }
+if #ordinals == 0 then return found end
+local entries = redis.call('HMGET', KEYS[1], unpack(ordinals))
+local texts = ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ordinals))
+for n = 1, #ordinals do
+  local entry = entries[n]
+  if entry and (ARGV[2] == '' or string.match(entry, '^%[%d+,(%d)') == ARGV[2]) then
+    if not texts then found[#found + 1] = '?' .. entry
+    elseif not texts[n] then
+      if ARGV[5] == '1' then found[#found + 1] = '?' .. entry end
+    else
+      -- A name's record holds its searched name up to its first NUL.
+      local hit = string.find(texts[n], ARGV[1], 1, true)
+      if hit and (ARGV[5] == '0' or hit + #ARGV[1] <= string.find(texts[n], '\\0', 1, true)) then found[#found + 1] = entry end
     end
   end
 end
-return ordinals`;
+return found`;
 
 /**
- * The entries of ordinals ARGV[2…] (hash KEYS[1]) whose searched result (hash KEYS[2]) holds ARGV[1] (byte
- * for byte: UTF-8 holds as code points do), or all of them when ARGV[1] is empty.
+ * A search by name that reads the owner's searched names of the template in chunks, rather than the
+ * documents its grams find: where every gram of the needle is in a sixteenth of the documents or more (a
+ * common needle, whose candidates would each cost a read of their entry and their name, some 25 times what
+ * a name scanned costs), and every chunk is kept. Each call scans up to ARGV[4] chunks from ARGV[3].
  */
-const ENTRIES = `
-local entries = redis.call('HMGET', KEYS[1], unpack(ARGV, 2))
-local texts = ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ARGV, 2))
-local found = {}
-for n = 1, #ARGV - 1 do
-  local entry = entries[n]
-  if entry and (not texts or (texts[n] and string.find(texts[n], ARGV[1], 1, true))) then found[#found + 1] = entry end
+const SCAN_NAMES = `
+-- KEYS: 1 name chunks, 2 ordinal counter, then the grams. ARGV: 1 the needle (neither NUL, 1 nor 2 in it),
+-- 2 favorite filter ('', 1 or 0), 3 first chunk, 4 chunks a call, 5 id|name.
+-- Answers { -2 } when the grams are to be read instead; else the next chunk (-1: done), then per match its
+-- id (by id), or its id and sort key (by name).
+local last = math.floor(tonumber(redis.call('GET', KEYS[2]) or '0') / ${NAMES_PER_CHUNK})
+local first = tonumber(ARGV[3])
+if first == 0 then
+  local fewest
+  for i = 3, #KEYS do
+    local kind = redis.call('TYPE', KEYS[i]).ok
+    if kind == 'none' then return { -1 } end
+    if kind == 'set' then return { -2 } end
+    local count = redis.call('BITCOUNT', KEYS[i])
+    if not fewest or count < fewest then fewest = count end
+  end
+  if fewest * 16 < (last + 1) * ${NAMES_PER_CHUNK} then return { -2 } end
+end
+local upto = math.min(last, first + tonumber(ARGV[4]) - 1)
+local numbers = {}
+for chunk = first, upto do numbers[#numbers + 1] = chunk end
+local chunks = redis.call('HMGET', KEYS[1], unpack(numbers))
+local needle, favorite = ARGV[1], ARGV[2]
+local found = { upto < last and upto + 1 or -1 }
+for n = 1, #numbers do
+  local chunk = chunks[n]
+  if not chunk then return { -2 } end
+  local from = 1
+  while true do
+    local hit = string.find(chunk, needle, from, true)
+    if not hit then break end
+    local stop = string.find(chunk, '\\0', hit, true)
+    if not stop then break end
+    -- In a name (2 after its NUL): its id, favorite flag and sort key follow.
+    local id, flag, key, after
+    if string.byte(chunk, stop + 1) == 2 then id, flag, key, after = string.match(chunk, '^(%d+),(%d),([^%z]*)%z()', stop + 2) end
+    if id then
+      if favorite == '' or flag == favorite then
+        found[#found + 1] = tonumber(id)
+        if ARGV[5] == 'name' then found[#found + 1] = key end
+      end
+      from = after
+    else
+      from = stop + 1
+    end
+  end
 end
 return found`;
+
+/** Chunks of searched names a search reads per call (some 8,000 names). */
+const CHUNKS_PER_CALL = 64;
 
 /** Reads a key (`GET`). */
 const READ = `return redis.call('GET', KEYS[1])`;
@@ -247,7 +360,7 @@ return 0`;
  * Documents a search reads (and checks, by result) per call: each call stays short however many documents
  * a needle finds (Redis answers no one else while it runs).
  */
-const CHECKED_PER_CALL = 1000;
+const CHECKED_PER_CALL = 2000;
 /** Grams a search looks up at most: enough to narrow it down; the match is checked on the text anyway. */
 const NEEDLE_GRAMS = 32;
 /** Log slots (and documents) an upgrade reads per step. */
@@ -280,15 +393,13 @@ type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
  * the owner's documents; this process keeps none of them. A page without a search is one script (its range
  * of a sorted set and the page's records); a search intersects the sets or bitmaps of the needle's grams
  * and checks each document found with `searchText`, so that what matches is exactly what the contract says.
- * Updates and deletes run under the document's living lease; each write changes the record and every index in one
+ * Updates and deletes run under the document's lease (lib/stores/shared/lease.ts); each write changes the record and every index in one
  * atomic script. An owner's documents written by an older release (records and a log of ids, no indexes)
  * are indexed once, before its first call.
  */
 export class RedisDocumentStore implements DocumentStore {
-  /** The living leases of the store (keys `<namespace>:documents:lease:<name>`). */
-  private readonly leases: RenewableLeases;
-  /** Updates and deletes of one document, under its living lease. */
-  private readonly writes: LivingLeaseQueue;
+  /** Updates and deletes of one document, under its lease (`documents:lease:<id>` of the counters). */
+  private readonly writes: LeaseQueue;
   /** Owners whose documents are indexed (never undone). */
   private readonly indexedOwners = new QuickLRU<string, true>({ maxSize: KNOWN_OWNERS });
   /** Upgrades under way in this process, by owner. */
@@ -296,8 +407,7 @@ export class RedisDocumentStore implements DocumentStore {
   private readonly recordPrefix: string;
 
   constructor(private readonly options: RedisDocumentOptions) {
-    this.leases = redisLeases((script, keys, args) => this.call(script, keys, args), `${options.namespace}:documents:lease:`);
-    this.writes = new LivingLeaseQueue(this.leases);
+    this.writes = new LeaseQueue(options.counters);
     // Keyv's Redis store writes a record under `<namespace>::<name>`.
     this.recordPrefix = `${options.namespace}::${DOCUMENT_KEY_PREFIX}`;
   }
@@ -318,7 +428,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async update(owner: string, id: number, changes: StoredChanges): Promise<StoredDocument | undefined> {
     await this.indexed(owner);
-    return this.writes.run(String(id), async () => {
+    return this.writes.run(`documents:lease:${id}`, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return undefined;
       const next: StoredDocument = { ...latest, ...changes };
@@ -329,7 +439,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   async delete(owner: string, id: number): Promise<boolean> {
     await this.indexed(owner);
-    return this.writes.run(String(id), async () => {
+    return this.writes.run(`documents:lease:${id}`, async () => {
       const latest = await this.get(owner, id);
       if (latest === undefined) return false;
       await this.write('delete', latest, latest);
@@ -350,24 +460,49 @@ export class RedisDocumentStore implements DocumentStore {
       )) as [number, ...string[]];
       return { documents: records.map((record) => this.parse(record, owner)).filter(isDefined), total: Number(total) };
     }
-    const grams = needleGrams(query.search).map((gram) => `${keys}${query.searchBy === 'name' ? 'n' : 'r'}:${gram}`);
-    const ordinals = (await this.call(SEARCH, [keys + 'scratch', ...grams], [])) as number[];
+    const byName = query.searchBy === 'name';
+    const grams = needleGrams(query.search).map((gram) => `${keys}${byName ? 'n' : 'r'}:${gram}`);
     const search = query.search;
-    // Redis checks a result byte for byte; a needle it cannot tell apart is checked here, on the records.
-    const checked = query.searchBy === 'result' && !UNSURE.test(search) ? search : '';
+    // Redis checks a text byte for byte; a needle it cannot tell apart is checked here (on the records, by
+    // result), and so is one with a character that a name's record holds after the name.
+    const checked = UNSURE.test(search) || (byName && /[\0\x01\x02]/.test(search)) ? '' : search;
+    const favorite = query.favorite === undefined ? '' : query.favorite ? '1' : '0';
     const candidates: { id: number; nameKey: string }[] = [];
-    for (let start = 0; start < ordinals.length; start += CHECKED_PER_CALL) {
-      const some = ordinals.slice(start, start + CHECKED_PER_CALL).map(String);
-      const entries = (await this.call(ENTRIES, [keys + 'entries', keys + 'texts'], [checked, ...some])) as string[];
+    const unsure: { id: number; nameKey: string }[] = [];
+    if (byName && checked !== '') {
+      const scanned = await this.scanNames(keys, grams, search, favorite, query.sortBy);
+      if (scanned !== undefined) return this.pageOfMatches(owner, scanned, query);
+    }
+    for (let next = 0; next !== -1;) {
+      const [after, ...entries] = (await this.call(
+        MATCHES,
+        [keys + 'entries', keys + (byName ? 'names' : 'texts'), ...grams],
+        [checked, favorite, String(next), String(CHECKED_PER_CALL), byName ? '1' : '0'],
+      )) as [number, ...string[]];
+      next = Number(after);
       for (const entry of entries) {
-        const [id, favorite, name, nameKey] = JSON.parse(entry) as Entry;
-        if (query.favorite !== undefined && (favorite === 1) !== query.favorite) continue;
-        if (query.searchBy === 'name' && !searchText(name).includes(search)) continue;
-        candidates.push({ id, nameKey });
+        if (entry.startsWith('?')) {
+          const [id, , name, nameKey] = JSON.parse(entry.slice(1)) as Entry;
+          if (!byName) unsure.push({ id, nameKey });
+          else if (searchText(name).includes(search)) candidates.push({ id, nameKey });
+        } else if (query.sortBy === 'id') {
+          candidates.push({ id: Number(entry.slice(1, entry.indexOf(','))), nameKey: '' });
+        } else {
+          const [id, , , nameKey] = JSON.parse(entry) as Entry;
+          candidates.push({ id, nameKey });
+        }
       }
     }
-    const matched =
-      query.searchBy === 'result' && checked === '' ? await this.resultsHolding(owner, candidates, search) : candidates;
+    const matched = unsure.length === 0 ? candidates : await this.resultsHolding(owner, unsure, search);
+    return this.pageOfMatches(owner, matched, query);
+  }
+
+  /** The page of `matched` (all the matches of a search) that `query` asks for, with their number. */
+  private async pageOfMatches(
+    owner: string,
+    matched: { id: number; nameKey: string }[],
+    query: DocumentQuery,
+  ): Promise<DocumentRows> {
     const page = pageOf(sorted(matched, query.sortBy), query);
     const records = await this.options.kv.getMany<unknown>(page.map(({ id }) => documentKey(id)));
     // A document deleted since the search is left out of the page.
@@ -375,6 +510,32 @@ export class RedisDocumentStore implements DocumentStore {
       documents: records.filter((record): record is StoredDocument => isStoredDocument(record, owner)),
       total: matched.length,
     };
+  }
+
+  /**
+   * The matches of a search by name read from the chunks of searched names (see {@link SCAN_NAMES}), or
+   * `undefined` when the needle's grams are to be read instead (a rare needle, or chunks not kept).
+   */
+  private async scanNames(
+    keys: string,
+    grams: string[],
+    search: string,
+    favorite: string,
+    sortBy: DocumentQuery['sortBy'],
+  ): Promise<{ id: number; nameKey: string }[] | undefined> {
+    const matched: { id: number; nameKey: string }[] = [];
+    for (let next = 0; next !== -1;) {
+      const [after, ...found] = (await this.call(
+        SCAN_NAMES,
+        [keys + 'name-chunks', keys + 'ordinal', ...grams],
+        [search, favorite, String(next), String(CHUNKS_PER_CALL), sortBy],
+      )) as [number, ...(number | string)[]];
+      if (Number(after) === -2) return undefined;
+      next = Number(after);
+      if (sortBy === 'id') for (const id of found) matched.push({ id: Number(id), nameKey: '' });
+      else for (let n = 0; n < found.length; n += 2) matched.push({ id: Number(found[n]), nameKey: String(found[n + 1]) });
+    }
+    return matched;
   }
 
   /**
@@ -413,6 +574,7 @@ export class RedisDocumentStore implements DocumentStore {
         former === undefined ? '' : nameMember(former),
         String(cleared.length),
         searchText(document.result),
+        nameRecord(document),
       ],
     );
   }
@@ -433,6 +595,7 @@ export class RedisDocumentStore implements DocumentStore {
         entryOf(document),
         own.join(','),
         searchText(document.result),
+        nameRecord(document),
       ];
     });
     await this.call(
@@ -471,7 +634,7 @@ export class RedisDocumentStore implements DocumentStore {
 
   /**
    * Indexes the documents that an older release logged for the owner (`documents:<owner>:<n>`, each the id
-   * of a document written), a batch of log slots at a time, each under a living lease (renewed while its
+   * of a document written), a batch of log slots at a time, each under a lease (renewed while its
    * holder runs, about a second once it died): two processes take turns, and one goes on where another
    * stopped or died. A document is indexed once however often it is met; the slots read are deleted. An
    * owner with nothing left to index (every owner of a store that no older release wrote) is marked
@@ -485,7 +648,9 @@ export class RedisDocumentStore implements DocumentStore {
         await this.call(MARK, [marker], ['1']);
         break;
       }
-      await withLivingLease(this.leases, `indexing:${owner}`, () => this.upgradeStep(owner, marker), { waitMs: 60_000 });
+      await withLease(this.options.counters, `documents:indexing:${owner}`, () => this.upgradeStep(owner, marker), {
+        waitMs: 60_000,
+      });
     }
     this.indexedOwners.set(owner, true);
   }
@@ -550,7 +715,21 @@ export class RedisDocumentStore implements DocumentStore {
 }
 
 /** The keys of a template's indexes that every write changes, in the order the scripts take them after the record's. */
-const INDEX_KEYS = ['ordinals', 'entries', 'ordinal', 'id', 'id:1', 'id:0', 'name', 'name:1', 'name:0', 'bitmaps', 'texts'];
+const INDEX_KEYS = [
+  'ordinals',
+  'entries',
+  'ordinal',
+  'id',
+  'id:1',
+  'id:0',
+  'name',
+  'name:1',
+  'name:0',
+  'bitmaps',
+  'texts',
+  'names',
+  'name-chunks',
+];
 
 /** The grams of a document's searched name (`n:<gram>`) and result (`r:<gram>`), as its template's keys end. */
 function gramsOf(document: StoredDocument): string[] {
@@ -563,6 +742,17 @@ function gramsOf(document: StoredDocument): string[] {
 /** A document's entry in the hash of entries: what a search reads of it to filter and order its matches. */
 function entryOf(document: StoredDocument): string {
   return JSON.stringify([document.id, document.favorite ? 1 : 0, document.name, nameSortKey(document.name)] satisfies Entry);
+}
+
+/**
+ * A document's record in the hash of names, and in its chunk: its searched name (NUL and 2 written as 1),
+ * NUL, 2, its id, favorite flag (1|0) and name sort key (NUL, 1 and 2 written as 1 and one more: the same
+ * order) separated by commas, and NUL. NUL ends the name, and 2 after it tells that a NUL ends a name.
+ */
+function nameRecord(document: StoredDocument): string {
+  const name = searchText(document.name).replace(/[\0\x02]/g, '\x01');
+  const key = nameSortKey(document.name).replace(/[\0-\x02]/g, (char) => `\x01${String.fromCharCode(char.charCodeAt(0) + 1)}`);
+  return `${name}\0\x02${document.id},${document.favorite ? 1 : 0},${key}\0`;
 }
 
 /** A document's member of the sorted sets by name. */
@@ -598,8 +788,15 @@ function needleGrams(needle: string): string[] {
 /** Matches in ascending order of `sortBy`: by id, or by name (its `nameSortKey`, code point by code point) then id. */
 function sorted<T extends { id: number; nameKey: string }>(matched: T[], sortBy: DocumentQuery['sortBy']): T[] {
   if (sortBy === 'id') return matched.sort((a, b) => a.id - b.id);
-  return matched.sort((a, b) => compareCodePoints(a.nameKey, b.nameKey) || a.id - b.id);
+  // Keys below the surrogates compare by code point as JavaScript compares strings, many times faster.
+  const compare = matched.some(({ nameKey }) => SURROGATES_AND_BEYOND.test(nameKey))
+    ? compareCodePoints
+    : (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return matched.sort((a, b) => compare(a.nameKey, b.nameKey) || a.id - b.id);
 }
+
+/** A UTF-16 code unit that JavaScript's order of strings puts elsewhere than the order of code points does. */
+const SURROGATES_AND_BEYOND = /[\uD800-\uFFFF]/;
 
 /** The page `query` asks for of matches in ascending order (`desc`: the same order reversed). */
 function pageOf<T>(ascending: T[], query: DocumentQuery): T[] {

@@ -1,4 +1,3 @@
-import { DossierError } from '../../errors.js';
 import {
   DELIVERIES_LISTED,
   type Page,
@@ -10,7 +9,14 @@ import {
   type WatchStoreChanges,
 } from '../../ports/watch-store.js';
 import type { StoreGuard } from '../shared/guard.js';
-import { deserialize } from '../shared/serialize.js';
+import {
+  byCreation,
+  cursorOfSeq,
+  OLD_WATCH_LISTS,
+  oldRecord,
+  seqOfCursor,
+  type OldWatchRecord,
+} from '../shared/watch-records.js';
 import type { RedisEvalClient } from './counters.js';
 
 /** The client the watches need: scripts, and SCAN for the move from older releases. */
@@ -47,7 +53,29 @@ local w = ARGV[1] .. 'watch:' .. ARGV[2]
 if redis.call('EXISTS', w) == 1 then redis.call('HSET', w, 'record', ARGV[3]) end
 return 0`;
 
-/** Removes one watch; the body of REMOVE and of REMOVE_OF_KEY. */
+/** Members a command of REMOVE_OF_KEY takes at once (Lua's `unpack` has a limit of a few thousand). */
+const BATCH = 500;
+
+/**
+ * Drops the deliveries of watch `watch` that are over among the first `count` of its list (0: all of
+ * it), and answers the ids of the pending ones, which stay.
+ */
+const DROP_OVER = `
+local function dropOver(p, watch, count)
+  local list = p .. 'deliveries:' .. watch
+  local pending = {}
+  for _, d in ipairs(redis.call('ZRANGE', list, 0, count - 1)) do
+    if redis.call('SISMEMBER', p .. 'pending', d) == 1 then
+      pending[#pending + 1] = d
+    else
+      redis.call('DEL', p .. 'delivery:' .. d)
+      redis.call('ZREM', list, d)
+    end
+  end
+  return pending
+end`;
+
+/** Removes one watch. */
 const FORGET_WATCH = `
 local function forget(p, id)
   local w = p .. 'watch:' .. id
@@ -66,23 +94,40 @@ local record = forget(ARGV[1], ARGV[2])
 if record then redis.call('INCR', KEYS[1]) end
 return record`;
 
-/** Every watch of a key, with its deliveries that are over; answers the ids removed, then the pending deliveries. */
-const REMOVE_OF_KEY = `${FORGET_WATCH}
+/**
+ * Every watch of a key, with its deliveries that are over; answers the ids removed, then the pending
+ * deliveries. The watches go {@link BATCH} to a command (their hashes, their places in the sets and in
+ * their owner's list), and the key's list at once: a key of 10,000 watches is some 30 commands of
+ * removals, beside a read of each watch's owner and deliveries.
+ */
+const REMOVE_OF_KEY = `${DROP_OVER}
 local p = ARGV[1]
-local ids = redis.call('ZRANGE', p .. 'key:' .. ARGV[2], 0, -1)
+local byKey = p .. 'key:' .. ARGV[2]
+local ids = redis.call('ZRANGE', byKey, 0, -1)
 local pending = {}
-for _, id in ipairs(ids) do
-  forget(p, id)
-  local list = p .. 'deliveries:' .. id
-  for _, d in ipairs(redis.call('ZRANGE', list, 0, -1)) do
-    if redis.call('SISMEMBER', p .. 'pending', d) == 1 then
-      pending[#pending + 1] = d
-    else
-      redis.call('DEL', p .. 'delivery:' .. d)
-      redis.call('ZREM', list, d)
+local owners = {}
+for first = 1, #ids, ${BATCH} do
+  local chunk = {unpack(ids, first, math.min(first + ${BATCH - 1}, #ids))}
+  local hashes = {}
+  for n, id in ipairs(chunk) do
+    hashes[n] = p .. 'watch:' .. id
+    local owner = redis.call('HGET', hashes[n], 'owner')
+    if owner then
+      owners[owner] = owners[owner] or {}
+      table.insert(owners[owner], id)
     end
+    for _, d in ipairs(dropOver(p, id, 0)) do pending[#pending + 1] = d end
+  end
+  redis.call('DEL', unpack(hashes))
+  redis.call('SREM', p .. 'all', unpack(chunk))
+  redis.call('SREM', p .. 'unscheduled', unpack(chunk))
+end
+for owner, list in pairs(owners) do
+  for first = 1, #list, ${BATCH} do
+    redis.call('ZREM', p .. 'owner:' .. owner, unpack(list, first, math.min(first + ${BATCH - 1}, #list)))
   end
 end
+redis.call('DEL', byKey)
 if #ids > 0 then redis.call('INCR', KEYS[1]) end
 return {ids, pending}`;
 
@@ -99,18 +144,11 @@ for i = 1, #ids, 2 do
 end
 return out`;
 
-/** Drops the deliveries that are over and out of the newest ARGV[3] of a watch's list. */
-const TRIM = `
+/** Drops the deliveries that are over and out of the newest `listed` of a watch's list. */
+const TRIM = `${DROP_OVER}
 local function trim(p, watch, listed)
-  local list = p .. 'deliveries:' .. watch
-  local older = redis.call('ZCARD', list) - listed
-  if older <= 0 then return end
-  for _, d in ipairs(redis.call('ZRANGE', list, 0, older - 1)) do
-    if redis.call('SISMEMBER', p .. 'pending', d) == 0 then
-      redis.call('DEL', p .. 'delivery:' .. d)
-      redis.call('ZREM', list, d)
-    end
-  end
+  local older = redis.call('ZCARD', p .. 'deliveries:' .. watch) - listed
+  if older > 0 then dropOver(p, watch, older) end
 end`;
 
 const INSERT_DELIVERY = `${TRIM}
@@ -147,19 +185,8 @@ redis.call('ZREM', p .. 'deliveries:' .. ARGV[3], ARGV[2])
 if redis.call('SREM', p .. 'pending', ARGV[2]) == 1 then redis.call('INCR', KEYS[1]) end
 return 0`;
 
-const FORGET_OVER = `
-local p = ARGV[1]
-local list = p .. 'deliveries:' .. ARGV[2]
-local pending = {}
-for _, d in ipairs(redis.call('ZRANGE', list, 0, -1)) do
-  if redis.call('SISMEMBER', p .. 'pending', d) == 1 then
-    pending[#pending + 1] = d
-  else
-    redis.call('DEL', p .. 'delivery:' .. d)
-    redis.call('ZREM', list, d)
-  end
-end
-return pending`;
+const FORGET_OVER = `${DROP_OVER}
+return dropOver(ARGV[1], ARGV[2], 0)`;
 
 /** The records of deliveries listed by ids read first: ARGV[2] 'newest' (the last ARGV[3]) or 'pending'. */
 const DELIVERY_RECORDS = `
@@ -359,25 +386,20 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
     const run = (script: string, keys: string[], parameters: string[]): Promise<unknown> =>
       this.call((client) => client.eval(script, { keys, arguments: [this.prefix, ...parameters] }));
     for (const kind of ['watch', 'delivery'] as const) {
-      const found: { name: string; record: WatchRecord | StoredDelivery }[] = [];
+      const found: OldWatchRecord<WatchRecord | StoredDelivery>[] = [];
       for (const name of await this.scan(`${keyv}${kind}:*`)) {
         const text = await this.call((client) => client.get(name));
-        const record = text === null ? undefined : keyvValue(text);
-        if (record !== undefined && isRecord(record, kind)) found.push({ name, record: record as WatchRecord | StoredDelivery });
+        const record = text === null ? undefined : oldRecord(text, kind);
+        if (record !== undefined) found.push({ name, record });
       }
-      found.sort((a, b) => (a.record.createdAt < b.record.createdAt ? -1 : a.record.createdAt > b.record.createdAt ? 1 : 0));
-      for (const { name, record } of found) {
-        if (kind === 'watch') {
-          await run(INSERT, [this.watchChanges], insertArguments(record as WatchRecord));
-        } else {
-          const { slot: _slot, ...delivery } = record as StoredDelivery & { slot?: number };
-          await run(INSERT_DELIVERY, [this.deliveryChanges], deliveryArguments(delivery));
-        }
+      for (const { name, record } of byCreation(found)) {
+        if (kind === 'watch') await run(INSERT, [this.watchChanges], insertArguments(record as WatchRecord));
+        else await run(INSERT_DELIVERY, [this.deliveryChanges], deliveryArguments(record as StoredDelivery));
         await this.call((client) => client.del([name]));
       }
       if (kind === 'watch') this.moved += found.length;
     }
-    for (const list of ['watch-list:', 'delivery-list:', 'watches:', 'deliveries:']) {
+    for (const list of OLD_WATCH_LISTS) {
       const names = [
         ...(await this.scan(`${keyv}${list}*`)),
         ...(await this.scan(`${this.options.namespace}:counter:${list}*`)).filter(
@@ -417,33 +439,4 @@ function deliveryArguments(delivery: StoredDelivery): string[] {
     delivery.status === 'pending' ? '1' : '0',
     String(DELIVERIES_LISTED),
   ];
-}
-
-/** The value of a record as Keyv wrote it (`{"value":…,"expires":…}`), or `undefined`. */
-function keyvValue(text: string): unknown {
-  try {
-    return deserialize<{ value?: unknown }>(text).value;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a record of an older release is a watch (or a delivery) this store can hold. */
-function isRecord(value: unknown, kind: 'watch' | 'delivery'): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  if (typeof record.id !== 'string' || typeof record.createdAt !== 'string') return false;
-  if (kind === 'delivery') return typeof record.watchId === 'string' && typeof record.status === 'string';
-  return typeof record.owner === 'string' && typeof record.keyId === 'string';
-}
-
-function cursorOfSeq(seq: number): string {
-  return Buffer.from(`w${seq}`).toString('base64url');
-}
-
-/** @throws DossierError `ERR_WATCH_INVALID` for a cursor no page gave. */
-function seqOfCursor(cursor: string): number {
-  const seq = /^w(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())?.[1];
-  if (seq === undefined) throw new DossierError('ERR_WATCH_INVALID', 'This cursor is not one a page of this list gave.');
-  return Number(seq);
 }

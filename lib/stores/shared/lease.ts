@@ -5,10 +5,10 @@ import type { CounterStore } from '../../ports/counter-store.js';
 
 /**
  * How long a lease outlives its holder by default: the holder renews it every third of it while it
- * lives, so a process that dies lets go about a second later (docs/contract.md §7), however long a living
- * holder takes.
+ * lives, so a process that dies lets go within a second (docs/contract.md §7: a waiter sees it free at
+ * most this and one pause of {@link withLease}'s, 50 ms, later), however long a living holder takes.
  */
-export const LEASE_MS = 1200;
+export const LEASE_MS = 900;
 
 /** How long a waiter waits by default for a lease another holds: a living holder may hold it this long. */
 const WAIT_MS = 10_000;
@@ -58,25 +58,28 @@ export async function withLease<T>(
 }
 
 /**
- * Read-change-write steps on one document at a time: those of this process queue after one another (so
- * that they do not contend for the lease), and each runs under the document's lease, which every process
- * sharing the store respects, so that no write loses another's fields or revives a deleted document.
+ * Read-change-write steps on one record at a time: those of this process under one lease name queue after
+ * one another (so that they do not contend for the lease), and each runs under the lease, which every
+ * process sharing the store respects, so that no write loses another's fields or revives a deleted record.
  */
-export class DocumentLeases {
-  /** Writes to one document queued in this process. */
-  private readonly writing = new Map<number, Promise<unknown>>();
+export class LeaseQueue {
+  /** The work queued in this process, by lease name. */
+  private readonly queued = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly counters: CounterStore) {}
+  constructor(
+    private readonly counters: CounterStore,
+    private readonly times: LeaseTimes = {},
+  ) {}
 
-  /** Runs `operation` on document `id` after the others of this process, under the document's lease. */
-  run<T>(id: number, operation: () => Promise<T>): Promise<T> {
-    const leased = () => withLease(this.counters, `documents:lease:${id}`, operation);
-    const previous = this.writing.get(id) ?? Promise.resolve();
+  /** Runs `operation` under lease `name`, after the others of this process under it. */
+  run<T>(name: string, operation: () => Promise<T>): Promise<T> {
+    const leased = () => withLease(this.counters, name, operation, this.times);
+    const previous = this.queued.get(name) ?? Promise.resolve();
     const next = previous.then(leased, leased);
     const settled = next.catch(() => {});
-    this.writing.set(id, settled);
+    this.queued.set(name, settled);
     void settled.then(() => {
-      if (this.writing.get(id) === settled) this.writing.delete(id);
+      if (this.queued.get(name) === settled) this.queued.delete(name);
     });
     return next;
   }

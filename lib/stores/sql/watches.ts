@@ -1,4 +1,3 @@
-import { DossierError } from '../../errors.js';
 import type { Logger } from '../../ports/logger.js';
 import {
   DELIVERIES_LISTED,
@@ -10,7 +9,14 @@ import {
   type WatchStore,
   type WatchStoreChanges,
 } from '../../ports/watch-store.js';
-import { deserialize } from '../shared/serialize.js';
+import {
+  byCreation,
+  cursorOfSeq,
+  OLD_WATCH_LISTS,
+  oldRecord,
+  seqOfCursor,
+  type OldWatchRecord,
+} from '../shared/watch-records.js';
 import { placeholders, type SqlDialect } from './counters.js';
 
 // Watches and their deliveries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md):
@@ -410,7 +416,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
     let unreadable = 0;
     for (const kind of ['watch', 'delivery'] as const) {
       // Read whole, then written in order of creation: the tables' order is that of `seq`.
-      const found: { name: string; record: WatchRecord | StoredDelivery }[] = [];
+      const found: OldWatchRecord<WatchRecord | StoredDelivery>[] = [];
       for (let after = ''; ;) {
         const batch = await this.tables.read(
           placed(`SELECT ${key} AS name, value FROM keyv WHERE ${key} > ? AND ${key} < ? ORDER BY ${key} LIMIT ?`),
@@ -419,12 +425,12 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
         if (batch.length === 0) break;
         after = String(batch.at(-1)!.name);
         for (const row of batch) {
-          const record = keyvValue(String(row.value));
-          if (isRecord(record, kind)) found.push({ name: String(row.name), record: record as WatchRecord | StoredDelivery });
+          const record = oldRecord(String(row.value), kind);
+          if (record !== undefined) found.push({ name: String(row.name), record });
           else unreadable += 1;
         }
       }
-      found.sort((a, b) => (a.record.createdAt < b.record.createdAt ? -1 : a.record.createdAt > b.record.createdAt ? 1 : 0));
+      byCreation(found);
       for (let from = 0; from < found.length; from += MIGRATION_BATCH) {
         const batch = found.slice(from, from + MIGRATION_BATCH);
         await this.tables.transaction(function* () {
@@ -439,8 +445,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
               ]);
               yield step(placed(`${start} dossier_watch_unscheduled (id) VALUES (?)${end}`), [watch.id]);
             } else {
-              // The slot an append-only list gave it is no part of a delivery.
-              const { slot: _slot, ...delivery } = record as StoredDelivery & { slot?: number };
+              const delivery = record as StoredDelivery;
               yield step(placed(`${start} dossier_watch_deliveries (id, watch_id, pending, record) VALUES (?, ?, ?, ?)${end}`), [
                 delivery.id,
                 delivery.watchId,
@@ -455,7 +460,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
       if (kind === 'watch') this.moved += found.length;
     }
     // The lists of older releases (and of the append-only slots before them), and their counters.
-    for (const list of ['watch-list:', 'delivery-list:', 'watches:', 'deliveries:']) {
+    for (const list of OLD_WATCH_LISTS) {
       await this.tables.transaction(function* () {
         yield step(placed(`DELETE FROM keyv WHERE ${key} >= ? AND ${key} < ?`), prefixRange(`${namespace}:${list}`));
         yield step(placed('DELETE FROM dossier_counters WHERE name >= ? AND name < ? AND name NOT IN (?, ?)'), [
@@ -503,35 +508,4 @@ function prefixRange(prefix: string): [string, string] {
 
 function recordOf<T>(row: Record<string, unknown>): T {
   return JSON.parse(String(row.record)) as T;
-}
-
-/** The value of a record as Keyv wrote it (`{"value":…,"expires":…}`), or `undefined`. */
-function keyvValue(text: string): unknown {
-  try {
-    return deserialize<{ value?: unknown }>(text).value;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a record of an older release is a watch (or a delivery) this store can hold. */
-function isRecord(value: unknown, kind: 'watch' | 'delivery'): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const record = value as Record<string, unknown>;
-  if (typeof record.id !== 'string') return false;
-  if (kind === 'delivery') return typeof record.watchId === 'string' && typeof record.status === 'string';
-  return typeof record.owner === 'string' && typeof record.keyId === 'string';
-}
-
-/** A cursor is the `seq` the page before ended at, opaque to the client. */
-function cursorOfSeq(seq: number): string {
-  return Buffer.from(`w${seq}`).toString('base64url');
-}
-
-/** @throws DossierError `ERR_WATCH_INVALID` for a cursor no page gave. */
-function seqOfCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString();
-  const seq = /^w(\d{1,15})$/.exec(text)?.[1];
-  if (seq === undefined) throw new DossierError('ERR_WATCH_INVALID', 'This cursor is not one a page of this list gave.');
-  return Number(seq);
 }

@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 
+/** How much of a database file a connection maps into memory, at most (1 GiB: SQLite maps what the file holds). */
+const MMAP_BYTES = 2 ** 30;
+
 /** How {@link openSqlite} opens a database file. */
 export interface OpenSqliteOptions {
   /** Path of the database file; its folder is created when missing. */
@@ -48,6 +51,9 @@ export async function openSqlite({ path, busyTimeoutMs = 2000 }: OpenSqliteOptio
       waited += wait;
     }
     db.pragma('synchronous = NORMAL');
+    // Reads the file's pages where the OS keeps them rather than copying each into the connection's page
+    // cache (2 MB): a search that checks thousands of rows costs half as much (docs/storage.md).
+    db.pragma(`mmap_size = ${MMAP_BYTES}`);
     return db;
   } catch (error) {
     db.close();

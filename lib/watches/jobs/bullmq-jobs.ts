@@ -3,6 +3,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
 import { loadRedisDriver } from '../../stores/redis/backend.js';
 import { loadOptionalPeer } from '../../stores/shared/optional-peer.js';
+import { DEFAULT_WATCH_CONCURRENCY } from './timer-jobs.js';
 
 /** Settings of {@link BullWatchJobs}. */
 export interface BullWatchJobsOptions {
@@ -10,7 +11,7 @@ export interface BullWatchJobsOptions {
   url: string;
   /** Starts the names of the two queues (`<prefix>-watch-checks`, `<prefix>-webhook-deliveries`). @default 'dossier' */
   prefix?: string;
-  /** Checks and attempts one process runs at once, per queue. @default 4 */
+  /** Checks and attempts one process runs at once, per queue (`DOSSIER_WATCH_CONCURRENCY`). @default 32 */
   concurrency?: number;
   logger: Logger;
 }
@@ -101,7 +102,7 @@ export class BullWatchJobs implements WatchJobs {
   async start(): Promise<void> {
     const handlers = this.handlers;
     if (handlers === undefined || this.workers.length > 0) return;
-    const concurrency = this.options.concurrency ?? 4;
+    const concurrency = this.options.concurrency ?? DEFAULT_WATCH_CONCURRENCY;
     const { DelayedError } = this.bullmq;
     const checks = this.worker<CheckData>(
       this.checkQueueName,
