@@ -253,6 +253,13 @@ export function keyStoreContract(backend: BackendCase): void {
         ]);
         expect((await count({ search: owner.slice(2).toUpperCase().toLowerCase() }))[0]).to.equal(7);
         expect((await count({ search: made[4]!.id }))[1]).to.deep.equal([made[4]!.id]);
+        // What LIKE, FTS5 or a Lua pattern would read as syntax is text like any other; a needle too short for trigrams too.
+        const odd = (await dossier.keys.create({ name: `50% "OFF"_x ${token}`, owner })).key;
+        for (const needle of ['% "o', '"off"_', '0%', 'x']) {
+          expect((await count({ owner, search: needle }))[1], needle).to.deep.equal([odd.id]);
+        }
+        expect((await count({ owner, search: '%"' }))[0]).to.equal(0);
+        expect((await count({ owner, search: `${token}\n${owner}` }))[0], 'across two fields').to.equal(0);
         // The whole list's total is every key there is.
         expect((await listKeys(dossier.keys, { limit: '1' }, now)).total).to.equal((await dossier.keys.list()).length);
       });

@@ -16,29 +16,30 @@ export type RedisKeyClient = RedisWatchClient & { hGet(key: string, field: strin
 // are `<createdAt>|<id>` at one score, so that Redis keeps them in the list's order and a page starts at
 // its cursor in O(log n). Each change is one Lua script, which Redis runs whole. ARGV[1] is the prefix.
 
-/** The fields of a key's hash, after its record: the values {@link filterFields} gives. */
-const FILTER_FIELDS = "'revoked', ARGV[5], 'expires', ARGV[6], 'scopes', ARGV[7], 'search', ARGV[8]";
-
-/** ARGV: prefix, id, record, member, revoked, expires, scopes, search, owner, then digest and grace pairs. */
+/** ARGV: prefix, id, record, member, filtered member, owner, then digest and grace pairs. */
 const INSERT = `
 local p = ARGV[1]
 local k = p .. 'key:' .. ARGV[2]
 if redis.call('EXISTS', k) == 1 then return 0 end
-redis.call('HSET', k, 'record', ARGV[3], ${FILTER_FIELDS})
-for i = 10, #ARGV, 2 do
+redis.call('HSET', k, 'record', ARGV[3], 'filtered', ARGV[5])
+redis.call('ZADD', p .. 'filtered', 0, ARGV[5])
+for i = 7, #ARGV, 2 do
   local grace = ARGV[i + 1]
   redis.call('SET', p .. 'secret:' .. ARGV[i], grace == '' and ARGV[2] or (ARGV[2] .. '|' .. grace))
   redis.call('HSET', p .. 'secrets:' .. ARGV[2], ARGV[i], grace)
 end
 redis.call('ZADD', p .. 'all', 0, ARGV[4])
-redis.call('ZADD', p .. 'owner:' .. ARGV[9], 0, ARGV[4])
+redis.call('ZADD', p .. 'owner:' .. ARGV[6], 0, ARGV[4])
 return 1`;
 
-/** ARGV: prefix, id, record before, record after, revoked, expires, scopes, search. 1 when it was the record before. */
+/** ARGV: prefix, id, record before, record after, filtered member after. 1 when it was the record before. */
 const CHANGE = `
 local k = ARGV[1] .. 'key:' .. ARGV[2]
-if redis.call('HGET', k, 'record') ~= ARGV[3] then return 0 end
-redis.call('HSET', k, 'record', ARGV[4], ${FILTER_FIELDS})
+local held = redis.call('HMGET', k, 'record', 'filtered')
+if held[1] ~= ARGV[3] then return 0 end
+redis.call('ZREM', ARGV[1] .. 'filtered', held[2])
+redis.call('ZADD', ARGV[1] .. 'filtered', 0, ARGV[5])
+redis.call('HSET', k, 'record', ARGV[4], 'filtered', ARGV[5])
 return 1`;
 
 /** ARGV: prefix, id, record before, new digest, grace of the current secret ('' for none), now. */
@@ -120,19 +121,32 @@ if status == '' and scope == '' and search == '' then
   end
   return reply(total, members, more, earlier)
 end
+-- Each key's filtered member: '<createdAt>|<id>', then its revoked mark, expiry, scopes and searched text, a line each.
+local filtered
+if ARGV[2] == 'all' then
+  filtered = redis.call('ZREVRANGE', p .. 'filtered', 0, -1)
+else
+  filtered = {}
+  for i, member in ipairs(redis.call('ZREVRANGE', index, 0, -1)) do
+    filtered[i] = redis.call('HGET', p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1), 'filtered')
+  end
+end
 local matching = {}
-local all = redis.call('ZREVRANGE', index, 0, -1)
-for _, member in ipairs(all) do
-  local f = redis.call('HMGET', p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1), 'revoked', 'expires', 'scopes', 'search')
-  local ok = f[1] ~= false
-  if ok and status ~= '' then
+for _, line in ipairs(filtered) do
+  local a = string.find(line, '\\n', 1, true)
+  local b = string.find(line, '\\n', a + 1, true)
+  local c = string.find(line, '\\n', b + 1, true)
+  local d = string.find(line, '\\n', c + 1, true)
+  local ok = true
+  if status ~= '' then
+    local expires = string.sub(line, b + 1, c - 1)
     local state = 'active'
-    if f[1] == '1' then state = 'revoked' elseif f[2] ~= '' and f[2] <= now then state = 'expired' end
+    if b > a + 1 then state = 'revoked' elseif expires ~= '' and expires <= now then state = 'expired' end
     ok = state == status
   end
-  if ok and scope ~= '' then ok = string.find(f[3], scope, 1, true) ~= nil end
-  if ok and search ~= '' then ok = string.find(f[4], search, 1, true) ~= nil end
-  if ok then table.insert(matching, member) end
+  if ok and scope ~= '' then ok = string.find(string.sub(line, c + 1, d - 1), scope, 1, true) ~= nil end
+  if ok and search ~= '' then ok = string.find(line, search, d + 1, true) ~= nil end
+  if ok then table.insert(matching, string.sub(line, 1, a - 1)) end
 end
 local start = 1
 if mode == 'after' then
@@ -210,7 +224,7 @@ export class RedisKeyRecords implements KeyRecords {
       const key = apply(read.key);
       if (key === read.key) return key;
       const record = JSON.stringify(publicKey(key));
-      if ((await this.script(CHANGE, [id, read.record, record, ...filterFields(key)])) === 1) return key;
+      if ((await this.script(CHANGE, [id, read.record, record, filteredMember(key)])) === 1) return key;
     }
   }
 
@@ -237,11 +251,13 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   async all(): Promise<ApiKey[]> {
-    const page = await this.page({ limit: Number.MAX_SAFE_INTEGER, now: 0 });
+    const page = await this.page({ limit: 1_000_000_000, now: 0 });
     return page.items.reverse();
   }
 
   async page(query: KeyPageQuery): Promise<KeyPage> {
+    // No field holds a line break: such a search matches nothing (the searched text has one between fields).
+    if (query.search?.includes('\n') === true) return { items: [], total: 0, next: null, previous: null };
     const mark = query.after ?? query.before;
     const [total, more, earlier, ...records] = (await this.script(PAGE, [
       query.owner === undefined ? 'all' : `owner:${query.owner}`,
@@ -360,15 +376,24 @@ function insertArguments(key: ApiKey, secrets: { digest: string; graceUntil?: nu
     key.id,
     JSON.stringify(publicKey(key)),
     memberOf(key),
-    ...filterFields(key),
+    filteredMember(key),
     key.owner,
     ...secrets.flatMap(({ digest, graceUntil }) => [digest, graceUntil === undefined ? '' : String(graceUntil)]),
   ];
 }
 
-/** What a key's list is filtered by, in the order of {@link FILTER_FIELDS}. */
-function filterFields(key: ApiKey): string[] {
-  return [key.revokedAt === null ? '' : '1', key.expiresAt ?? '', `,${key.scopes.join(',')},`, searchedText(key)];
+/**
+ * A key's member of the set the filtered lists read: its member of the ordered sets, then whether it is
+ * revoked, its expiry, its scopes and its searched text, a line each (none of them holds a line break).
+ */
+function filteredMember(key: ApiKey): string {
+  return [
+    memberOf(key),
+    key.revokedAt === null ? '' : '1',
+    key.expiresAt ?? '',
+    `,${key.scopes.join(',')},`,
+    searchedText(key),
+  ].join('\n');
 }
 
 /** A key's member of the sorted sets: ISO 8601 instants of one length sort as the instants do. */

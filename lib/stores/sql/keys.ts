@@ -18,6 +18,11 @@ import type { SqlStep, SqlWork, WatchDialect, WatchTables } from './watches.js';
 export interface KeyDialect extends WatchDialect {
   /** `<contains>(column, ?)`: whether the text of the parameter is in the column, byte for byte. */
   contains: string;
+  /**
+   * The condition of a search of the lower-cased `needle` as the backend's substring index answers it;
+   * by default `<contains>(search, ?) > 0`, which reads every row the other filters keep.
+   */
+  searched?: (needle: string) => { sql: string; values: unknown[] };
 }
 
 /** How a {@link SqlKeyRecords} reaches its database: as the watches do, with the keys' dialect. */
@@ -74,7 +79,7 @@ export const SECRET_SQL = `${SECRETS_OF} WHERE s.digest = ?`;
 /** The records of several secrets, their digests given as one list parameter (mysql2 writes an array so). */
 export const SECRETS_SQL = `${SECRETS_OF} WHERE s.digest IN (?)`;
 
-/** Keys moved from older releases per transaction. */
+/** Keys moved from older releases (or loaded) per transaction: one statement of up to 8 × 500 values a table. */
 const MIGRATION_BATCH = 500;
 
 /**
@@ -100,33 +105,43 @@ export class SqlKeyRecords implements KeyRecords {
 
   async insertMany(entries: KeyEntry[]): Promise<void> {
     for (let from = 0; from < entries.length; from += MIGRATION_BATCH) {
-      await this.transaction(this.inserted(entries.slice(from, from + MIGRATION_BATCH), []));
+      await this.transaction(this.inserted(entries.slice(from, from + MIGRATION_BATCH)));
     }
   }
 
   /**
-   * The statements that insert keys (a key whose id is stored already skipped with its secrets), delete
-   * the `keyv` records `names`, and raise the count of keys by the number inserted.
+   * The statements that insert keys (a key whose id is stored already skipped with its secrets) and raise
+   * the count of keys by the number inserted.
    */
-  private inserted(entries: KeyEntry[], names: string[]): () => SqlWork<void> {
-    const { dialect, namespace } = this.tables;
-    const { start, end } = dialect.insertIgnore;
+  private inserted(entries: KeyEntry[]): () => SqlWork<void> {
+    const { start, end } = this.tables.dialect.insertIgnore;
+    const secrets = entries.flatMap(({ key, secrets: of }) =>
+      of.map((secret) => [secret.digest, key.id, secret.graceUntil ?? null]),
+    );
     return function* () {
-      let added = 0;
-      for (const { key, secrets } of entries) {
-        const row = yield step(`${start} dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})${end}`, keyValues(key));
-        if (row.changes === 0) continue;
-        added += 1;
-        for (const secret of secrets) {
-          yield step(`${start} dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, ?)${end}`, [
-            secret.digest,
-            key.id,
-            secret.graceUntil ?? null,
-          ]);
+      if (entries.length === 0) return;
+      // One statement a table: a key already there is skipped, and so are its secrets, inserted with it.
+      const keys = yield step(
+        `${start} dossier_keys (${KEY_COLUMNS}) VALUES ${entries.map(() => `(${KEY_VALUES})`).join(', ')}${end}`,
+        entries.flatMap(({ key }) => keyValues(key)),
+      );
+      const insert = (rows: unknown[][]): SqlStep =>
+        step(
+          `${start} dossier_key_secrets (digest, key_id, grace_until) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}${end}`,
+          rows.flat(),
+        );
+      if (keys.changes === entries.length) {
+        if (secrets.length > 0) yield insert(secrets);
+      } else {
+        // Some keys were there already (moved by another process, and maybe rolled since): only those
+        // inserted now get their secrets, each key having had one from its first transaction on.
+        for (const { key } of entries) {
+          const [held] = (yield step('SELECT 1 AS held FROM dossier_key_secrets WHERE key_id = ?', [key.id])).rows;
+          const own = secrets.filter(([, id]) => id === key.id);
+          if (held === undefined && own.length > 0) yield insert(own);
         }
       }
-      for (const name of names) yield step(`DELETE FROM keyv WHERE ${dialect.keyvKey} = ?`, [`${namespace}:${name}`]);
-      yield* raise(KEY_COUNT, added, start, end);
+      yield* raise(KEY_COUNT, keys.changes, start, end);
     };
   }
 
@@ -247,7 +262,16 @@ export class SqlKeyRecords implements KeyRecords {
     if (query.status === 'expired') add('revoked_at IS NULL AND expires_at <= ?', now);
     if (query.status === 'active') add('revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)', now);
     if (query.scope !== undefined) add(`${contains}(scopes, ?) > 0`, `,${query.scope},`);
-    if (query.search !== undefined) add(`${contains}(search, ?) > 0`, query.search);
+    if (query.search !== undefined) {
+      const { searched } = this.tables.dialect;
+      // No field holds a line break: such a search matches nothing (the searched text has one between fields).
+      if (query.search.includes('\n')) add('1 = 0');
+      else if (searched === undefined) add(`${contains}(search, ?) > 0`, query.search);
+      else {
+        const { sql: condition, values: given } = searched(query.search);
+        add(condition, ...given);
+      }
+    }
     return { sql, values };
   }
 
@@ -331,13 +355,7 @@ export class SqlKeyRecords implements KeyRecords {
     }
     const { keys, unreadable } = movableKeys(records, Date.now());
     for (let from = 0; from < keys.length; from += MIGRATION_BATCH) {
-      const batch = keys.slice(from, from + MIGRATION_BATCH);
-      await this.run(
-        this.inserted(
-          batch,
-          batch.flatMap(({ names }) => names),
-        ),
-      );
+      await this.run(this.inserted(keys.slice(from, from + MIGRATION_BATCH)));
     }
     await this.tables.transaction(function* () {
       // The records of no key (an old secret past its grace, a half-made roll), then the list of digests and its counter.
@@ -356,8 +374,9 @@ const KEY_COLUMNS = 'id, owner, created_at, revoked_at, expires_at, scopes, sear
 const KEY_VALUES = '?, ?, ?, ?, ?, ?, ?, ?';
 const KEY_CHANGES = 'revoked_at = ?, expires_at = ?, scopes = ?, search = ?, record = ?';
 /** A key newer than a mark (given as its creation twice and its id). */
-const NEWER = '(created_at > ? OR (created_at = ? AND id > ?))';
-const OLDER = '(created_at < ? OR (created_at = ? AND id < ?))';
+// A range of the leading column first, which every database reads from the index, then the tie on the id.
+const NEWER = 'created_at >= ? AND (created_at > ? OR id > ?)';
+const OLDER = 'created_at <= ? AND (created_at < ? OR id < ?)';
 
 function markValues(mark: KeyMark): unknown[] {
   return [mark.createdAt, mark.createdAt, mark.id];

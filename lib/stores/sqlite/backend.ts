@@ -11,6 +11,7 @@ import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
 import { SqlWatchStore, watchSchema, type SqlAnswer, type SqlWork, type WatchDialect, type WatchTables } from '../sql/watches.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
+import { trigramsOf } from '../sql/documents.js';
 import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How SQLite writes what the tables of watches need. */
@@ -43,9 +44,30 @@ const SQLITE_KEYS: KeyDialect = {
       false,
       '',
     ),
+    `CREATE VIRTUAL TABLE IF NOT EXISTS dossier_key_search USING fts5(
+      text, content = '', contentless_delete = 1, tokenize = 'trigram', detail = 'none')`,
+    `CREATE TRIGGER IF NOT EXISTS dossier_keys_inserted AFTER INSERT ON dossier_keys BEGIN
+      INSERT INTO dossier_key_search (rowid, text) VALUES (new.seq, new.search);
+    END`,
+    `CREATE TRIGGER IF NOT EXISTS dossier_keys_renamed AFTER UPDATE OF search ON dossier_keys
+      WHEN new.search IS NOT old.search BEGIN
+      DELETE FROM dossier_key_search WHERE rowid = old.seq;
+      INSERT INTO dossier_key_search (rowid, text) VALUES (new.seq, new.search);
+    END`,
     ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'INTEGER' }, false, ''),
   ],
   contains: 'instr',
+  // The trigrams of each key's searched text in an FTS5 table kept by triggers, as the documents' (a key
+  // is never deleted); a needle of three characters or more is looked up there, then checked on the row.
+  searched: (needle) => {
+    const trigrams = trigramsOf(needle);
+    const check = { sql: 'instr(search, ?) > 0', values: [needle] };
+    if (trigrams.length === 0) return check;
+    return {
+      sql: `seq IN (SELECT rowid FROM dossier_key_search WHERE dossier_key_search MATCH ?) AND ${check.sql}`,
+      values: [trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND '), needle],
+    };
+  },
 };
 
 /** Settings of {@link createSqliteBackend}. */
