@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DossierValidationError, isDossierError } from '../../../lib/index.js';
 import { isJsonBody, readLimited } from '../body.js';
 import { setCookie } from '../cookies.js';
-import { STORE_RETRY_AFTER_SECONDS } from '../errors.js';
+import { storeOutage } from '../page-frame.js';
 import type { Reply } from '../reply.js';
 import { panelOf, type Call, type Route } from '../route.js';
 import { SESSION_COOKIE, SESSION_SECONDS, sameOrigin, sessionCookie } from './access.js';
@@ -74,17 +74,7 @@ function backToPanel(call: Call, page: PageContext, cookie: string | null): void
 }
 
 /** A page handler whose store outage is answered with an HTML page (503), not the API's JSON. */
-function whileStoreAnswers(handle: (call: Call) => Promise<void>): Route['handle'] {
-  return async (call) => {
-    try {
-      await handle(call);
-    } catch (error) {
-      if (!isDossierError(error, 'ERR_STORE_UNAVAILABLE')) throw error;
-      call.reply.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
-      html(call.reply, 503, unavailablePage(pageContext(call)));
-    }
-  };
-}
+const whileStoreAnswers = storeOutage((call) => html(call.reply, 503, unavailablePage(pageContext(call))));
 
 /** The `token` of a form-encoded (or JSON) sign-in; `''` when there is none or the body is too large. */
 async function readToken(call: Call): Promise<string> {

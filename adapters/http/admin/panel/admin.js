@@ -90,12 +90,17 @@
     panel.scrollIntoView({ block: 'nearest' });
   }
 
+  // Two refreshes on their way (a create, then a revoke) may come back in either order: only the last
+  // one asked is shown, or an older table could replace a newer one.
+  var refreshes = 0;
   function refreshKeys() {
+    var asked = ++refreshes;
     return fetch(window.location.href, { credentials: 'same-origin' })
       .then(function (response) {
         return response.text();
       })
       .then(function (html) {
+        if (asked !== refreshes) return;
         var fresh = new DOMParser().parseFromString(html, 'text/html');
         ['#keys tbody', '.heading p'].forEach(function (selector) {
           var now = document.querySelector(selector);
