@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { createClient } from '@keyv/redis';
-import { bullmqPostgresConnection } from '../lib/watches/jobs/bullmq-jobs.js';
+import { bullmqPostgresConnection, defaultJobQueuePrefix } from '../lib/watches/jobs/bullmq-jobs.js';
 import { startRedis } from './processes.js';
 
 // Fresh, empty stores for the benches of watches (bench/watches.ts, bench/records-scale.ts), one of each
@@ -82,11 +82,12 @@ export async function freshStore(kind: string, notes: string[]): Promise<BenchSt
 /**
  * Empties the job queues of `dossier serve` on the PostgreSQL store at `url`: BullMQ keeps its tables in a
  * schema of its own (dossier_jobs), which the bench's schema does not hold, and the schedules of the
- * bench's watches would otherwise stay there for the next run.
+ * bench's watches (in the queues named after the bench's schema) would otherwise stay there.
  */
 async function emptyJobQueues(url: string): Promise<void> {
   const { Queue, createPostgresBackend } = await import('bullmq');
-  for (const name of ['dossier-watch-checks', 'dossier-webhook-deliveries']) {
+  const prefix = defaultJobQueuePrefix(url);
+  for (const name of [`${prefix}-watch-checks`, `${prefix}-webhook-deliveries`]) {
     const queue = new Queue(name, { connection: bullmqPostgresConnection(url) }, createPostgresBackend);
     try {
       await queue.obliterate({ force: true });

@@ -39,7 +39,8 @@ export type DossierOptions = Partial<SettingValues<typeof SETTINGS>> & {
   openai?: OpenAiOptions;
   /**
    * Starts the names of the job queues of watches on a Redis or PostgreSQL store: processes that share
-   * a store and this prefix share the work. @default 'dossier'
+   * a store and this prefix share the work. @default 'dossier', or 'dossier-<schema>' on a PostgreSQL
+   *   store whose URL names its schema (`options=-c search_path=<schema>`)
    */
   jobQueuePrefix?: string;
 } & DossierPorts;

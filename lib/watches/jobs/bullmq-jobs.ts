@@ -9,7 +9,10 @@ import { DEFAULT_WATCH_CONCURRENCY } from './timer-jobs.js';
 export interface BullWatchJobsOptions {
   /** The store's URL: `redis://…`/`rediss://…` (node-redis) or `postgres://…` (BullMQ's PostgreSQL backend). */
   url: string;
-  /** Starts the names of the two queues (`<prefix>-watch-checks`, `<prefix>-webhook-deliveries`). @default 'dossier' */
+  /**
+   * Starts the names of the two queues (`<prefix>-watch-checks`, `<prefix>-webhook-deliveries`).
+   * @default {@link defaultJobQueuePrefix} of `url`: `dossier`, or `dossier-<schema>` on a PostgreSQL schema of its own
+   */
   prefix?: string;
   /** Checks and attempts one process runs at once, per queue (`DOSSIER_WATCH_CONCURRENCY`). @default 32 */
   concurrency?: number;
@@ -90,7 +93,7 @@ export class BullWatchJobs implements WatchJobs {
   constructor(private readonly options: BullWatchJobsOptions) {
     this.bullmq = loadOptionalPeer<typeof import('bullmq')>('bullmq', 'Watches on a redis:// or postgres:// store');
     this.createRedisClient = this.isPostgres() ? undefined : loadRedisDriver().createClient;
-    const prefix = options.prefix ?? 'dossier';
+    const prefix = options.prefix ?? defaultJobQueuePrefix(options.url);
     this.checkQueueName = `${prefix}-watch-checks`;
     this.deliveryQueueName = `${prefix}-webhook-deliveries`;
   }
@@ -225,4 +228,21 @@ export function bullmqPostgresConnection(storeUrl: string): PostgresPoolConfig {
   const options = url.searchParams.get('options');
   url.searchParams.delete('options');
   return { connectionString: url.href, ...(options === null ? {} : { options }), schema: POSTGRES_SCHEMA, migrate: true };
+}
+
+/**
+ * The queue prefix of the store at `storeUrl` when none is set: `dossier`, or `dossier-<schema>` on a
+ * PostgreSQL store whose URL puts Dossier's tables in a schema of their own (`options=-c search_path=<schema>`,
+ * the way one database holds several Dossiers). BullMQ's tables are one schema for the whole database
+ * (`dossier_jobs`), so the queue names are what keeps the jobs of each Dossier apart: the processes of one
+ * store share its queues, and a Dossier on another schema never takes their jobs (it would find no such
+ * watch and unschedule it). The default schema (none named, or `public`) keeps `dossier`, the queues of
+ * earlier releases, so a running deployment keeps its jobs. Redis keeps them apart by itself: each store
+ * is its own database, and BullMQ's keys are in it.
+ */
+export function defaultJobQueuePrefix(storeUrl: string): string {
+  if (!/^postgres(ql)?:/.test(storeUrl)) return 'dossier';
+  const options = new URL(storeUrl).searchParams.get('options') ?? '';
+  const schema = /(?:^|\s)(?:-c\s*|--)search_path\s*=\s*("[^"]+"|[^\s,]+)/.exec(options)?.[1]?.replace(/^"|"$/g, '');
+  return schema === undefined || schema === 'public' ? 'dossier' : `dossier-${schema}`;
 }

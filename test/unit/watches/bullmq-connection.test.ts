@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { bullmqPostgresConnection } from '../../../lib/watches/jobs/bullmq-jobs.js';
+import { bullmqPostgresConnection, defaultJobQueuePrefix } from '../../../lib/watches/jobs/bullmq-jobs.js';
 
 describe("BullMQ's PostgreSQL connection", () => {
   it('keeps its tables in their own schema, and moves the URL options where they cannot override its search path', () => {
@@ -16,5 +16,16 @@ describe("BullMQ's PostgreSQL connection", () => {
       schema: 'dossier_jobs',
       migrate: true,
     });
+  });
+});
+
+describe('the default job queue prefix', () => {
+  it("is named after the schema of Dossier's tables on PostgreSQL, and dossier on the default schema and on Redis", () => {
+    const tenant = 'postgres://db.example/app?options=-c%20search_path%3Dtenant_a%2Cpublic';
+    expect(defaultJobQueuePrefix(tenant)).to.equal('dossier-tenant_a');
+    expect(defaultJobQueuePrefix('postgres://db.example/app?options=--search_path%3D%22Tenant%22')).to.equal('dossier-Tenant');
+    expect(defaultJobQueuePrefix('postgres://db.example/app?options=-c%20search_path%3Dpublic')).to.equal('dossier');
+    expect(defaultJobQueuePrefix('postgresql://db.example/app?sslmode=require')).to.equal('dossier');
+    expect(defaultJobQueuePrefix('redis://127.0.0.1:6379/2')).to.equal('dossier');
   });
 });
