@@ -39,6 +39,7 @@ export function exitCodeOf(error: unknown): number {
     case 'ERR_STORE_UNAVAILABLE':
       return EXIT.unavailable;
     case 'ERR_KEY_INVALID':
+    case 'ERR_KEY_INVALID_TEXT':
       return EXIT.usage; // a value given on the command line
     default:
       return EXIT.unexpected;

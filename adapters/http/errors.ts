@@ -29,6 +29,7 @@ export const HTTP_ERRORS: Record<ErrorCode, HttpError> = {
   ERR_NOT_IMPLEMENTED: { status: 501, code: 'not_implemented' },
   ERR_KEY_NOT_FOUND: { status: 404, code: 'not_found' },
   ERR_KEY_INVALID: { status: 422, code: 'invalid_request' },
+  ERR_KEY_INVALID_TEXT: { status: 400, code: 'invalid_request' },
   ERR_KEY_INACTIVE: { status: 422, code: 'invalid_request' },
   ERR_DOCUMENT_NOT_FOUND: { status: 404, code: 'not_found' },
   ERR_DOCUMENT_INVALID: { status: 422, code: 'invalid_request' },
@@ -98,7 +99,7 @@ export function answerFailure(
 
 /**
  * Answers what a handler threw: a core error with the status of its code (and `Retry-After` when it
- * has one) and the fields at fault on a 422; a {@link RequestError} with its own; anything else with a
+ * has one) and the fields at fault of a refused value; a {@link RequestError} with its own; anything else with a
  * 500 that says nothing of it, logged once with its stack. A 5xx of a core error is logged as a warning.
  */
 export function answerError(reply: Reply, path: string, error: unknown, logger: Logger): void {

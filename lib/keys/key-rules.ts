@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApiKey, KeyChanges, NewKey, Scope } from '../ports/key-store.js';
 import { keyStatusAt, SECRET_PREFIX } from '../records/stored-key.js';
 import { compiledSchema } from '../schemas/ajv.js';
-import { wellFormed } from '../schemas/text.js';
+import { hasNul, NUL_PHRASE, wellFormed } from '../schemas/text.js';
 import {
   type AdminKeyCreate,
   AdminUsageQuery,
@@ -38,6 +38,25 @@ function invalidKey(errors: Record<string, string[]>): DossierValidationError {
   return new DossierValidationError('ERR_KEY_INVALID', errors);
 }
 
+/**
+ * Refuses every field of `fields` whose text holds U+0000 (a string, or a string in a list), before any
+ * rule reads it: text that no store keeps is a broken request, `ERR_KEY_INVALID_TEXT` (a 400 over HTTP,
+ * docs/contract.md §12), not a bad value (`ERR_KEY_INVALID`, a 422). The one NUL rule of a key's fields,
+ * for the admin API's bodies and the key store alike.
+ * @throws DossierValidationError `ERR_KEY_INVALID_TEXT` naming each such field, as `fields` names it
+ */
+export function refuseNul(fields: Readonly<Record<string, unknown>>): void {
+  const nul = Object.keys(fields).filter((field) =>
+    [fields[field]].flat().some((text) => typeof text === 'string' && hasNul(text)),
+  );
+  if (nul.length > 0) {
+    throw new DossierValidationError(
+      'ERR_KEY_INVALID_TEXT',
+      Object.fromEntries(nul.map((field) => [field, [`The ${field} ${NUL_PHRASE}.`]])),
+    );
+  }
+}
+
 /** `value`, when it is what `schema` describes. @throws DossierValidationError `ERR_KEY_INVALID` on `field`, with `message` */
 function checked<T>(schema: TSchema, value: unknown, field: string, message: string): T {
   if (!fits(schema, value)) throw invalidKey({ [field]: [message] });
@@ -46,7 +65,8 @@ function checked<T>(schema: TSchema, value: unknown, field: string, message: str
 
 /**
  * A key's name: {@link KeyName}, 1 to 128 printable characters (counted in UTF-16 units, as ever; no
- * control character, U+0000 included), a lone surrogate becoming U+FFFD as every store keeps it.
+ * control character: U+0000 is {@link refuseNul}'s before), a lone surrogate becoming U+FFFD as every
+ * store keeps it.
  * @throws DossierValidationError `ERR_KEY_INVALID` on `name`
  */
 export function checkName(name: unknown): string {
@@ -121,8 +141,10 @@ const FIELD_RULES: Readonly<Record<string, (value: unknown, now: number) => unkn
  * Checks a key body (the admin API's {@link AdminKeyCreate}, `AdminKeyUpdate` or `AdminKeyRoll`): the
  * fields it takes are the schema's, a required one is always checked, an optional one when sent (and
  * not `null`, for those in `nullIsAbsent`), each with its rule above; a field the schema does not name
- * is refused. Every failure is reported at once, so that a client sees all its mistakes in one answer.
- * @throws DossierValidationError `ERR_KEY_INVALID` with every failing field, in the schema's order, then the unknown ones
+ * is refused. Every failure is reported at once, so that a client sees all its mistakes in one answer;
+ * a field holding U+0000 is refused before, alone ({@link refuseNul}).
+ * @throws DossierValidationError `ERR_KEY_INVALID_TEXT` naming each field holding U+0000; `ERR_KEY_INVALID`
+ *   with every failing field, in the schema's order, then the unknown ones
  */
 export function checkKeyBody(
   schema: TObject,
@@ -131,6 +153,7 @@ export function checkKeyBody(
   nullIsAbsent: readonly string[] = [],
 ): void {
   const fields = Object.keys(schema.properties);
+  refuseNul(Object.fromEntries(fields.filter((field) => Object.hasOwn(body, field)).map((field) => [field, body[field]])));
   const required = new Set(schema.required ?? []);
   // No prototype: an unknown field named `__proto__` must land in the errors, not replace their prototype.
   const errors: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
@@ -191,9 +214,10 @@ export function requireScope(key: ApiKey, scope: Scope): void {
 
 /**
  * A new key from what it is made of, each field checked, with a new random id (and owner when none is given).
- * @throws DossierValidationError `ERR_KEY_INVALID` naming the first bad field
+ * @throws DossierValidationError `ERR_KEY_INVALID_TEXT` naming each field holding U+0000; `ERR_KEY_INVALID` naming the first bad field
  */
 export function newKey(input: NewKey, now: number): ApiKey {
+  refuseNul({ ...input });
   return {
     id: `key_${randomBytes(8).toString('hex')}`,
     name: checkName(input.name),
@@ -206,8 +230,12 @@ export function newKey(input: NewKey, now: number): ApiKey {
   };
 }
 
-/** The fields of {@link KeyChanges} that are given, each checked. @throws DossierValidationError `ERR_KEY_INVALID` */
+/**
+ * The fields of {@link KeyChanges} that are given, each checked.
+ * @throws DossierValidationError `ERR_KEY_INVALID_TEXT` naming each field holding U+0000; `ERR_KEY_INVALID`
+ */
 export function checkChanges(changes: KeyChanges, now: number): Partial<ApiKey> {
+  refuseNul({ ...changes });
   const checked: Partial<ApiKey> = {};
   if (changes.name !== undefined) checked.name = checkName(changes.name);
   if (changes.scopes !== undefined) checked.scopes = checkScopes(changes.scopes);

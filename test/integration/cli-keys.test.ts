@@ -49,6 +49,9 @@ describe('the dossier command: key lifecycle', function () {
       expect(refused.code, bad).to.equal(2);
       expect(refused.stderr, bad).to.match(/expiry/);
     }
+    // Not reachable from a shell (an argument cannot hold U+0000), but said as plainly where it can be.
+    const nul = await dossier(['keys', 'create', '--name', 'a\u0000b'], env);
+    expect([nul.code, nul.stderr]).to.deep.equal([2, 'dossier: The name must not contain the NUL character (U+0000).\n']);
     expect((await json(['keys', 'list'])).meta).to.deep.equal({ total: 3, next_cursor: null });
 
     // A page at a time, newest first, searched: as the admin API pages.

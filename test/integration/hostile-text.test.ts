@@ -19,7 +19,7 @@ const stored = (text: string): string => (text as string & { toWellFormed(): str
 /**
  * Every write route, on every backend and through every mount, takes each kind of hostile text as a
  * client's problem or as text: U+0000 is refused where it enters (documents 422 naming the field,
- * lookups, watches and keys in their interface's 4xx), a lone surrogate is stored as U+FFFD and the
+ * lookups and watches 400, a key field 400 naming it), a lone surrogate is stored as U+FFFD and the
  * write's answer is what a later read returns, 4-byte characters, right-to-left marks and a
  * 20,480-character result are kept as sent. No answer is a 5xx, and no store error is counted.
  */
@@ -104,9 +104,28 @@ for (const backend of cases) {
           const watch = await send('POST', '/api/watches', json(body));
           expect(watch.status).to.equal(400);
         }
-        const keyCreated = await send('POST', '/admin/api/keys', { body: JSON.stringify({ name: NUL }), headers: admin }, null);
-        expect((await keyCreated.json()).errors).to.have.keys('name');
-        expect(keyCreated.status).to.be.within(400, 499);
+        // A key field with U+0000 is a 400 naming it, alone, whatever else the body gets wrong (a bad value is a 422).
+        const made = (
+          await (await send('POST', '/admin/api/keys', { body: JSON.stringify({ name: 'plain' }), headers: admin }, null)).json()
+        ).data as { id: string };
+        for (const [method, path, body, field] of [
+          ['POST', '/admin/api/keys', { name: NUL }, 'name'],
+          ['POST', '/admin/api/keys', { name: 'x', owner: NUL, scopes: ['nothing'] }, 'owner'],
+          ['PATCH', `/admin/api/keys/${made.id}`, { name: NUL, daily_limit: 0 }, 'name'],
+        ] as const) {
+          const refused = await send(method, path, { body: JSON.stringify(body), headers: admin }, null);
+          expect([refused.status, await refused.json()], `${method} ${field}`).to.deep.equal([
+            400,
+            {
+              status: 'error',
+              code: 'invalid_request',
+              message: `The ${field} must not contain the NUL character (U+0000).`,
+              errors: { [field]: [`The ${field} must not contain the NUL character (U+0000).`] },
+            },
+          ]);
+        }
+        const unchanged = await send('GET', '/admin/api/keys?search=plain', { headers: admin }, null);
+        expect((await unchanged.json()).data.map((found: { name: string }) => found.name)).to.deep.equal(['plain']);
         for (const field of ['search', 'owner']) {
           const keys = await send('GET', `/admin/api/keys?${field}=a%00b`, { headers: admin }, null);
           expect([keys.status, Object.keys((await keys.json()).errors)]).to.deep.equal([422, [field]]);

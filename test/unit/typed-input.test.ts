@@ -80,6 +80,18 @@ describe('the library speaks one language: typed, camelCase input and output', (
     expect(grace.errors).to.have.keys('graceSeconds');
   });
 
+  it("refuses a key's field holding U+0000 with ERR_KEY_INVALID_TEXT, before its other checks", async () => {
+    const create = await refusal(() => dossier.keys.create({ name: 'k', owner: 'a\u0000b', dailyLimit: -1 }));
+    expect([create.code, create.errors]).to.deep.equal([
+      'ERR_KEY_INVALID_TEXT',
+      { owner: ['The owner must not contain the NUL character (U+0000).'] },
+    ]);
+    const { key } = await dossier.keys.create({ name: 'k' });
+    const update = await refusal(() => dossier.keys.update(key.id, { name: 'a\u0000b' }));
+    expect([update.code, Object.keys(update.errors)]).to.deep.equal(['ERR_KEY_INVALID_TEXT', ['name']]);
+    expect((await dossier.keys.get(key.id)).name).to.equal('k');
+  });
+
   it("refuses a watch's bad fields with ERR_WATCH_INVALID, named as the library names them", async () => {
     const error = await refusal(() =>
       dossier.watches.create({ type: 'dns', domain: 'example.test', webhookUrl: 'ftp://x.test/', intervalSeconds: 5 }),

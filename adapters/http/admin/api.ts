@@ -20,8 +20,8 @@ import { pageOf } from '../watches.js';
 // The admin API (docs/contract.md §5) under `/admin/api`: keys listed, created, changed, revoked and
 // rolled, their usage by day, and their watches listed and removed. Every route needs the admin token (bearer) or the panel's session
 // cookie (with a matching `Origin` on writes), which the mount checks as the group declares; errors
-// are interface A's bodies, with `errors` on a 422. The rules are the core's: this file only reads
-// JSON, calls `dossier.keys`, and writes JSON.
+// are interface A's bodies, with `errors` on a 422 and on the 400 of a key field holding U+0000. The
+// rules are the core's: this file only reads JSON, calls `dossier.keys`, and writes JSON.
 
 const adminError = (description: string, code: string, headers?: ResponseSpec['headers']): ResponseSpec => ({
   description,
@@ -37,6 +37,7 @@ export const LOCKED_OUT = adminError(
 );
 
 const ADMIN_ERRORS = {
+  400: { description: 'A key field holding U+0000: `errors` names each.', body: ApiValidationError },
   401: apiError('No admin token or session, or a wrong one.', ['missing_key', 'invalid_key'], { 'WWW-Authenticate': true }),
   403: adminError('A write with the session cookie but without a matching Origin.', 'invalid_origin'),
   404: apiError('No such key, or the admin API is off (no DOSSIER_ADMIN_TOKEN).', ['not_found']),
@@ -128,7 +129,7 @@ export const ADMIN_API_ROUTES = [
     summary: 'Create a key (its plaintext is shown this once)',
     body: { schema: AdminKeyCreate, required: true },
     answers: { 201: { description: 'The new key and its plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyCreated') } },
-    errors: [401, 403, 404, 413, 422, 429, 503],
+    errors: [400, 401, 403, 404, 413, 422, 429, 503],
     async handle(call) {
       const { dossier } = call;
       const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
@@ -149,7 +150,7 @@ export const ADMIN_API_ROUTES = [
     summary: "Change a key's name, scopes, limit or expiry",
     body: { schema: AdminKeyUpdate, required: true },
     answers: { 200: { description: 'The key.', body: AdminData(AdminKey, 'AdminKeyAnswer') } },
-    errors: [401, 403, 404, 413, 422, 429, 503],
+    errors: [400, 401, 403, 404, 413, 422, 429, 503],
     async handle(call) {
       const { dossier } = call;
       const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
@@ -175,7 +176,7 @@ export const ADMIN_API_ROUTES = [
     summary: 'Give a key a new secret; the old one works for grace_seconds more',
     body: { schema: AdminKeyRoll },
     answers: { 200: { description: 'The key and its new plaintext.', body: AdminData(AdminKeyWithSecret, 'AdminKeyRolled') } },
-    errors: [401, 403, 404, 413, 422, 429, 503],
+    errors: [400, 401, 403, 404, 413, 422, 429, 503],
     async handle(call) {
       const { dossier } = call;
       const body = await readJsonObject(call.request, 'ERR_KEY_INVALID');
