@@ -2,6 +2,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ApiKey, KeyEntry, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
 import { publicKey, searchedText, type StoredKey } from '../../records/stored-key.js';
 import { placeholders } from './counters.js';
+import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
 import { deserialize } from '../shared/serialize.js';
 import type { SqlStep, SqlWork, WatchDialect, WatchTables } from './watches.js';
@@ -33,42 +34,21 @@ export interface KeyTables extends Omit<WatchTables, 'dialect'> {
 /** The counter of the keys: how many rows `dossier_keys` holds. */
 export const KEY_COUNT = 'keys:count';
 
-/** The column types of the tables, by backend. */
-interface ColumnTypes {
-  seq: string;
-  id: string;
-  name: string;
-  /** An ISO 8601 instant, the scopes. */
-  short: string;
-  /** The lower-cased text a search looks in. */
-  searched: string;
-  text: string;
-  count: string;
-}
-
 /** The tables and indexes, for SQLite and PostgreSQL (indexes apart) or MySQL (indexes inline). */
 export function keySchema(types: ColumnTypes, inlineIndexes: boolean, tableOptions: string): string[] {
-  const indexes: [table: string, name: string, columns: string][] = [
+  const indexes: TableIndex[] = [
     ['dossier_keys', 'dossier_keys_by_creation', 'created_at, id'],
     ['dossier_keys', 'dossier_keys_by_owner', 'owner, created_at, id'],
     ['dossier_key_secrets', 'dossier_key_secrets_by_key', 'key_id'],
   ];
-  const inline = (table: string): string =>
-    inlineIndexes
-      ? indexes
-          .filter(([of]) => of === table)
-          .map(([, name, columns]) => `, INDEX ${name} (${columns})`)
-          .join('')
-      : '';
+  const { within: inline, after } = placeIndexes(indexes, inlineIndexes);
   return [
     `CREATE TABLE IF NOT EXISTS dossier_keys (seq ${types.seq}, id ${types.id} NOT NULL UNIQUE, owner ${types.name} NOT NULL,
       created_at ${types.short} NOT NULL, revoked_at ${types.short}, expires_at ${types.short},
       scopes ${types.short} NOT NULL, search ${types.searched} NOT NULL, record ${types.text} NOT NULL${inline('dossier_keys')})${tableOptions}`,
     `CREATE TABLE IF NOT EXISTS dossier_key_secrets (digest ${types.id} PRIMARY KEY, key_id ${types.id} NOT NULL,
       grace_until ${types.count}${inline('dossier_key_secrets')})${tableOptions}`,
-    ...(inlineIndexes
-      ? []
-      : indexes.map(([table, name, columns]) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns})`)),
+    ...after,
   ];
 }
 

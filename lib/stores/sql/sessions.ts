@@ -3,6 +3,7 @@ import type { SessionRecord, SessionStore, SignInVerdict } from '../../ports/ses
 import { countTry, lockedAt, type TriesRecord } from '../../records/sign-in-tries.js';
 import { deserialize } from '../shared/serialize.js';
 import { placeholders } from './counters.js';
+import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import type { KeyTables, SqlKeyRecords } from './keys.js';
 import type { SqlStep, SqlWork } from './watches.js';
 
@@ -13,26 +14,22 @@ import type { SqlStep, SqlWork } from './watches.js';
 // on its address's row, whose lock dies with the transaction. The tables are made with the keys'
 // ({@link sessionSchema} is part of their schema). Statements are written with `?`.
 
-/** The column types of the tables, by backend. */
-interface ColumnTypes {
-  id: string;
-  text: string;
-  count: string;
-}
-
 /** The tables and indexes of the sessions, for SQLite and PostgreSQL (indexes apart) or MySQL (indexes inline). */
-export function sessionSchema(types: ColumnTypes, inlineIndexes: boolean, tableOptions: string): string[] {
-  const index = (table: string): string => (inlineIndexes ? `, INDEX ${table}_by_expiry (expires_at)` : '');
+export function sessionSchema(
+  types: Pick<ColumnTypes, 'id' | 'text' | 'count'>,
+  inlineIndexes: boolean,
+  tableOptions: string,
+): string[] {
+  const { within: index, after } = placeIndexes(
+    ['dossier_sessions', 'dossier_sign_in_tries'].map((table): TableIndex => [table, `${table}_by_expiry`, 'expires_at']),
+    inlineIndexes,
+  );
   return [
     `CREATE TABLE IF NOT EXISTS dossier_sessions (name ${types.id} PRIMARY KEY, key_id ${types.id},
       expires_at ${types.count} NOT NULL${index('dossier_sessions')})${tableOptions}`,
     `CREATE TABLE IF NOT EXISTS dossier_sign_in_tries (name ${types.id} PRIMARY KEY, times ${types.text} NOT NULL,
       locked_until ${types.count} NOT NULL, expires_at ${types.count} NOT NULL${index('dossier_sign_in_tries')})${tableOptions}`,
-    ...(inlineIndexes
-      ? []
-      : ['dossier_sessions', 'dossier_sign_in_tries'].map(
-          (table) => `CREATE INDEX IF NOT EXISTS ${table}_by_expiry ON ${table} (expires_at)`,
-        )),
+    ...after,
   ];
 }
 

@@ -18,6 +18,7 @@ import {
   type OldWatchRecord,
 } from '../shared/watch-records.js';
 import { placeholders, type SqlDialect } from './counters.js';
+import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 
 // Watches and their deliveries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md):
 // `dossier_watches` holds each watch's record with the columns its lists are read by (its owner, its key,
@@ -80,30 +81,19 @@ export interface WatchTables {
   namespace: string;
 }
 
-/** The column types of the tables, by backend. */
-interface ColumnTypes {
-  seq: string;
-  id: string;
-  name: string;
-  text: string;
-  count: string;
-}
-
 /** The tables and indexes, for SQLite and PostgreSQL (indexes apart) or MySQL (indexes inline). */
-export function watchSchema(types: ColumnTypes, inlineIndexes: boolean, tableOptions: string): string[] {
-  const indexes: [table: string, name: string, columns: string][] = [
+export function watchSchema(
+  types: Omit<ColumnTypes, 'short' | 'searched'>,
+  inlineIndexes: boolean,
+  tableOptions: string,
+): string[] {
+  const indexes: TableIndex[] = [
     ['dossier_watches', 'dossier_watches_by_owner', 'owner, seq'],
     ['dossier_watches', 'dossier_watches_by_key', 'key_id, seq'],
     ['dossier_watch_deliveries', 'dossier_watch_deliveries_by_watch', 'watch_id, seq'],
     ['dossier_watch_deliveries', 'dossier_watch_deliveries_pending', 'pending, seq'],
   ];
-  const inline = (table: string): string =>
-    inlineIndexes
-      ? indexes
-          .filter(([of]) => of === table)
-          .map(([, name, columns]) => `, INDEX ${name} (${columns})`)
-          .join('')
-      : '';
+  const { within: inline, after } = placeIndexes(indexes, inlineIndexes);
   return [
     `CREATE TABLE IF NOT EXISTS dossier_watches (seq ${types.seq}, id ${types.id} NOT NULL UNIQUE,
       owner ${types.name} NOT NULL, key_id ${types.name} NOT NULL, record ${types.text} NOT NULL${inline('dossier_watches')})${tableOptions}`,
@@ -111,9 +101,7 @@ export function watchSchema(types: ColumnTypes, inlineIndexes: boolean, tableOpt
     `CREATE TABLE IF NOT EXISTS dossier_watch_unscheduled (id ${types.id} PRIMARY KEY)${tableOptions}`,
     `CREATE TABLE IF NOT EXISTS dossier_watch_deliveries (seq ${types.seq}, id ${types.id} NOT NULL UNIQUE,
       watch_id ${types.id} NOT NULL, pending SMALLINT NOT NULL, record ${types.text} NOT NULL${inline('dossier_watch_deliveries')})${tableOptions}`,
-    ...(inlineIndexes
-      ? []
-      : indexes.map(([table, name, columns]) => `CREATE INDEX IF NOT EXISTS ${name} ON ${table} (${columns})`)),
+    ...after,
   ];
 }
 
