@@ -10,7 +10,8 @@ import { MysqlCounterStore } from './counters.js';
 import { MysqlDocumentStore } from './documents.js';
 import { MysqlKeyvStore } from './keyv-store.js';
 import { MYSQL_DIALECT } from '../sql/counters.js';
-import { SqlWatchStore, watchSchema, type SqlAnswer, type WatchDialect, type WatchTables } from '../sql/watches.js';
+import { SqlWatchStore, watchSchema, type WatchDialect, type WatchTables } from '../sql/watches.js';
+import type { SqlAnswer } from '../sql/work.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
 import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 

@@ -5,7 +5,8 @@ import { placeholders } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
 import { deserialize } from '../shared/serialize.js';
-import type { SqlStep, SqlWork, WatchDialect, WatchTables } from './watches.js';
+import type { WatchDialect, WatchTables } from './watches.js';
+import { runPlaced, step, type SqlStep, type SqlWork } from './work.js';
 
 // Keys as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys and sessions as
 // records"): `dossier_keys` holds each key's record with the columns its list is read by (its creation
@@ -284,14 +285,7 @@ export class SqlKeyRecords implements KeyRecords {
 
   /** Runs `work` as one transaction, its placeholders written as the backend's. */
   private run<T>(work: () => SqlWork<T>): Promise<T> {
-    const placed = this.placed;
-    return this.tables.transaction(function* () {
-      const statements = work();
-      for (let next = statements.next(); ;) {
-        if (next.done === true) return next.value;
-        next = statements.next(yield step(placed(next.value.sql), next.value.values));
-      }
-    });
+    return runPlaced(this.tables, this.placed, work);
   }
 
   /**
@@ -374,10 +368,6 @@ function keyValues(key: ApiKey): unknown[] {
 /** The values of {@link KEY_CHANGES} (but the id). */
 function changedValues(key: ApiKey): unknown[] {
   return [key.revokedAt, key.expiresAt, `,${key.scopes.join(',')},`, searchedText(key), JSON.stringify(publicKey(key))];
-}
-
-function step(sql: string, values: unknown[]): SqlStep {
-  return { sql, values };
 }
 
 /** Raises a counter by `by`, made when missing; `placed` writes the placeholders for a transaction run directly on the tables. */

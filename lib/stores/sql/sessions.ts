@@ -5,7 +5,7 @@ import { deserialize } from '../shared/serialize.js';
 import { placeholders } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import type { KeyTables, SqlKeyRecords } from './keys.js';
-import type { SqlStep, SqlWork } from './watches.js';
+import { runPlaced, step, type SqlWork } from './work.js';
 
 // Sessions and wrong tries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys
 // and sessions as records"): `dossier_sessions` holds each workspace session and each signed-out mark of
@@ -131,14 +131,7 @@ export class SqlSessionStore implements SessionStore {
   }
 
   private run<T>(work: () => SqlWork<T>): Promise<T> {
-    const placed = this.placed;
-    return this.tables.transaction(function* () {
-      const statements = work();
-      for (let next = statements.next(); ;) {
-        if (next.done === true) return next.value;
-        next = statements.next(yield step(placed(next.value.sql), next.value.values));
-      }
-    });
+    return runPlaced(this.tables, this.placed, work);
   }
 
   /** The tables (with the keys'), then the sessions of older releases moved, once; one that failed is tried again. */
@@ -203,10 +196,6 @@ export class SqlSessionStore implements SessionStore {
       }
     }
   }
-}
-
-function step(sql: string, values: unknown[]): SqlStep {
-  return { sql, values };
 }
 
 function triesOf(row: Record<string, unknown>): TriesRecord {

@@ -19,6 +19,7 @@ import {
 } from '../shared/watch-records.js';
 import { placeholders, type SqlDialect } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
+import { runPlaced, step, type SqlWork } from './work.js';
 
 // Watches and their deliveries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md):
 // `dossier_watches` holds each watch's record with the columns its lists are read by (its owner, its key,
@@ -32,25 +33,6 @@ import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 export const WATCH_CHANGES = 'watch-list:changes';
 /** The counter raised by each change of the list of pending deliveries. */
 export const DELIVERY_CHANGES = 'delivery-list:changes';
-
-/** One statement of a transaction. */
-export interface SqlStep {
-  sql: string;
-  values: unknown[];
-}
-
-/** What a statement answered: its rows (a read), how many rows it changed (a write). */
-export interface SqlAnswer {
-  rows: Record<string, unknown>[];
-  changes: number;
-}
-
-/**
- * The statements of one transaction, as a generator: each `yield` is a statement, answered with its
- * {@link SqlAnswer}; its return value is the transaction's. So one piece of logic runs synchronously in a
- * SQLite write and across round trips on PostgreSQL and MySQL.
- */
-export type SqlWork<T> = Generator<SqlStep, T, SqlAnswer>;
 
 /** What differs between the backends, beside {@link SqlDialect}. */
 export interface WatchDialect extends SqlDialect {
@@ -358,14 +340,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
 
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
     if (this.ready !== true) await this.setUp();
-    const placed = this.placed;
-    return this.tables.transaction(function* () {
-      const statements = work();
-      for (let next = statements.next(); ;) {
-        if (next.done === true) return next.value;
-        next = statements.next(yield step(placed(next.value.sql), next.value.values));
-      }
-    });
+    return runPlaced(this.tables, this.placed, work);
   }
 
   /** Makes the tables and moves the watches of older releases, once; one that failed is tried again at the next call. */
@@ -480,10 +455,6 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
       });
     }
   }
-}
-
-function step(sql: string, values: unknown[]): SqlStep {
-  return { sql, values };
 }
 
 /**
