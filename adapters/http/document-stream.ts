@@ -17,12 +17,13 @@ export function acceptsEventStream(accept: string | undefined): boolean {
  * `event: document` at the end, or an `event: error` with `{"message","status"}` when the generation
  * fails after the head went out; nothing more once the client is gone (`signal`).
  *
- * A document counts as stored once its `document` event went to the connection and the client was
- * still there a turn of the event loop later (a close it had sent by then has been read): the writer
- * asks for what comes after the event only once it was written. A client gone before that (the writer
- * stops the stream instead, or the signal says so) stores nothing, whenever it left: the document
- * stored meanwhile is removed with `unstore`. A client that leaves later, once the whole stream was
- * handed to the system, cannot be told from one that read it: its document is kept.
+ * A document counts as stored once its `document` event went to the connection: the writer asks for
+ * what comes after the event only once it was written. A client gone before that stores nothing,
+ * whenever it left: the event is written only if, a turn of the event loop after the document was
+ * stored (a close the client had sent by then has been read), the signal (and the writer, which stops
+ * the stream instead) finds the client still there; else the document is removed with `unstore`. A
+ * client that leaves once the event was handed to the system keeps its document: it may have read it
+ * (a page that opens the document at once closes the stream as soon as it has), and TCP cannot tell.
  */
 export async function* eventStream(
   events: AsyncIterable<DocumentStreamEvent>,
@@ -39,9 +40,10 @@ export async function* eventStream(
       }
       let written = false;
       try {
-        yield serverSentEvent('document', wireDocument(event.document));
         await polled();
-        written = !signal.aborted;
+        if (signal.aborted) continue;
+        yield serverSentEvent('document', wireDocument(event.document));
+        written = true;
       } finally {
         if (!written) await unstore(event.document).catch((error: unknown) => logUnexpected(logger, path, error));
       }

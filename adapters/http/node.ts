@@ -83,20 +83,22 @@ export async function writeNodeResponse(res: ServerResponse, response: HttpRespo
  * Writes a streamed body to `res` whose head is set: the head at once, then each piece as it comes,
  * waiting while the client reads slower than they come. A client gone ends the stream (and what makes
  * it); a stream that fails drops the connection, so that the client never takes it for a whole answer.
- * The stream learns whether a piece went to the client as far as the server can tell: it is asked for
- * the next one only once the piece was handed to the system and a close the client had already sent
- * was read, and stopped (`return`) instead when the client is gone.
+ * The stream learns whether a piece went to the client as far as the server can tell: each piece is
+ * written only if, a turn of the event loop after it was made (a close the client had sent by then has
+ * been read), the client is still there, else the stream is stopped (`return`) instead; and the next is
+ * asked for only once the piece was handed to the system.
  */
 export async function writeNodeStream(res: ServerResponse, stream: AsyncIterable<string>): Promise<void> {
   res.flushHeaders();
   const pieces = stream[Symbol.asyncIterator]();
   try {
     for (let piece = await pieces.next(); !piece.done; piece = await pieces.next()) {
-      if (!gone(res)) await written(res, piece.value);
+      await polled();
       if (gone(res)) {
         await pieces.return?.();
         return;
       }
+      await written(res, piece.value);
     }
     res.end();
   } catch {
@@ -115,11 +117,10 @@ function gone(res: ServerResponse): boolean {
 
 /**
  * Writes `piece` and resolves once it was handed to the system (the client reading slower than the
- * pieces come waits here), and a turn of the event loop later: a close of the client's that had
- * arrived meanwhile has been read by then.
+ * pieces come waits here) or the connection closed.
  */
-async function written(res: ServerResponse, piece: string): Promise<void> {
-  await new Promise<void>((resolve) => {
+function written(res: ServerResponse, piece: string): Promise<void> {
+  return new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('close', done);
       resolve();
@@ -127,5 +128,4 @@ async function written(res: ServerResponse, piece: string): Promise<void> {
     res.on('close', done);
     res.write(piece, done);
   });
-  await polled();
 }

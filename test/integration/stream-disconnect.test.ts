@@ -158,6 +158,18 @@ describe('a streamed create that the client left, on the four example apps in pr
         });
       }
 
+      it(`keeps the document of a client that closes as soon as it has read its document event, ${TRIES} times`, async () => {
+        const key = await keyOf(`acct_read_${number}`);
+        const names: string[] = [];
+        for (let n = 0; n < TRIES; n += 1) {
+          const before = streamsEnded();
+          names.push(`read ${n}`);
+          expect(await leaveStream(server.url, key, 'document', `read ${n}`), `stream ${n}`).to.equal(true);
+          await until(() => streamsEnded() > before, `stream ${n} ended`, LONG_PATIENCE_MS);
+        }
+        expect((await documentsOf(key)).sort()).to.deep.equal(names.sort());
+      });
+
       it('wrote only JSON log lines on standard error, the streams that clients left included', () => {
         const lines = server
           .err()
