@@ -260,6 +260,15 @@ export function keyStoreContract(backend: BackendCase): void {
         }
         expect((await count({ owner, search: '%"' }))[0]).to.equal(0);
         expect((await count({ owner, search: `${token}\n${owner}` }))[0], 'across two fields').to.equal(0);
+        // A renamed key is found by its new name, and no longer by its old (the search's index follows the name).
+        const renamed = uniqueName('Renamed').toLowerCase();
+        await dossier.keys.update(odd.id, { name: `now ${renamed}` });
+        expect(await count({ search: renamed })).to.deep.equal([1, [odd.id]]);
+        expect(await count({ owner, search: '"off"_' })).to.deep.equal([0, []]);
+        expect(await count({ owner, search: renamed.slice(1, 9), status: 'active', scope: 'lookup' })).to.deep.equal([
+          1,
+          [odd.id],
+        ]);
         // The whole list's total is every key there is.
         expect((await listKeys(dossier.keys, { limit: '1' }, now)).total).to.equal((await dossier.keys.list()).length);
       });

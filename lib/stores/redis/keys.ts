@@ -14,16 +14,25 @@ export type RedisKeyClient = RedisWatchClient & { hGet(key: string, field: strin
 // (`secret:<digest>`: the key's id, and for an old secret `|` and until when it works) and a hash of each
 // key's secrets (`secrets:<id>`); the keys in order in a sorted set of all and one per owner, whose members
 // are `<createdAt>|<id>` at one score, so that Redis keeps them in the list's order and a page starts at
-// its cursor in O(log n). Each change is one Lua script, which Redis runs whole. ARGV[1] is the prefix.
+// its cursor in O(log n); a set per trigram of the searched text (`gram:<trigram>`, members as the
+// ordered sets'), so that a search of three characters or more reads the keys holding all its trigrams,
+// not every key. Each change is one Lua script, which Redis runs whole. ARGV[1] is the prefix.
 
-/** ARGV: prefix, id, record, member, filtered member, owner, then digest and grace pairs. */
-const INSERT = `
+/** Lua: the trigrams of a line of ARGV (joined by line breaks), each set given `command` with `member`. */
+const GRAMS = `
+local function grams(p, command, joined, member)
+  for gram in string.gmatch(joined, '[^\\n]+') do redis.call(command, p .. 'gram:' .. gram, member) end
+end`;
+
+/** ARGV: prefix, id, record, member, filtered member, owner, trigrams, then digest and grace pairs. */
+const INSERT = `${GRAMS}
 local p = ARGV[1]
 local k = p .. 'key:' .. ARGV[2]
 if redis.call('EXISTS', k) == 1 then return 0 end
 redis.call('HSET', k, 'record', ARGV[3], 'filtered', ARGV[5])
 redis.call('ZADD', p .. 'filtered', 0, ARGV[5])
-for i = 7, #ARGV, 2 do
+grams(p, 'SADD', ARGV[7], ARGV[4])
+for i = 8, #ARGV, 2 do
   local grace = ARGV[i + 1]
   redis.call('SET', p .. 'secret:' .. ARGV[i], grace == '' and ARGV[2] or (ARGV[2] .. '|' .. grace))
   redis.call('HSET', p .. 'secrets:' .. ARGV[2], ARGV[i], grace)
@@ -32,14 +41,19 @@ redis.call('ZADD', p .. 'all', 0, ARGV[4])
 redis.call('ZADD', p .. 'owner:' .. ARGV[6], 0, ARGV[4])
 return 1`;
 
-/** ARGV: prefix, id, record before, record after, filtered member after. 1 when it was the record before. */
-const CHANGE = `
+/**
+ * ARGV: prefix, id, record before, record after, filtered member after, member, the trigrams the key
+ * leaves, those it gains. 1 when it was the record before.
+ */
+const CHANGE = `${GRAMS}
 local k = ARGV[1] .. 'key:' .. ARGV[2]
 local held = redis.call('HMGET', k, 'record', 'filtered')
 if held[1] ~= ARGV[3] then return 0 end
 redis.call('ZREM', ARGV[1] .. 'filtered', held[2])
 redis.call('ZADD', ARGV[1] .. 'filtered', 0, ARGV[5])
 redis.call('HSET', k, 'record', ARGV[4], 'filtered', ARGV[5])
+grams(ARGV[1], 'SREM', ARGV[7], ARGV[6])
+grams(ARGV[1], 'SADD', ARGV[8], ARGV[6])
 return 1`;
 
 /** ARGV: prefix, id, record before, new digest, grace of the current secret ('' for none), now. */
@@ -75,14 +89,16 @@ return {record, grace}`;
 
 /**
  * A page of keys. ARGV: prefix, index (its name after the prefix), limit, 'after' / 'before' / '' and the
- * member of the mark, then the filters: status ('' for any), now (ISO 8601), scope (as ',scope,'), search.
+ * member of the mark, then the filters: status ('' for any), now (ISO 8601), scope (as ',scope,'), search,
+ * and the search's trigrams ('' for a search under three characters).
  * Answers {total, has next, has previous, records…}. Without a filter, the page is read from the index
- * at its cursor and the total is the index's size; with one, the index is read whole and each key's
- * filtered fields checked (an exact total needs every match counted).
+ * at its cursor and the total is the index's size; with one, each key the filters may keep has its
+ * filtered fields checked (an exact total needs every match counted): with trigrams, the keys holding
+ * them all; else every key of the index.
  */
 const PAGE = `
 local p, limit, mode, mark = ARGV[1], tonumber(ARGV[3]), ARGV[4], ARGV[5]
-local status, now, scope, search = ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local status, now, scope, search, needle = ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10]
 local index = p .. ARGV[2]
 local function records(members)
   local out = {}
@@ -123,7 +139,18 @@ if status == '' and scope == '' and search == '' then
 end
 -- Each key's filtered member: '<createdAt>|<id>', then its revoked mark, expiry, scopes and searched text, a line each.
 local filtered
-if ARGV[2] == 'all' then
+if needle ~= '' then
+  local sets = {}
+  for gram in string.gmatch(needle, '[^\\n]+') do table.insert(sets, p .. 'gram:' .. gram) end
+  local members = redis.call('SINTER', unpack(sets))
+  table.sort(members, function(a, b) return a > b end)
+  filtered = {}
+  for _, member in ipairs(members) do
+    if ARGV[2] == 'all' or redis.call('ZSCORE', index, member) then
+      table.insert(filtered, redis.call('HGET', p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1), 'filtered'))
+    end
+  end
+elseif ARGV[2] == 'all' then
   filtered = redis.call('ZREVRANGE', p .. 'filtered', 0, -1)
 else
   filtered = {}
@@ -224,7 +251,17 @@ export class RedisKeyRecords implements KeyRecords {
       const key = apply(read.key);
       if (key === read.key) return key;
       const record = JSON.stringify(publicKey(key));
-      if ((await this.script(CHANGE, [id, read.record, record, filteredMember(key)])) === 1) return key;
+      const [left, gained] = [trigramsOf(read.key), trigramsOf(key)];
+      const changed = [
+        id,
+        read.record,
+        record,
+        filteredMember(key),
+        memberOf(key),
+        [...left].filter((gram) => !gained.has(gram)).join('\n'),
+        [...gained].filter((gram) => !left.has(gram)).join('\n'),
+      ];
+      if ((await this.script(CHANGE, changed)) === 1) return key;
     }
   }
 
@@ -268,6 +305,7 @@ export class RedisKeyRecords implements KeyRecords {
       new Date(query.now).toISOString(),
       query.scope === undefined ? '' : `,${query.scope},`,
       query.search ?? '',
+      query.search === undefined ? '' : [...trigrams(query.search)].join('\n'),
     ])) as [number, number, number, ...string[]];
     const items = records.map((record) => JSON.parse(record) as ApiKey);
     return {
@@ -378,6 +416,7 @@ function insertArguments(key: ApiKey, secrets: { digest: string; graceUntil?: nu
     memberOf(key),
     filteredMember(key),
     key.owner,
+    [...trigramsOf(key)].join('\n'),
     ...secrets.flatMap(({ digest, graceUntil }) => [digest, graceUntil === undefined ? '' : String(graceUntil)]),
   ];
 }
@@ -394,6 +433,21 @@ function filteredMember(key: ApiKey): string {
     `,${key.scopes.join(',')},`,
     searchedText(key),
   ].join('\n');
+}
+
+/** The trigrams of a key's searched text (of each of its fields: none spans two). */
+function trigramsOf(key: ApiKey): Set<string> {
+  const all = new Set<string>();
+  for (const field of searchedText(key).split('\n')) for (const gram of trigrams(field)) all.add(gram);
+  return all;
+}
+
+/** The trigrams of `text` (lower-cased already), by code point; none for a text under three. */
+function trigrams(text: string): Set<string> {
+  const points = Array.from(text);
+  const grams = new Set<string>();
+  for (let i = 0; i + 3 <= points.length; i++) grams.add(points.slice(i, i + 3).join(''));
+  return grams;
 }
 
 /** A key's member of the sorted sets: ISO 8601 instants of one length sort as the instants do. */
