@@ -9,11 +9,11 @@ import { createClient } from '@keyv/redis';
 import { bullmqPostgresConnection, defaultJobQueuePrefix } from '../lib/watches/jobs/bullmq-jobs.js';
 import { startRedis } from './processes.js';
 
-// Fresh, empty stores for the benches of watches (bench/watches.ts, bench/records-scale.ts), one of each
-// kind `BENCH_STORES` names (sqlite, redis, postgres, mysql; all by default): a SQLite file in a
-// directory of its own, a Redis server of its own, a PostgreSQL schema and a MySQL database made for it
-// in the databases of BENCH_POSTGRES / BENCH_MYSQL (or DOSSIER_TEST_*), each dropped after. And the
-// size the watch records take in each.
+// Fresh, empty stores for the benches of records (bench/watches.ts, bench/records-scale.ts,
+// bench/keys-scale.ts), one of each kind `BENCH_STORES` names (sqlite, redis, postgres, mysql; all by
+// default): a SQLite file in a directory of its own, a Redis server of its own, a PostgreSQL schema and a
+// MySQL database made for it in the databases of BENCH_POSTGRES / BENCH_MYSQL (or DOSSIER_TEST_*), each
+// dropped after. And the size the watch records take in each.
 
 /** A fresh store. */
 export interface BenchStore {
@@ -44,13 +44,13 @@ export async function freshStore(kind: string, notes: string[]): Promise<BenchSt
   }
   if (kind === 'redis') {
     const redis = await startRedis();
-    if (redis === undefined) notes.push('Watches on Redis skipped: no redis-server on PATH.');
+    if (redis === undefined) notes.push('Redis skipped: no redis-server on PATH.');
     return redis && { label: 'Redis', url: redis.url, drop: () => redis.close() };
   }
   if (kind === 'postgres') {
     const postgres = process.env.BENCH_POSTGRES ?? process.env.DOSSIER_TEST_POSTGRES;
     if (!postgres) {
-      notes.push('Watches on PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES).');
+      notes.push('PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES).');
       return undefined;
     }
     await postgresQuery(postgres, `CREATE SCHEMA ${name}`);
@@ -68,7 +68,7 @@ export async function freshStore(kind: string, notes: string[]): Promise<BenchSt
   if (kind === 'mysql') {
     const mysqlUrl = process.env.BENCH_MYSQL ?? process.env.DOSSIER_TEST_MYSQL;
     if (!mysqlUrl) {
-      notes.push('Watches on MySQL skipped: set BENCH_MYSQL (or DOSSIER_TEST_MYSQL).');
+      notes.push('MySQL skipped: set BENCH_MYSQL (or DOSSIER_TEST_MYSQL).');
       return undefined;
     }
     await mysqlQuery(mysqlUrl, `CREATE DATABASE ${name} CHARACTER SET utf8mb4`);

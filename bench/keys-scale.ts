@@ -1,15 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import type { ApiKey, KeyEntry } from '../lib/ports/key-store.js';
 import { openBackend } from '../lib/stores/open-backend.js';
 import { AppendOnlyIndex } from '../lib/stores/shared/append-only-index.js';
 import { startDnsServer } from '../test/support/dns-server.js';
-import { startDossier, startRedis, type ServerProcess } from './processes.js';
+import { chosenStores, freshStore, type BenchStore } from './bench-stores.js';
+import { startDossier, type ServerProcess } from './processes.js';
 
 // `npm run bench`'s keys at scale (issue 42): on each store, 1,000, 10,000 and 100,000 keys, loaded
 // through the store's own bulk insert; at each size, one `dossier serve` process with default settings
@@ -29,57 +25,6 @@ const NEEDLE = 'needle';
 const DOMAIN = 'example.com';
 
 const MEASURES = ['first page', 'five cursors in', 'search (1 %)', 'panel first view', 'create', 'revoke', 'cached lookup'];
-
-interface BenchStore {
-  label: string;
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** A fresh store of each kind: a file, a schema, a database, a redis-server of its own. */
-async function stores(notes: string[]): Promise<BenchStore[]> {
-  const chosen = (process.env.BENCH_STORES ?? 'sqlite,redis,postgres,mysql').toLowerCase().split(',');
-  const made: BenchStore[] = [];
-  const name = `dossier_keys_${randomBytes(4).toString('hex')}`;
-  if (chosen.includes('sqlite')) {
-    const dir = mkdtempSync(join(tmpdir(), 'dossier-bench-keys-'));
-    made.push({
-      label: 'SQLite',
-      url: `sqlite://${join(dir, 'keys.sqlite')}`,
-      drop: async () => rmSync(dir, { recursive: true }),
-    });
-  }
-  if (chosen.includes('redis')) {
-    const redis = await startRedis();
-    if (redis) made.push({ label: 'Redis', url: redis.url, drop: () => redis.close() });
-    else notes.push('Keys on Redis skipped: no redis-server on PATH.');
-  }
-  const postgres = process.env.BENCH_POSTGRES ?? process.env.DOSSIER_TEST_POSTGRES;
-  if (postgres && chosen.includes('postgres')) {
-    const admin = async (sql: string): Promise<void> => {
-      const client = new pg.Client({ connectionString: postgres });
-      await client.connect();
-      await client.query(sql).finally(() => client.end());
-    };
-    await admin(`CREATE SCHEMA ${name}`);
-    const url = new URL(postgres);
-    url.searchParams.set('options', `-c search_path=${name}`);
-    made.push({ label: 'PostgreSQL', url: url.href, drop: () => admin(`DROP SCHEMA ${name} CASCADE`) });
-  } else if (chosen.includes('postgres'))
-    notes.push('Keys on PostgreSQL skipped: set BENCH_POSTGRES (or DOSSIER_TEST_POSTGRES).');
-  const mysqlUrl = process.env.BENCH_MYSQL ?? process.env.DOSSIER_TEST_MYSQL;
-  if (mysqlUrl && chosen.includes('mysql')) {
-    const admin = async (sql: string): Promise<void> => {
-      const connection = await mysql.createConnection({ uri: mysqlUrl });
-      await connection.query(sql).finally(() => connection.end());
-    };
-    await admin(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-    const url = new URL(mysqlUrl);
-    url.pathname = `/${name}`;
-    made.push({ label: 'MySQL (MariaDB)', url: url.href, drop: () => admin(`DROP DATABASE ${name}`) });
-  } else if (chosen.includes('mysql')) notes.push('Keys on MySQL skipped: set BENCH_MYSQL (or DOSSIER_TEST_MYSQL).');
-  return made;
-}
 
 /** The n-th key of the bench: one a millisecond from 2026 on, a hundred owners, one in a hundred named with {@link NEEDLE}. */
 function benchKey(n: number): ApiKey {
@@ -219,7 +164,10 @@ export async function benchKeysScale(notes: string[]): Promise<string> {
   const report: string[] = [];
   const dns = await startDnsServer({ [DOMAIN]: { A: [{ address: '93.184.216.34', ttl: 3600 }] } });
   try {
-    for (const store of await stores(notes)) report.push(await measureStore(store, dns.address, notes));
+    for (const kind of chosenStores()) {
+      const store = await freshStore(kind, notes);
+      if (store !== undefined) report.push(await measureStore(store, dns.address, notes));
+    }
   } finally {
     await dns.close();
   }
