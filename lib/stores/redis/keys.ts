@@ -4,6 +4,7 @@ import { publicKey, searchedText } from '../../records/stored-key.js';
 import type { StoreGuard } from '../shared/guard.js';
 import { deserialize } from '../shared/serialize.js';
 import type { RedisWatchClient } from './watches.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 /** The client the keys need: the watches' (scripts, SCAN), and HGET. */
 export type RedisKeyClient = RedisWatchClient & { hGet(key: string, field: string): Promise<string | null | undefined> };
@@ -208,7 +209,8 @@ export interface RedisKeyOptions {
 export class RedisKeyRecords implements KeyRecords {
   /** What the names of the structures start with: `<namespace>:kr:`. */
   readonly prefix: string;
-  private setUp: Promise<void> | true | undefined;
+  /** The keys of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(() => this.moveKeyvRecords());
 
   constructor(private readonly options: RedisKeyOptions) {
     this.prefix = `${options.namespace}:kr:`;
@@ -219,7 +221,7 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   async insertMany(entries: KeyEntry[]): Promise<void> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     await this.insertEach(entries);
   }
 
@@ -317,27 +319,19 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   ready(): Promise<void> {
-    if (this.setUp === true) return Promise.resolve();
-    this.setUp ??= this.moveKeyvRecords().then(
-      () => void (this.setUp = true),
-      (error: unknown) => {
-        this.setUp = undefined;
-        throw error;
-      },
-    );
-    return this.setUp;
+    return this.once.run();
   }
 
   /** A key's record, and its text as stored (what a change compares). */
   private async read(id: string): Promise<{ key: ApiKey; record: string } | undefined> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     const record = await this.call((client) => client.hGet(`${this.prefix}key:${id}`, 'record'));
     return record === null || record === undefined ? undefined : { key: JSON.parse(record) as ApiKey, record };
   }
 
   /** Runs a script whose ARGV[1] is the prefix, under the deadline, once the move is done. */
   private async script(script: string, parameters: string[]): Promise<unknown> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.run(script, parameters);
   }
 

@@ -4,6 +4,7 @@ import { countTry, lockedAt, type TriesRecord } from '../../records/sign-in-trie
 import type { StoreGuard } from '../shared/guard.js';
 import { deserialize } from '../shared/serialize.js';
 import type { RedisKeyClient } from './keys.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 /** The client the sessions need: the keys', with SET's options and PTTL. */
 export type RedisSessionClient = RedisKeyClient & {
@@ -42,7 +43,8 @@ export interface RedisSessionOptions {
 /** Sessions and tries as Redis strings ({@link SessionStore}); those of older releases moved in at the first call. */
 export class RedisSessionStore implements SessionStore {
   private readonly prefix: string;
-  private setUp: Promise<void> | true | undefined;
+  /** The sessions and tries of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(() => this.moveKeyvRecords());
 
   constructor(private readonly options: RedisSessionOptions) {
     this.prefix = `${options.namespace}:ss:`;
@@ -92,24 +94,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   private async call<T>(use: (client: RedisSessionClient) => Promise<T>): Promise<T> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.direct(use);
   }
 
   private direct<T>(use: (client: RedisSessionClient) => Promise<T>): Promise<T> {
     return this.options.guard.run(async () => use(await this.options.client()));
-  }
-
-  private ready(): Promise<void> {
-    if (this.setUp === true) return Promise.resolve();
-    this.setUp ??= this.moveKeyvRecords().then(
-      () => void (this.setUp = true),
-      (error: unknown) => {
-        this.setUp = undefined;
-        throw error;
-      },
-    );
-    return this.setUp;
   }
 
   /**

@@ -18,6 +18,7 @@ import {
   type OldWatchRecord,
 } from '../shared/watch-records.js';
 import type { RedisEvalClient } from './counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 /** The client the watches need: scripts, and SCAN for the move from older releases. */
 export type RedisWatchClient = RedisEvalClient & {
@@ -220,7 +221,8 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
   private readonly prefix: string;
   private readonly watchChanges: string;
   private readonly deliveryChanges: string;
-  private ready: Promise<void> | true | undefined;
+  /** The watches of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(() => this.moveKeyvRecords());
   private moved = 0;
 
   constructor(private readonly options: RedisWatchStoreOptions) {
@@ -279,7 +281,7 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
   }
 
   async changes(): Promise<WatchStoreChanges> {
-    if (this.ready !== true) await this.setUp();
+    if (!this.once.done) await this.once.run();
     const [watches, deliveries] = await this.call((client) => client.mGet([this.watchChanges, this.deliveryChanges]));
     return { watches: Number(watches ?? 0), deliveries: Number(deliveries ?? 0) };
   }
@@ -313,7 +315,7 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
   }
 
   async getDelivery(id: string): Promise<StoredDelivery | undefined> {
-    if (this.ready !== true) await this.setUp();
+    if (!this.once.done) await this.once.run();
     const record = await this.call((client) => client.get(`${this.prefix}delivery:${id}`));
     return record === null ? undefined : (JSON.parse(record) as StoredDelivery);
   }
@@ -337,7 +339,7 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
   }
 
   async adoptOldLists(): Promise<number> {
-    await this.setUp();
+    await this.once.run();
     const moved = this.moved;
     this.moved = 0;
     return moved;
@@ -345,24 +347,12 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
 
   /** Runs a script whose ARGV[1] is the prefix, under the deadline, once the move is done. */
   private async script(script: string, keys: string[], parameters: string[]): Promise<unknown> {
-    if (this.ready !== true) await this.setUp();
+    if (!this.once.done) await this.once.run();
     return this.call((client) => client.eval(script, { keys, arguments: [this.prefix, ...parameters] }));
   }
 
   private call<T>(use: (client: RedisWatchClient) => Promise<T>): Promise<T> {
     return this.options.guard.run(async () => use(await this.options.client()));
-  }
-
-  private setUp(): Promise<void> {
-    if (this.ready === true) return Promise.resolve();
-    this.ready ??= this.moveKeyvRecords().then(
-      () => void (this.ready = true),
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready;
   }
 
   /**

@@ -7,6 +7,7 @@ import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
 import { deserialize } from '../shared/serialize.js';
 import type { WatchDialect, WatchTables } from './watches.js';
 import { runPlaced, step, type SqlStep, type SqlWork } from './work.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 // Keys as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys and sessions as
 // records"): `dossier_keys` holds each key's record with the columns its list is read by (its creation
@@ -69,7 +70,12 @@ const MIGRATION_BATCH = 500;
  */
 export class SqlKeyRecords implements KeyRecords {
   private readonly placed: (sql: string) => string;
-  private setUp: Promise<void> | true | undefined;
+  /** The tables, then the keys of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(async () => {
+    await this.tables.prepare();
+    for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
+    await this.moveKeyvRecords();
+  });
 
   constructor(private readonly tables: KeyTables) {
     this.placed = placeholders(tables.dialect);
@@ -258,28 +264,16 @@ export class SqlKeyRecords implements KeyRecords {
 
   /** Makes the tables and moves the keys of older releases, if that was not done yet; one that failed is tried again. */
   ready(): Promise<void> {
-    if (this.setUp === true) return Promise.resolve();
-    this.setUp ??= (async () => {
-      await this.tables.prepare();
-      for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
-      await this.moveKeyvRecords();
-    })().then(
-      () => void (this.setUp = true),
-      (error: unknown) => {
-        this.setUp = undefined;
-        throw error;
-      },
-    );
-    return this.setUp;
+    return this.once.run();
   }
 
   private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.tables.read(this.placed(sql), values);
   }
 
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.run(work);
   }
 

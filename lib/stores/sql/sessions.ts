@@ -6,6 +6,7 @@ import { placeholders } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import type { KeyTables, SqlKeyRecords } from './keys.js';
 import { runPlaced, step, type SqlWork } from './work.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 // Sessions and wrong tries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys
 // and sessions as records"): `dossier_sessions` holds each workspace session and each signed-out mark of
@@ -44,7 +45,11 @@ const OLD_PREFIXES: [prefix: string, kind: 'session' | 'tries'][] = [
 /** Sessions and tries as rows ({@link SessionStore}); their tables are the keys' ({@link SqlKeyRecords.ready}). */
 export class SqlSessionStore implements SessionStore {
   private readonly placed: (sql: string) => string;
-  private setUp: Promise<void> | true | undefined;
+  /** The tables (with the keys'), then the sessions and tries of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(async () => {
+    await this.keys.ready();
+    await this.moveKeyvRecords();
+  });
 
   /** @param clock what says which sessions and tries have expired. */
   constructor(
@@ -121,33 +126,17 @@ export class SqlSessionStore implements SessionStore {
   }
 
   private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.tables.read(this.placed(sql), values);
   }
 
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (this.setUp !== true) await this.ready();
+    if (!this.once.done) await this.once.run();
     return this.run(work);
   }
 
   private run<T>(work: () => SqlWork<T>): Promise<T> {
     return runPlaced(this.tables, this.placed, work);
-  }
-
-  /** The tables (with the keys'), then the sessions of older releases moved, once; one that failed is tried again. */
-  private ready(): Promise<void> {
-    if (this.setUp === true) return Promise.resolve();
-    this.setUp ??= (async () => {
-      await this.keys.ready();
-      await this.moveKeyvRecords();
-    })().then(
-      () => void (this.setUp = true),
-      (error: unknown) => {
-        this.setUp = undefined;
-        throw error;
-      },
-    );
-    return this.setUp;
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import { placeholders, type SqlDialect } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import { runPlaced, step, type SqlWork } from './work.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 // Watches and their deliveries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md):
 // `dossier_watches` holds each watch's record with the columns its lists are read by (its owner, its key,
@@ -96,7 +97,12 @@ const MIGRATION_BATCH = 200;
  */
 export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements WatchStore<W> {
   private readonly placed: (sql: string) => string;
-  private ready: Promise<void> | true | undefined;
+  /** The tables, then the watches of older releases moved ({@link moveKeyvRecords}). */
+  private readonly once = new SetUpOnce(async () => {
+    await this.tables.prepare();
+    for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
+    await this.moveKeyvRecords();
+  });
   /** The watches this store moved from older releases' records, until {@link adoptOldLists} says so. */
   private moved = 0;
 
@@ -327,37 +333,20 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
 
   /** Moves what older releases kept as key-value records, if that was not done yet ({@link moveKeyvRecords}). */
   async adoptOldLists(): Promise<number> {
-    await this.setUp();
+    await this.once.run();
     const moved = this.moved;
     this.moved = 0;
     return moved;
   }
 
   private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (this.ready !== true) await this.setUp();
+    if (!this.once.done) await this.once.run();
     return this.tables.read(this.placed(sql), values);
   }
 
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (this.ready !== true) await this.setUp();
+    if (!this.once.done) await this.once.run();
     return runPlaced(this.tables, this.placed, work);
-  }
-
-  /** Makes the tables and moves the watches of older releases, once; one that failed is tried again at the next call. */
-  private setUp(): Promise<void> {
-    if (this.ready === true) return Promise.resolve();
-    this.ready ??= (async () => {
-      await this.tables.prepare();
-      for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
-      await this.moveKeyvRecords();
-    })().then(
-      () => void (this.ready = true),
-      (error: unknown) => {
-        this.ready = undefined;
-        throw error;
-      },
-    );
-    return this.ready;
   }
 
   /**
