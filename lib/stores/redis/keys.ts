@@ -239,7 +239,8 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   async bySecret(digest: string): Promise<SecretRecord | undefined> {
-    const found = (await this.script(BY_SECRET, [digest])) as [string, string] | null;
+    await this.readyFor([digest]);
+    const found = (await this.run(BY_SECRET, [digest])) as [string, string] | null;
     if (found === null) return undefined;
     const key = JSON.parse(found[0]) as ApiKey;
     return found[1] === '' ? { key } : { key, graceUntil: Number(found[1]) };
@@ -326,6 +327,19 @@ export class RedisKeyRecords implements KeyRecords {
     return this.once.run();
   }
 
+  /**
+   * Resolves once the records answer for the secrets of `digests`: at once when the keys of older releases
+   * are moved; while their move runs (100,000 keys take tens of seconds), once the keys of these secrets
+   * are moved, each by itself ({@link moveKeysOf}), so that a request with a key is answered meanwhile
+   * instead of waiting for the whole move past the store's deadline.
+   */
+  async readyFor(digests: string[]): Promise<void> {
+    if (this.once.done) return;
+    const moving = this.once.run();
+    moving.catch(() => undefined); // A failed move is tried again by the next call; its error is that call's.
+    await Promise.race([moving, this.moveKeysOf(digests)]);
+  }
+
   /** A key's record, and its text as stored (what a change compares). */
   private async read(id: string): Promise<{ key: ApiKey; record: string } | undefined> {
     if (!this.once.done) await this.once.run();
@@ -391,6 +405,41 @@ export class RedisKeyRecords implements KeyRecords {
     for (let start = 0; start < rest.length; start += 500)
       await this.call((client) => client.del(rest.slice(start, start + 500)));
     await this.call((client) => client.del([length]));
+  }
+
+  /**
+   * Moves the keys of older releases that hold these secrets, as {@link moveKeyvRecords} moves every key,
+   * from the records that make each one: the secret's, its key's `key-id` and the secret it names, and the
+   * old secrets these name. A key moved already is skipped by its id (a move inserts a key before it
+   * deletes its old records, so records found partly deleted belong to a key moved already).
+   */
+  private async moveKeysOf(digests: string[]): Promise<void> {
+    const keyv = `${this.options.namespace}::`;
+    const read = async (names: string[]): Promise<OldKeyRecord[]> => {
+      if (names.length === 0) return [];
+      const values = await this.call((client) => client.mGet(names.map((name) => `${keyv}${name}`)));
+      return names.map((name, n) => {
+        const text = values[n];
+        return { name, value: text === null || text === undefined ? undefined : keyvValue(text) };
+      });
+    };
+    const found = (await read(digests.map((digest) => `key:${digest}`))).filter(({ value }) => isObject(value));
+    if (found.length === 0) return;
+    const ids = new Set(found.map(({ value }) => (value as { id?: unknown }).id).filter((id) => typeof id === 'string'));
+    const named = await read([...ids].map((id) => `key-id:${id}`));
+    const current = await read(named.flatMap(({ value }) => (typeof value === 'string' ? [`key:${value}`] : [])));
+    const older = [...found, ...current].flatMap(({ value }) =>
+      isObject(value) && Array.isArray(value.previous)
+        ? (value.previous as { digest?: unknown }[]).flatMap(({ digest }) =>
+            typeof digest === 'string' ? [`key:${digest}`] : [],
+          )
+        : [],
+    );
+    const records = new Map([...found, ...named, ...current, ...(await read(older))].map((record) => [record.name, record]));
+    const { keys } = movableKeys([...records.values()], this.options.now());
+    await this.insertEach(keys);
+    const names = keys.flatMap(({ names }) => names.map((name) => `${keyv}${name}`));
+    if (names.length > 0) await this.call((client) => client.del(names));
   }
 
   /** Every key matching `pattern`, read a SCAN call at a time. */
@@ -460,4 +509,8 @@ function keyvValue(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
