@@ -1,6 +1,7 @@
 import type { StoredChanges, NewStoredDocument, StoredDocument } from '../../ports/document-store.js';
 import type { Logger } from '../../ports/logger.js';
 import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
+import { CREATE_TRIGRAMS, TRIGRAM_SCHEMA } from './trigrams.js';
 import { createTable, placeholders, POSTGRES_DIALECT, Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
 import {
   changesSql,
@@ -32,9 +33,8 @@ const TRIGRAM_INDEXES = [
 /**
  * The tables of documents on PostgreSQL, made in one statement under a lock of the whole database, so
  * that processes starting together make them once. The counts table is kept by a trigger. pg_trgm is
- * created when the role may (PostgreSQL 13 and later trust it to any role that may create in the
- * database; before, a superuser), in `public` where it can go, so that a schema dropped never takes it
- * with it; without it, searches read the owner's rows of the template one by one.
+ * created when the role may ({@link CREATE_TRIGRAMS}); without it, searches read the owner's rows of the
+ * template one by one.
  */
 const SCHEMA = `DO $setup$
 DECLARE
@@ -91,31 +91,17 @@ BEGIN
     RETURN counted;
   END
   $matches$;
-  IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
-    BEGIN
-      CREATE EXTENSION pg_trgm SCHEMA public;
-    EXCEPTION WHEN OTHERS THEN
-      BEGIN
-        CREATE EXTENSION pg_trgm;
-      EXCEPTION WHEN OTHERS THEN
-        NULL;
-      END;
-    END;
-  END IF;
+  ${CREATE_TRIGRAMS}
   -- On an empty table the search indexes take no time; on a table with rows, they are built apart.
   IF NOT EXISTS (SELECT 1 FROM dossier_documents) THEN
     CREATE INDEX IF NOT EXISTS ${NAMES_INDEX[0]} ON dossier_documents (${NAMES_INDEX[1]});
   END IF;
-  SELECT n.nspname INTO trigrams FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+  SELECT schema INTO trigrams FROM (${TRIGRAM_SCHEMA}) t;
   IF trigrams IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dossier_documents) THEN
     ${TRIGRAM_INDEXES.map(([name, column]) => `EXECUTE format('CREATE INDEX IF NOT EXISTS ${name} ON dossier_documents USING gin (${column} %I.gin_trgm_ops)', trigrams);`).join('\n    ')}
   END IF;
 END
 $setup$`;
-
-/** The schema of pg_trgm, when it is installed. */
-const TRIGRAM_SCHEMA =
-  "SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'";
 
 /** Settings of a {@link PostgresDocumentStore}. */
 export interface PostgresDocumentStoreOptions {
