@@ -8,6 +8,7 @@ import { MysqlAdmissionStore } from './admission.js';
 import { loadMysqlDriver, MysqlConnection } from './connection.js';
 import { MysqlCounterStore } from './counters.js';
 import { MysqlDocumentStore } from './documents.js';
+import { MysqlKeySearch } from './key-search.js';
 import { MysqlKeyvStore } from './keyv-store.js';
 import { MYSQL_DIALECT } from '../sql/counters.js';
 import { SqlWatchStore, watchSchema, type WatchDialect, type WatchTables } from '../sql/watches.js';
@@ -114,7 +115,7 @@ export function createMysqlBackend(options: MysqlOptions): Backend {
       }),
   };
   const watches = new SqlWatchStore({ ...tables, dialect: MYSQL_WATCHES });
-  const keys = new SqlKeyRecords({ ...tables, dialect: MYSQL_KEYS });
+  const keys = new SqlKeyRecords({ ...tables, dialect: { ...MYSQL_KEYS, searchIndex: new MysqlKeySearch(tables) } });
   const sessions = new SqlSessionStore({ ...tables, dialect: MYSQL_KEYS }, keys, clock);
   const admissions = new MysqlAdmissionStore(connection, counters, keys, clock);
   // The connection holds every call to the deadline itself; the guard only names the failures.

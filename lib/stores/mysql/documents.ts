@@ -22,6 +22,7 @@ import {
   type SqlCondition,
 } from '../sql/documents.js';
 import type { MysqlConnection, MysqlStatement, MysqlWritten } from './connection.js';
+import { everyTrigram } from './trigrams.js';
 
 /**
  * The tables of documents on MySQL and MariaDB. Owners, name keys and the searched forms are binary:
@@ -103,14 +104,6 @@ const NAMES_INDEXED_SHARE = 1 / 8;
 
 /** The id the document inserted last by the session got, as mysql2 writes a value into a statement. */
 const LAST_INSERT_ID = { toSqlString: () => 'LAST_INSERT_ID()' };
-
-/** The distinct trigrams (three code points each) of a searched form: all of them, not only those a search asks for. */
-function everyTrigram(searched: string): string[] {
-  const points = Array.from(searched);
-  const trigrams = new Set<string>();
-  for (let i = 0; i + 3 <= points.length; i += 1) trigrams.add(points.slice(i, i + 3).join(''));
-  return [...trigrams];
-}
 
 /** The rows of {@link NAME_TRIGRAMS} of a document's name. */
 export function nameTrigramRows(owner: string, name: string, id: unknown): unknown[][] {

@@ -26,6 +26,23 @@ export interface KeyDialect extends WatchDialect {
    * by default `<contains>(search, ?) > 0`, which reads every row the other filters keep.
    */
   searched?: (needle: string) => { sql: string; values: unknown[] };
+  /** A substring index the statements of each write keep, where no trigger of the database does (MySQL). */
+  searchIndex?: KeySearchIndex;
+}
+
+/**
+ * A substring index of the keys' searched texts kept by {@link SqlKeyRecords}' own statements, in the
+ * transaction that writes each key (SQLite's FTS5 and PostgreSQL's pg_trgm keep theirs themselves).
+ */
+export interface KeySearchIndex {
+  /** Makes its tables, after the keys' (and fills them for the keys written before them). */
+  setUp(): Promise<void>;
+  /** The statements that index keys, after their rows are written; a key indexed already keeps its rows. */
+  indexed(keys: { id: string; search: string }[]): SqlStep[];
+  /** The statements that drop a key's index rows, given the searched text it had. */
+  unindexed(id: string, search: string): SqlStep[];
+  /** The condition of a search of the lower-cased `needle`, read from the index where it narrows it. */
+  searched(needle: string): Promise<{ sql: string; values: unknown[] }>;
 }
 
 /** How a {@link SqlKeyRecords} reaches its database: as the watches do, with the keys' dialect. */
@@ -74,6 +91,7 @@ export class SqlKeyRecords implements KeyRecords {
   private readonly once = new SetUpOnce(async () => {
     await this.tables.prepare();
     for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
+    await this.tables.dialect.searchIndex?.setUp();
     await this.moveKeyvRecords();
   });
 
@@ -82,11 +100,12 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   async insert(key: ApiKey, digest: string): Promise<void> {
-    const { start, end } = this.tables.dialect.insertIgnore;
+    const { insertIgnore, searchIndex } = this.tables.dialect;
     await this.transaction(function* () {
       yield step(`INSERT INTO dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})`, keyValues(key));
       yield step('INSERT INTO dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, NULL)', [digest, key.id]);
-      yield* raise(KEY_COUNT, 1, start, end);
+      yield* searchIndex?.indexed([{ id: key.id, search: searchedText(key) }]) ?? [];
+      yield* raise(KEY_COUNT, 1, insertIgnore.start, insertIgnore.end);
     });
   }
 
@@ -101,7 +120,8 @@ export class SqlKeyRecords implements KeyRecords {
    * the count of keys by the number inserted.
    */
   private inserted(entries: KeyEntry[]): () => SqlWork<void> {
-    const { start, end } = this.tables.dialect.insertIgnore;
+    const { insertIgnore, searchIndex } = this.tables.dialect;
+    const { start, end } = insertIgnore;
     const secrets = entries.flatMap(({ key, secrets: of }) =>
       of.map((secret) => [secret.digest, key.id, secret.graceUntil ?? null]),
     );
@@ -117,8 +137,11 @@ export class SqlKeyRecords implements KeyRecords {
           `${start} dossier_key_secrets (digest, key_id, grace_until) VALUES ${rows.map(() => '(?, ?, ?)').join(', ')}${end}`,
           rows.flat(),
         );
+      const searched = (chosen: KeyEntry[]): SqlStep[] =>
+        searchIndex?.indexed(chosen.map(({ key }) => ({ id: key.id, search: searchedText(key) }))) ?? [];
       if (keys.changes === entries.length) {
         if (secrets.length > 0) yield insert(secrets);
+        yield* searched(entries);
       } else {
         // Some keys were there already (moved by another process, and maybe rolled since): only those
         // inserted now get their secrets, each key having had one from its first transaction on.
@@ -126,6 +149,8 @@ export class SqlKeyRecords implements KeyRecords {
           const [held] = (yield step('SELECT 1 AS held FROM dossier_key_secrets WHERE key_id = ?', [key.id])).rows;
           const own = secrets.filter(([, id]) => id === key.id);
           if (held === undefined && own.length > 0) yield insert(own);
+          // A key inserted now is indexed; one there already has its rows (or the index's fill writes them).
+          if (held === undefined) yield* searched([{ key, secrets: [] }]);
         }
       }
       yield* raise(KEY_COUNT, keys.changes, start, end);
@@ -143,13 +168,19 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   async change(id: string, apply: (key: ApiKey) => ApiKey): Promise<ApiKey | undefined> {
-    const { forUpdate } = this.tables.dialect;
+    const { forUpdate, searchIndex } = this.tables.dialect;
     return this.transaction(function* () {
-      const [row] = (yield step(`SELECT record FROM dossier_keys WHERE id = ?${forUpdate}`, [id])).rows;
+      const [row] = (yield step(`SELECT record, search FROM dossier_keys WHERE id = ?${forUpdate}`, [id])).rows;
       if (row === undefined) return undefined;
       const before = recordOf(row);
       const key = apply(before);
-      if (key !== before) yield step(`UPDATE dossier_keys SET ${KEY_CHANGES} WHERE id = ?`, [...changedValues(key), id]);
+      if (key === before) return key;
+      yield step(`UPDATE dossier_keys SET ${KEY_CHANGES} WHERE id = ?`, [...changedValues(key), id]);
+      const [was, is] = [String(row.search), searchedText(key)];
+      if (searchIndex !== undefined && is !== was) {
+        yield* searchIndex.unindexed(id, was);
+        yield* searchIndex.indexed([{ id, search: is }]);
+      }
       return key;
     });
   }
@@ -182,7 +213,9 @@ export class SqlKeyRecords implements KeyRecords {
 
   async page(query: KeyPageQuery): Promise<KeyPage> {
     const { limit, after, before } = query;
-    const filter = this.filterOf(query);
+    // The search's index may read its own tables first.
+    if (!this.once.done) await this.once.run();
+    const filter = await this.filterOf(query);
     const where = (mark: string[], values: unknown[]): [string, unknown[]] => {
       const all = [...filter.sql, ...mark];
       return [all.length === 0 ? '' : ` WHERE ${all.join(' AND ')}`, [...filter.values, ...values]];
@@ -235,7 +268,7 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   /** The conditions of a query's filters, and their values. */
-  private filterOf(query: KeyPageQuery): { sql: string[]; values: unknown[] } {
+  private async filterOf(query: KeyPageQuery): Promise<{ sql: string[]; values: unknown[] }> {
     const sql: string[] = [];
     const values: unknown[] = [];
     const add = (condition: string, ...given: unknown[]): void => {
@@ -250,12 +283,12 @@ export class SqlKeyRecords implements KeyRecords {
     if (query.status === 'active') add('revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)', now);
     if (query.scope !== undefined) add(`${contains}(scopes, ?) > 0`, `,${query.scope},`);
     if (query.search !== undefined) {
-      const { searched } = this.tables.dialect;
+      const { searched, searchIndex } = this.tables.dialect;
       // No field holds a line break: such a search matches nothing (the searched text has one between fields).
       if (query.search.includes('\n')) add('1 = 0');
-      else if (searched === undefined) add(`${contains}(search, ?) > 0`, query.search);
+      else if (searched === undefined && searchIndex === undefined) add(`${contains}(search, ?) > 0`, query.search);
       else {
-        const { sql: condition, values: given } = searched(query.search);
+        const { sql: condition, values: given } = await (searchIndex?.searched(query.search) ?? searched!(query.search));
         add(condition, ...given);
       }
     }
