@@ -96,8 +96,8 @@ return {record, grace}`;
  * With one, the total is exact, so every key the filters may keep is counted, and the work is kept to what
  * that needs: the candidates are the keys in every set of the search's trigrams (SINTER, which walks the
  * smallest set), else every key of the index; their lines are read in one HMGET a thousand (a call a key
- * cost twice as much), checked in Lua, and only the page's records are read. A search of exactly one trigram on the whole list, with no
- * other filter, is its set: nothing is checked.
+ * cost twice as much), checked in Lua, and only the page's records are read. A search of exactly one
+ * trigram on the whole list, with no other filter, is its set: nothing is checked.
  */
 const PAGE = `
 local p, limit, mode, mark = ARGV[1], tonumber(ARGV[3]), ARGV[4], ARGV[5]
