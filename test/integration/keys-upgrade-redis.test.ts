@@ -27,6 +27,56 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
     if (redis?.isOpen) await redis.quit();
   });
 
+  it('moves the keys of the layout before the lines (a sorted set of filtered fields) into the lines, and searches and filters them', async () => {
+    const namespace = `lines${randomBytes(4).toString('hex')}`;
+    const p = `${namespace}:kr:`;
+    const owner = 'Acct_Lines';
+    const made = [0, 1, 2].map((n) => ({
+      id: `key_lines${n}${randomBytes(4).toString('hex')}`,
+      name: `old${n} Needle`,
+      owner,
+      scopes: n === 2 ? ['lookup'] : ['lookup', 'documents'],
+      dailyLimit: null,
+      createdAt: new Date(Date.UTC(2026, 10, 29, 10, 0, n)).toISOString(),
+      revokedAt: n === 1 ? new Date(Date.UTC(2026, 10, 29, 11)).toISOString() : null,
+      expiresAt: null,
+    }));
+    // As the script of that layout wrote each key (what the list and the search read; its secret too).
+    for (const key of made) {
+      const member = `${key.createdAt}|${key.id}`;
+      const searched = [key.name, key.owner, key.id].map((text) => text.toLowerCase());
+      const filtered = [member, key.revokedAt === null ? '' : '1', '', `,${key.scopes.join(',')},`, ...searched].join('\n');
+      await redis.hSet(`${p}key:${key.id}`, { record: JSON.stringify(key), filtered });
+      await redis.zAdd(`${p}filtered`, { score: 0, value: filtered });
+      await redis.zAdd(`${p}all`, { score: 0, value: member });
+      await redis.zAdd(`${p}owner:${owner}`, { score: 0, value: member });
+      for (const field of searched) {
+        for (let i = 0; i + 3 <= field.length; i += 1) await redis.sAdd(`${p}gram:${field.slice(i, i + 3)}`, member);
+      }
+      await redis.set(`${p}secret:${digestOf(`secret-${key.id}`)}`, key.id);
+    }
+    const opened = openBackend(redisUrl!, { namespace, clock: { now: () => Date.now() }, timeoutMs: 10_000 });
+    try {
+      const keys = new RecordKeyStore(opened.keys!, { now: () => Date.now() });
+      const ids = (...n: number[]): string[] => n.map((i) => made[i]!.id);
+      const found = async (query: Record<string, string>): Promise<[number, string[]]> => {
+        const page = await listKeys(keys, { limit: '10', ...query }, Date.now());
+        return [page.total, page.items.map((key) => key.id)];
+      };
+      expect(await found({ search: 'needle', owner })).to.deep.equal([3, ids(2, 1, 0)]);
+      expect(await found({ search: 'old', status: 'active' })).to.deep.equal([2, ids(2, 0)]);
+      expect(await found({ search: 'acct_lines', scope: 'documents' })).to.deep.equal([2, ids(1, 0)]);
+      expect(await found({ owner, status: 'revoked' })).to.deep.equal([1, ids(1)]);
+      expect((await opened.keys!.bySecret(digestOf(`secret-${made[0]!.id}`)))?.key.id).to.equal(made[0]!.id);
+      expect(await redis.exists(`${p}filtered`)).to.equal(0);
+      expect(await redis.hGet(`${p}key:${made[0]!.id}`, 'filtered')).to.equal(null);
+    } finally {
+      await opened.close();
+      const names = await redis.keys(`${namespace}:*`);
+      if (names.length > 0) await redis.del(names);
+    }
+  });
+
   it('answers for a key moved by itself while the move is held, then lists every key once', async () => {
     const namespace = `upgrade${randomBytes(4).toString('hex')}`;
     const clock = { now: () => Date.now() };

@@ -96,8 +96,8 @@ return {record, grace}`;
  * With one, the total is exact, so every key the filters may keep is counted, and the work is kept to what
  * that needs: the candidates are the keys in every set of the search's trigrams (SINTER, which walks the
  * smallest set), else every key of the index; their lines are read in one HMGET a thousand (a call a key
- * cost twice as much), checked in Lua, and only the page's records are read. A search of exactly one trigram on the whole list, with no
- * other filter, is its set: nothing is checked.
+ * cost twice as much), checked in Lua, and only the page's records are read. A search of exactly one
+ * trigram on the whole list, with no other filter, is its set: nothing is checked.
  */
 const PAGE = `
 local p, limit, mode, mark = ARGV[1], tonumber(ARGV[3]), ARGV[4], ARGV[5]
@@ -197,6 +197,29 @@ local page = {}
 for i = start, math.min(start + limit - 1, #matching) do table.insert(page, matching[i]) end
 return reply(#matching, page, start + limit <= #matching, start > 1 and #page > 0)`;
 
+/**
+ * Moves up to ARGV[2] keys of the layout before the lines (the commits of 2026-11-29 that kept each key's
+ * filtered fields in a sorted set `filtered` and in its hash) into the `lines` hash, the owner taken from
+ * the record. ARGV: prefix, count. Answers how many are left.
+ */
+const LINES = `
+local p = ARGV[1]
+for _, old in ipairs(redis.call('ZRANGE', p .. 'filtered', 0, tonumber(ARGV[2]) - 1)) do
+  local a = string.find(old, '\\n', 1, true)
+  local member = string.sub(old, 1, a - 1)
+  local k = p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1)
+  local record = redis.call('HGET', k, 'record')
+  if record then
+    local d = a
+    for _ = 1, 3 do d = string.find(old, '\\n', d + 1, true) end
+    local line = string.sub(old, a + 1, d) .. cjson.decode(record).owner .. string.sub(old, d)
+    redis.call('HSET', p .. 'lines', member, line)
+    redis.call('HDEL', k, 'filtered')
+  end
+  redis.call('ZREM', p .. 'filtered', old)
+end
+return redis.call('ZCARD', p .. 'filtered')`;
+
 /** Keys read per SCAN call when moving those of older releases. */
 const SCAN_COUNT = 1000;
 
@@ -213,8 +236,11 @@ export interface RedisKeyOptions {
 export class RedisKeyRecords implements KeyRecords {
   /** What the names of the structures start with: `<namespace>:kr:`. */
   readonly prefix: string;
-  /** The keys of older releases moved ({@link moveKeyvRecords}). */
-  private readonly once = new SetUpOnce(() => this.moveKeyvRecords());
+  /** The keys of older releases moved ({@link moveKeyvRecords}), and those of the layout before the lines ({@link LINES}). */
+  private readonly once = new SetUpOnce(async () => {
+    while (((await this.run(LINES, [String(SCAN_COUNT)])) as number) > 0);
+    await this.moveKeyvRecords();
+  });
 
   constructor(private readonly options: RedisKeyOptions) {
     this.prefix = `${options.namespace}:kr:`;
