@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@keyv/redis';
+import pg from 'pg';
 import { createDossier, type Dossier } from '../lib/dossier.js';
 import { DEFAULT_WATCH_CONCURRENCY } from '../lib/watches/jobs/timer-jobs.js';
 import { startDnsServer, type DnsZone } from '../test/support/dns-server.js';
@@ -205,6 +206,29 @@ async function redisCommands(url: string): Promise<number | null> {
   }
 }
 
+/**
+ * What the store at `url` has been asked so far, as it counts it: the commands of the bench's own Redis
+ * server (BullMQ's included), the transactions of the PostgreSQL database (BullMQ's included: each
+ * statement outside a transaction is one); `null` for SQLite (no server) and MySQL (whose counters are
+ * the whole server's, and other databases' clients share it).
+ */
+async function storeRequests(url: string): Promise<number | null> {
+  if (url.startsWith('redis')) return redisCommands(url);
+  if (!url.startsWith('postgres')) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // The statistics are sent at the end of each transaction, at most once a second: what the last second did may be missing.
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ n: string }>(
+      'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
 /** The stores of a bench run: SQLite files in `dir`, and databases 1, 2, 3… of the Redis at `redisUrl`. */
 export function watchBenchStores(dir: string, redisUrl: string | undefined): WatchBenchStore[] {
   const stores: WatchBenchStore[] = [{ label: 'SQLite', url: (n) => `sqlite://${join(dir, `watches-${n}.sqlite`)}` }];
@@ -232,6 +256,8 @@ interface DueLine {
   lateMax: number;
   /** The server's CPU time (user and system) in the window, per check made: what keeping up costs, whatever the machine's load. */
   cpuPerCheckMs: number;
+  /** The store's own count of what it was asked in the window, per check made ({@link storeRequests}); `null` where it keeps none of its own. */
+  storeRequestsPerCheck: number | null;
 }
 
 /**
@@ -289,9 +315,11 @@ export async function dueBench(notes: string[]): Promise<string> {
           const firstChecksSeconds = (performance.now() - started) / 1000;
           const from = performance.now();
           const cpuFrom = server.cpuMs();
+          const requestsFrom = await storeRequests(store.url);
           await sleep(DUE_WINDOW_MS);
           const to = performance.now();
           const cpuMs = server.cpuMs() - cpuFrom;
+          const requestsTo = await storeRequests(store.url);
           const late: number[] = [];
           let made = 0;
           for (const times of checks.values()) {
@@ -316,6 +344,8 @@ export async function dueBench(notes: string[]): Promise<string> {
             lateP99: late[Math.floor(late.length * 0.99)] ?? 0,
             lateMax: late.at(-1) ?? 0,
             cpuPerCheckMs: cpuMs / Math.max(1, made),
+            storeRequestsPerCheck:
+              requestsFrom === null || requestsTo === null ? null : (requestsTo - requestsFrom) / Math.max(1, made),
           });
           console.error(`  ${JSON.stringify(lines.at(-1))}`);
         } finally {
@@ -330,12 +360,13 @@ export async function dueBench(notes: string[]): Promise<string> {
   }
   return [
     `Watches due every minute: ${DUE.toLocaleString('en')} DNS watches (interval 60 s), one \`dossier serve\` at its defaults (DOSSIER_WATCH_CONCURRENCY ${DEFAULT_WATCH_CONCURRENCY}), a DNS server on loopback; every check begun in the ${DUE_WINDOW_MS / 1000} s after each watch had its first, timed against when it was due (60 s after the one before it began):\n`,
-    '| store | engine | first checks of all | checks made / due in the window | late: median | 99th percentile | most | server CPU a check |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| store | engine | first checks of all | checks made / due in the window | late: median | 99th percentile | most | server CPU a check | store requests a check |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...lines.map(
       (line) =>
         `| ${line.store} | ${line.engine} | ${line.firstChecksSeconds.toFixed(0)} s | ${line.made.toLocaleString('en')} / ${line.due.toLocaleString('en')} | ` +
-        `${line.lateP50.toFixed(2)} s | ${line.lateP99.toFixed(2)} s | ${line.lateMax.toFixed(2)} s | ${line.cpuPerCheckMs.toFixed(1)} ms |`,
+        `${line.lateP50.toFixed(2)} s | ${line.lateP99.toFixed(2)} s | ${line.lateMax.toFixed(2)} s | ${line.cpuPerCheckMs.toFixed(1)} ms | ` +
+        `${line.storeRequestsPerCheck?.toFixed(1) ?? '–'} |`,
     ),
   ].join('\n');
 }

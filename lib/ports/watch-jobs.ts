@@ -51,6 +51,12 @@ export interface WatchJobHandlers {
  * once per interval and each attempt once, across every process sharing the store.
  */
 export interface WatchJobs {
+  /**
+   * Whether the engine runs each scheduled check of a watch in one process only (BullMQ's job schedulers):
+   * the core then reads the watch once, under its lease, not first without it to find whether another
+   * process has just checked it (the timer engine, whose processes each run every check).
+   */
+  readonly checksRunOnce: boolean;
   /** Tells the engine what its work is: called once, before `start()`, whether this process runs work or not. */
   attach(handlers: WatchJobHandlers): void;
   /**

@@ -94,6 +94,8 @@ export const DEFAULT_OWNER = 'default';
 interface CheckOutcome {
   /** The ms until the next scheduled check, `null` once the watch is gone. */
   next: number | null;
+  /** The watch was not found: its schedule is to go. */
+  gone?: boolean;
   /** The events found, for the listeners of this process. */
   events: WatchEvent[];
   /** A watch found with its key revoked, to remove once the lease is given back. */
@@ -114,6 +116,8 @@ export class KeyvWatchService implements WatchService {
   private readonly events = new EventEmitter();
   /** The on-demand checks this process is claiming and charging now, by watch. */
   private readonly claiming = new Map<string, Promise<unknown>>();
+  /** How to give back the charge of each on-demand check this process charged and has not run yet, by claim. */
+  private readonly charges = new Map<string, () => Promise<unknown>>();
 
   constructor(private readonly options: WatchServiceOptions) {}
 
@@ -269,11 +273,16 @@ export class KeyvWatchService implements WatchService {
     }
     try {
       if (quota !== null && !quota.allowed) throw rules.quotaExceeded(quota);
+      const refund = async (): Promise<void> => {
+        if (payer !== undefined && quota !== null) await rules.refund(payer, quota, watch.type);
+      };
+      this.charges.set(claim, refund);
       try {
         await this.jobs().checkNow(id, claim);
       } catch (error) {
         // Nothing runs: nothing counts.
-        if (payer !== undefined && quota !== null) await rules.refund(payer, quota, watch.type);
+        this.charges.delete(claim);
+        await refund();
         throw error;
       }
     } catch (error) {
@@ -355,11 +364,10 @@ export class KeyvWatchService implements WatchService {
       if (claim !== undefined) {
         // Held again from now: the claim's time counts from when the check begins, not from when it was asked.
         await counters.acquireLease(claimOf(watchId), claim, ON_DEMAND_CLAIM_MS);
-      } else {
+      } else if (!this.jobs().checksRunOnce) {
         // Read without the lease first: a watch another process checked costs one read.
         const seen = await store.get(watchId);
         if (seen === undefined) {
-          // Gone (removed with its key in one step, or by a process that died before unscheduling it).
           await this.jobs().unschedule(watchId);
           return null;
         }
@@ -367,11 +375,23 @@ export class KeyvWatchService implements WatchService {
         if (wait > 0) return wait;
       }
       const outcome = await withLease(counters, leaseOf(watchId), () => this.checkLeased(watchId, claim !== undefined));
+      // Gone (removed with its key in one step, or by a process that died before unscheduling it).
+      if (outcome.gone === true) await this.jobs().unschedule(watchId);
       made = outcome.made;
       if (outcome.orphan !== undefined) await this.removeWatch(outcome.orphan);
       for (const event of outcome.events) this.emit(event);
       return outcome.next;
+    } catch (error) {
+      // An on-demand check the store kept from being made counts nothing (its charge given back before
+      // its claim, so that the next one asked is charged after the refund). Its engine does not run it
+      // again (BullMQ: one attempt), and the next one asked starts.
+      if (claim !== undefined && made === undefined)
+        await this.charges
+          .get(claim)?.()
+          .catch(() => {});
+      throw error;
     } finally {
+      if (claim !== undefined) this.charges.delete(claim);
       if (claim !== undefined) await counters.releaseLease(claimOf(watchId), claim).catch(() => {});
       // Once the check has ended, claim included: whoever hears of it may ask for the next one.
       if (made !== undefined) telemetry.watchCheck(made.type, made.outcome);
@@ -381,7 +401,7 @@ export class KeyvWatchService implements WatchService {
   private async checkLeased(watchId: string, onDemand: boolean): Promise<CheckOutcome> {
     const { store, lookups, clock } = this.options;
     const watch = await store.get(watchId);
-    if (watch === undefined) return { next: null, events: [] };
+    if (watch === undefined) return { next: null, events: [], gone: true };
     const interval = watch.intervalSeconds * 1000;
     const started = clock.now();
     if (!onDemand && notDueFor(watch, started) > 0) return { next: notDueFor(watch, started), events: [] };

@@ -21,7 +21,7 @@ eachAdapter(() => {
         const store = engine.options();
         if (store === undefined) this.skip();
         dns = await startDnsServer({ 'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] } });
-        server = await startTestServer({ ...store, dnsServers: [dns.address], lookupTimeoutMs: 10_000 });
+        server = await startTestServer({ ...store, dnsServers: [dns.address], lookupTimeoutMs: 25_000 });
         work = countWork(server.dossier);
         await server.dossier.startWorkers();
       });

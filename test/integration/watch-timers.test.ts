@@ -133,6 +133,25 @@ describe("watches on the timer engine keep the key's promises (clock moved by th
     expect((await rig.dossier.quotas.history(key.id, 1))[0]).to.include({ dns: 1, total: 1 });
   });
 
+  it('gives back the charge of an on-demand check the store kept from being made, and starts the next one asked', async () => {
+    rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
+    const { key, watch } = await keyWithWatch({ dailyLimit: 5 });
+    // The request reads the watch (found); the check, once under way, finds the store past its deadline.
+    const get = rig.store.get.bind(rig.store);
+    let reads = 0;
+    rig.store.get = (id) =>
+      (reads += 1) === 2 ? Promise.reject(new DossierError('ERR_STORE_UNAVAILABLE', 'The store is unavailable.')) : get(id);
+    expect(await rig.watches.check(watch.id, { owner: 'acct' })).to.deep.include({ started: true });
+    await rig.jobs.settled();
+    expect(reads).to.equal(2);
+    expect((await rig.dossier.quotas.history(key.id, 1))[0]).to.include({ total: 0 });
+    const next = await rig.watches.check(watch.id, { owner: 'acct' });
+    expect(next).to.deep.include({ started: true });
+    expect(next.quota).to.include({ remaining: 4 });
+    await rig.jobs.settled();
+    expect((await rig.dossier.quotas.history(key.id, 1))[0]).to.include({ dns: 1, total: 1 });
+  });
+
   it('signs with the new and the old secret for 24 hours after a rotation, then with the new one only', async () => {
     rig = await startWatchRig({ dnsServers: [dns.address], allowPrivateTargets: true });
     const { watch, secret: old } = await keyWithWatch();

@@ -44,14 +44,32 @@ export async function withLease<T>(
     await sleep(wait);
     waited += wait;
   }
-  // A renewal that fails (the store slow or down) is tried again at the next turn; `unref`: a holder
-  // never keeps its process alive.
-  const renewal = setInterval(() => void counters.acquireLease(name, owner, ttlMs).catch(() => {}), ttlMs / 3);
-  renewal.unref();
+  // Renewed a third of the lease after the last renewal ended, not on a fixed beat: a store slow to
+  // answer gets one renewal a holder at a time, never a pile of them that slows it further (a thousand
+  // checks under way on a loaded MySQL did that). A renewal that fails is tried again at the next turn;
+  // `unref`: a holder never keeps its process alive.
+  let renewal: NodeJS.Timeout | undefined;
+  /** The renewal under way: the release waits for it, so that it cannot take the lease again after. */
+  let renewing: Promise<unknown> | undefined;
+  let held = true;
+  const renewLater = (): void => {
+    renewal = setTimeout(() => {
+      renewing = counters
+        .acquireLease(name, owner, ttlMs)
+        .catch(() => {})
+        .finally(() => {
+          if (held) renewLater();
+        });
+    }, ttlMs / 3);
+    renewal.unref();
+  };
+  renewLater();
   try {
     return await operation();
   } finally {
-    clearInterval(renewal);
+    held = false;
+    clearTimeout(renewal);
+    await renewing;
     // A release that fails leaves the lease to expire.
     await counters.releaseLease(name, owner).catch(() => {});
   }

@@ -75,6 +75,7 @@ const POSTGRES_SCHEMA = 'dossier_jobs';
  * and a process that dies leaves its jobs to BullMQ's stalled-job check.
  */
 export class BullWatchJobs implements WatchJobs {
+  readonly checksRunOnce = true;
   private readonly checkQueueName: string;
   private readonly deliveryQueueName: string;
   private queues: Queues | undefined;
@@ -125,10 +126,12 @@ export class BullWatchJobs implements WatchJobs {
       { concurrency, ...DELIVERY_LOCKS },
     );
     await Promise.all([checks.waitUntilReady(), deliveries.waitUntilReady()]);
-    // A check queue with no schedule at all while the store holds watches lost them (an upgrade to
-    // another queue name, as PostgreSQL schemas of their own got: `dossier-<schema>`; a queue emptied by
-    // hand): every watch is scheduled again. On a store with none, that is one read of an empty list.
-    await handlers.adopt({ everyWatch: (await this.open().checks.getJobSchedulersCount()) === 0 });
+    // At the default prefix, a check queue with no schedule at all while the store holds watches lost
+    // them: a deployment on a PostgreSQL schema of its own upgraded from releases whose queues were
+    // `dossier` whatever the schema (now `dossier-<schema>`). Every watch is scheduled again; on a store
+    // with none, that is one read of an empty list. A prefix set by hand is the operator's to keep.
+    const lost = this.options.prefix === undefined && (await this.open().checks.getJobSchedulersCount()) === 0;
+    await handlers.adopt({ everyWatch: lost });
   }
 
   async schedule(watchId: string, intervalMs: number): Promise<void> {
@@ -144,7 +147,8 @@ export class BullWatchJobs implements WatchJobs {
   }
 
   async checkNow(watchId: string, claim: string): Promise<void> {
-    await this.open().checks.add('check', { watchId, claim }, CHECK_JOB);
+    // Made once: one the store kept from being made gives its charge back, and may be asked again.
+    await this.open().checks.add('check', { watchId, claim }, { ...CHECK_JOB, attempts: 1 });
   }
 
   async deliver(deliveryId: string): Promise<void> {

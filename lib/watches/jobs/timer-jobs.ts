@@ -1,6 +1,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { OutstandingMark, WatchJobHandlers, WatchJobs } from '../../ports/watch-jobs.js';
+import { DueQueue, type Due } from './due-queue.js';
 
 /**
  * The longest real pause between two looks at what is due: time is the Clock's, which a test (or a
@@ -25,13 +26,6 @@ const FAILED_RETRY_MS = 30_000;
  */
 export const DEFAULT_WATCH_CONCURRENCY = 32;
 
-/** One piece of work and when it is due (ms since the epoch, on the Clock). */
-interface Due {
-  at: number;
-  /** Runs it; answers the ms until it is due again, or `null` when it is over. */
-  run: () => Promise<number | null>;
-}
-
 /**
  * The engine of a store one process runs the work of (SQLite, memory): timers of this process, on the
  * Clock. What is due is kept in the store (each watch's next check, each delivery's next attempt), and
@@ -41,7 +35,8 @@ interface Due {
  * piece: the core's leases and due times make all but one of them a read.
  */
 export class TimerWatchJobs implements WatchJobs {
-  private readonly due = new Map<string, Due>();
+  readonly checksRunOnce = false;
+  private readonly due = new DueQueue();
   /** The work running now, by key: not put back on the due list by a resync while it runs. */
   private readonly inFlight = new Set<string>();
   private readonly running = new Set<Promise<void>>();
@@ -138,11 +133,8 @@ export class TimerWatchJobs implements WatchJobs {
     if (!this.started || this.closed) return [];
     const now = this.clock.now();
     const runs: Promise<void>[] = [];
-    for (const [key, due] of this.due) {
-      if (runs.length >= limit) break;
-      if (due.at > now) continue;
-      this.due.delete(key);
-      runs.push(this.runKept(key, due));
+    for (let taken; runs.length < limit && (taken = this.due.takeDue(now)) !== undefined;) {
+      runs.push(this.runKept(taken.key, taken.due));
     }
     return runs;
   }
@@ -203,9 +195,7 @@ export class TimerWatchJobs implements WatchJobs {
   private arm(): void {
     clearTimeout(this.timer);
     if (this.closed || !this.started || this.due.size === 0 || this.running.size >= this.concurrency) return;
-    let next = Infinity;
-    for (const due of this.due.values()) if (due.at < next) next = due.at;
-    const wait = Math.min(Math.max(0, next - this.clock.now()), LOOK_EVERY_MS);
+    const wait = Math.min(Math.max(0, this.due.nextAt() - this.clock.now()), LOOK_EVERY_MS);
     // Not waiting for the runs: a slow receiver or upstream holds up nothing else that falls due.
     this.timer = setTimeout(() => {
       this.launchDue(this.concurrency - this.running.size);

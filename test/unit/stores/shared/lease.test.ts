@@ -65,4 +65,25 @@ describe('withLease', () => {
     await holding;
     expect(await real.acquireLease('l', 'other', 1000), 'given back').to.equal(true);
   });
+
+  it('asks a store slow to answer one renewal at a time, and gives the lease back after the last', async () => {
+    const real = new MemoryCounterStore({ now: () => Date.now() });
+    let asked = 0;
+    let mostAtOnce = 0;
+    let atOnce = 0;
+    // A store that takes ten times the renewal pause to answer: renewals on a fixed beat would pile up.
+    const slow = Object.assign(Object.create(real) as MemoryCounterStore, {
+      async acquireLease(name: string, owner: string, ttlMs: number): Promise<boolean> {
+        if (asked++ === 0) return real.acquireLease(name, owner, ttlMs);
+        mostAtOnce = Math.max(mostAtOnce, ++atOnce);
+        await sleep(200);
+        atOnce -= 1;
+        return real.acquireLease(name, owner, ttlMs);
+      },
+    });
+    await withLease(slow, 'l', () => sleep(700), { ttlMs: 60 });
+    expect(mostAtOnce).to.equal(1);
+    expect(asked).to.be.within(2, 5);
+    expect(await real.acquireLease('l', 'other', 1000), 'given back, not taken again by a late renewal').to.equal(true);
+  });
 });

@@ -1,0 +1,73 @@
+import { expect } from 'chai';
+import { createContainer } from '../../../lib/container.js';
+import { resolveOptions } from '../../../lib/options.js';
+import type { KvStore } from '../../../lib/ports/kv-store.js';
+import { TOKENS } from '../../../lib/tokens.js';
+import { FRESH_MEMORY } from '../../../lib/watches/detect/detection.js';
+import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
+import { watchServiceOn } from '../../support/watch-service.js';
+
+const WATCH_ID = 'wat_00000000000000aa';
+
+// A scheduled check reads its watch once under its lease; the timer engine's, whose processes each run
+// every check, reads it once more before, so that all but one of them find it done for one read. (The
+// memory store's save reads it once more, so as not to write back a watch removed meanwhile.)
+describe('the reads of a watch a scheduled check makes', () => {
+  let dns: TestDnsServer;
+  before(async () => {
+    dns = await startDnsServer({ 'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] } });
+  });
+  after(() => dns.close());
+
+  for (const { engine, runOnce, reads } of [
+    { engine: 'BullMQ (each check in one process)', runOnce: true, reads: 2 },
+    { engine: 'timers (every process runs every check)', runOnce: false, reads: 3 },
+  ]) {
+    it(`is ${reads} on ${engine}`, async () => {
+      const options = resolveOptions({ store: 'memory://', dnsServers: [dns.address] });
+      const { container, close } = createContainer(options);
+      try {
+        const base = container.resolve(TOKENS.storeKv);
+        let gets = 0;
+        const kv = new Proxy(base, {
+          get(target, method) {
+            const value: unknown = Reflect.get(target, method);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              if (method === 'get' && String(args[0]).endsWith(WATCH_ID)) gets += 1;
+              return (value as (...a: unknown[]) => unknown).apply(target, args);
+            };
+          },
+        }) as KvStore;
+        const { store, service, jobs } = watchServiceOn(container, options, {
+          kv,
+          counters: container.resolve(TOKENS.storeCounters),
+        });
+        Object.assign(jobs, { checksRunOnce: runOnce });
+        const at = new Date().toISOString();
+        const watch = {
+          id: WATCH_ID,
+          type: 'dns' as const,
+          domain: 'example.test',
+          webhookUrl: null,
+          intervalSeconds: 3600,
+          createdAt: at,
+          lastCheckedAt: null,
+          nextCheckAt: at,
+          lastError: null,
+          keyId: 'acct',
+          owner: 'acct',
+          secret: 'whsec_c2VjcmV0',
+          memory: FRESH_MEMORY,
+        };
+        await store.insert(watch, 100);
+        gets = 0;
+        expect(await service.handlers.check(watch.id)).to.be.above(3_000_000);
+        expect(gets).to.equal(reads);
+        expect((await store.get(watch.id))?.lastCheckedAt).to.be.a('string');
+      } finally {
+        await close();
+      }
+    });
+  }
+});
