@@ -31,6 +31,8 @@ const NEEDLES = [
   'x1',
   'quetzal',
   'babq',
+  'ab',
+  'lc',
   'nowhere',
   'plan team',
   'a-b',

@@ -39,7 +39,7 @@ const LONGEST_WORD = 100;
  * What a document with a word longer than {@link LONGEST_WORD} has in its stead: the search checks each
  * such document's text itself (`LOCATE`), so that a needle in the middle of a very long word is found.
  */
-const LONG_WORD = '';
+export const LONG_WORD = '';
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const ONE_WORD = /^[\p{L}\p{M}\p{N}]+$/u;
@@ -140,4 +140,22 @@ export function wordsMatchingSql(
     });
   }
   return { sql: parts.map(({ sql }) => sql).join(' UNION '), values: parts.flatMap(({ values }) => values) };
+}
+
+/**
+ * The ids of the documents listed under one `word` (not {@link LONG_WORD}), in the order of their ids:
+ * read from the index in its order, with neither a temporary table nor a sort.
+ */
+export function oneWordSql(
+  owner: string,
+  templateId: number,
+  field: WordField,
+  word: string,
+  direction: 'ASC' | 'DESC',
+): SqlCondition {
+  return {
+    sql: `SELECT id FROM dossier_document_words WHERE owner = ? AND template_id = ? AND field = ? AND word = ?
+      ORDER BY id ${direction}`,
+    values: [owner, templateId, FIELDS[field], word],
+  };
 }

@@ -26,6 +26,8 @@ import { everyTrigram } from './trigrams.js';
 import {
   DOCUMENT_VOCABULARY,
   DOCUMENT_WORDS,
+  LONG_WORD,
+  oneWordSql,
   postingsSql,
   vocabularySql,
   wordNeedle,
@@ -41,7 +43,9 @@ import {
  * `LOCATE` on bytes is many times faster than on text. Ids are the table's `AUTO_INCREMENT`. Neither
  * server has a substring index (MySQL's n-gram parser is MySQL's alone, MariaDB has none): the trigrams
  * of each name and of each result are kept in tables of their own, as pg_trgm or FTS5 would, and a
- * search of three characters or more reads the documents that have all those of the needle. The
+ * search of three characters or more reads the documents that have all those of the needle; the words
+ * of each too (lib/stores/mysql/document-words.ts), which answer a needle common enough that its trigrams
+ * do not narrow it, when it is made of letters, marks and digits. The
  * searched results are kept in a table of their own too, apart from the rest of the row (a fraction of
  * a row's size to read), beside what a search filters and orders by.
  */
@@ -222,10 +226,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    */
   protected override async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
     const matching =
-      (await this.wordsMatching(owner, query)) ??
-      (query.searchBy === 'result'
-        ? await this.resultsMatching(owner, query)
-        : namesMatching(owner, query, await this.namesNarrow(owner, query)));
+      query.searchBy === 'result' ? await this.resultsMatching(owner, query) : await this.namesMatching(owner, query);
     const ids = Array.isArray(matching)
       ? matching
       : ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
@@ -242,10 +243,23 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   }
 
   /**
+   * The ids of the documents whose name holds the search, in the listing's order: through the name
+   * trigrams when they narrow it (see {@link namesNarrow}), else from the words when they answer it (see
+   * {@link wordsMatching}), else every name of the listing read.
+   */
+  private async namesMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
+    const narrowed = await this.namesNarrow(owner, query);
+    return (narrowed ? undefined : await this.wordsMatching(owner, query)) ?? namesMatching(owner, query, narrowed);
+  }
+
+  /**
    * The ids of the documents whose name or result holds the search, in the listing's order, read from the
-   * words ({@link DOCUMENT_WORDS}): when the needle is one word's characters, every document has its
-   * words, and the words of the vocabulary that hold the needle list fewer documents than the template
-   * has (each counted once per word; past that, reading each text costs less). Otherwise `undefined`.
+   * words ({@link DOCUMENT_WORDS}), for a needle the trigrams do not narrow: when it is made of word
+   * characters, every document has its words, and the words of the vocabulary that hold the needle list
+   * fewer documents than the template has (each counted once per word; past that, reading each text
+   * costs less). Otherwise `undefined`. Not the first choice for a rare needle: the vocabulary read grows
+   * with the distinct words of the owner (a name's code of its own, a word of one document), where a rare
+   * trigram reads its few documents.
    */
   private async wordsMatching(
     owner: string,
@@ -265,6 +279,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     const matched = wordsMatchingSql(owner, query.templateId, field, words, query.search);
     const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
     if (query.sortBy !== 'name' && query.favorite === undefined) {
+      if (words.length === 1 && words[0] !== LONG_WORD) return oneWordSql(owner, query.templateId, field, words[0]!, direction);
       return { sql: `SELECT m.id FROM (${matched.sql}) m ORDER BY m.id ${direction}`, values: matched.values };
     }
     const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
@@ -395,7 +410,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
 
   /**
    * Writes what the search tables hold of a changed document anew (inside the transaction that changed
-   * it): its searched result, favorite flag and name key, and the trigrams of its name and result.
+   * it): its searched result, favorite flag and name key, and the trigrams and words of its name and result.
    */
   private async searchedAnew(
     run: MysqlStatement,
@@ -456,12 +471,13 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    * The ids of the documents whose result holds the search, in the listing's order, each checked on its
    * searched result. Those that have the two rarest trigrams of the needle, when it has three code points
    * or more, every document has its result's trigrams, and one of the needle's trigrams is in fewer than
-   * {@link RARE} documents of the template; otherwise the owner's searched results of the template, each
+   * {@link RARE} documents of the template; otherwise those the words list, when they answer it (see
+   * {@link wordsMatching}: no text read); otherwise the owner's searched results of the template, each
    * read (a needle of one or two code points has no trigram; before the fill is done, a document without
    * its trigrams would be missed; and when every trigram is in that many documents, reading them one by
    * one through the trigram table costs more than reading the results in order).
    */
-  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition> {
+  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
     const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
     const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
     const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
@@ -471,6 +487,8 @@ export class MysqlDocumentStore extends SqlDocumentStore {
         ? await this.rarest(owner, query.templateId, trigrams)
         : [];
     if (rarest.length === 0) {
+      const words = await this.wordsMatching(owner, query);
+      if (words !== undefined) return words;
       return {
         sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite}
           AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
