@@ -7,6 +7,7 @@ import { BENCH_ROUNDS, BENCH_SECONDS, CONNECTIONS, markdownReport, measure, QUIC
 import { benchDocumentsScale } from './documents-scale.js';
 import { benchRecordsScale } from './records-scale.js';
 import { benchKeysScale } from './keys-scale.js';
+import { benchWatchUpgrade } from './watch-upgrade.js';
 import {
   cliKey,
   FRAMEWORKS,
@@ -323,5 +324,6 @@ if (!QUICK) {
   if (EXTRAS) console.log(`\n${await benchRecordsScale(notes)}`);
   if (EXTRAS) console.log(`\n${await dueBench(notes)}`);
   if (EXTRAS) console.log(`\n${await benchKeysScale(notes)}`);
+  if (EXTRAS) console.log(`\n${await benchWatchUpgrade(notes)}`);
 }
 for (const note of notes) console.log(`\n${note}`);

@@ -32,8 +32,12 @@ export interface WatchJobHandlers {
    *   failed for good, or its watch removed: then its record is forgotten).
    */
   attempt(deliveryId: string): Promise<number | null>;
-  /** Schedules the watches whose schedule was never confirmed (a creation that failed half-way): called by `start()`. */
-  adopt(): Promise<void>;
+  /**
+   * Schedules the watches whose schedule was never confirmed (a creation that failed half-way): called by
+   * `start()`. With `everyWatch`, every watch of the store first (an engine that found its schedules
+   * lost: a queue renamed, emptied by hand).
+   */
+  adopt(options?: { everyWatch?: boolean }): Promise<void>;
   /**
    * For an engine that keeps nothing itself: the ids of every watch and every pending delivery, or only
    * of the lists that changed since `since` (one read of the store when nothing did).

@@ -53,6 +53,8 @@ const BUSY_RETRY_MS = 10_000;
 export const PAUSED_RETRY_MS = 60_000;
 /** How long an on-demand check holds its claim at the most (pending in a queue, then running). */
 const ON_DEMAND_CLAIM_MS = 120_000;
+/** The watches noted unscheduled at once when every watch is to be scheduled again: a few store calls side by side. */
+const ADOPT_BATCH = 50;
 /** How long a rotated-out signing secret still signs deliveries, beside the new one: 24 hours. */
 export const SECRET_OVERLAP_MS = 86_400_000;
 
@@ -119,7 +121,7 @@ export class KeyvWatchService implements WatchService {
   readonly handlers: WatchJobHandlers = {
     check: (watchId, claim) => this.runCheck(watchId, claim),
     attempt: (deliveryId) => this.attempt(deliveryId),
-    adopt: () => this.adopt(),
+    adopt: (options) => this.adopt(options),
     outstanding: (since) => this.outstanding(since),
   };
 
@@ -532,13 +534,20 @@ export class KeyvWatchService implements WatchService {
 
   /**
    * Lists anew what an older Dossier listed its own way (once); schedules the watches whose schedule
-   * was never confirmed (and forgets the note of those gone); and hands every pending delivery to the
-   * engine again: one it has already stays as it is, one whose job was lost (given up while the store
-   * was down) is attempted again.
+   * was never confirmed (and forgets the note of those gone), every watch with `everyWatch` (each noted
+   * first, so that a start cut off half-way schedules the rest at the next); and hands every pending
+   * delivery to the engine again: one it has already stays as it is, one whose job was lost (given up
+   * while the store was down) is attempted again.
    */
-  private async adopt(): Promise<void> {
+  private async adopt({ everyWatch = false }: { everyWatch?: boolean } = {}): Promise<void> {
     const { store } = this.options;
     await store.adoptOldLists();
+    if (everyWatch) {
+      const ids = await store.allIds();
+      for (let start = 0; start < ids.length; start += ADOPT_BATCH) {
+        await Promise.all(ids.slice(start, start + ADOPT_BATCH).map((id) => store.markUnscheduled(id)));
+      }
+    }
     for (const id of await store.unscheduled()) {
       const watch = await store.get(id);
       if (watch !== undefined) await this.jobs().schedule(id, watch.intervalSeconds * 1000);

@@ -273,6 +273,60 @@ export function keyStoreContract(backend: BackendCase): void {
         expect((await listKeys(dossier.keys, { limit: '1' }, now)).total).to.equal((await dossier.keys.list()).length);
       });
 
+      it('pages a search by cursor both ways with its exact total, for a needle of three characters and a longer one', async () => {
+        // Three characters no other key holds (the store is shared), and a fourth: a needle of one trigram
+        // and one of two, and a key holding both trigrams of the longer one apart, which it must not find.
+        const [a, b, c, d] = Array.from({ length: 4 }, () => String.fromCodePoint(0x4e00 + Math.floor(Math.random() * 20_000)));
+        const [short, long] = [`${a}${b}${c}`, `${a}${b}${c}${d}`];
+        const [owner, other] = [uniqueName('acct'), uniqueName('acct')];
+        const made: ApiKey[] = [];
+        for (const [name, of] of [
+          [`k0 ${long}`, owner],
+          [`k1 ${short}`, owner],
+          [`k2 ${long}!`, other],
+          [`k3 ${short} ${b}${c}${d}`, owner],
+          [`k4 x${long}`, owner],
+          ['k5 none yet', owner],
+          [`k6 ${long}`, other],
+          [`k7 ${short}`, owner],
+        ] as const) {
+          made.push((await dossier.keys.create({ name, owner: of })).key);
+        }
+        await dossier.keys.revoke(made[4]!.id);
+        await dossier.keys.update(made[5]!.id, { name: `k5 now ${long}` });
+        await dossier.keys.update(made[7]!.id, { name: 'k7 renamed away' });
+        const now = Date.now();
+        const ids = (...n: number[]): string[] => newestFirst(n.map((i) => made[i]!));
+        const found = async (query: Record<string, string>): Promise<[number, string[]]> => {
+          const pages = await allPages(dossier.keys, { limit: '2', ...query }, now);
+          const first = await listKeys(dossier.keys, { limit: '2', ...query }, now);
+          return [first.total, pages.flat().map((key) => key.id)];
+        };
+        expect(await found({ search: short })).to.deep.equal([7, ids(0, 1, 2, 3, 4, 5, 6)]);
+        expect(await found({ search: long })).to.deep.equal([5, ids(0, 2, 4, 5, 6)]);
+        expect(await found({ search: short, owner })).to.deep.equal([5, ids(0, 1, 3, 4, 5)]);
+        expect(await found({ search: long, owner: other })).to.deep.equal([2, ids(2, 6)]);
+        expect(await found({ search: short, status: 'revoked' })).to.deep.equal([1, ids(4)]);
+        expect(await found({ search: long, status: 'active', owner })).to.deep.equal([2, ids(0, 5)]);
+        expect(await found({ search: `${b}${c}${d}`, scope: 'lookup' })).to.deep.equal([6, ids(0, 2, 3, 4, 5, 6)]);
+        expect(await found({ search: 'k7 renamed away', owner })).to.deep.equal([1, ids(7)]);
+        // Back from the third page of the longer needle's: the second, then the first, which has none before it.
+        const pages: Awaited<ReturnType<typeof listKeys>>[] = [await listKeys(dossier.keys, { limit: '2', search: long }, now)];
+        for (let n = 1; n < 3; n += 1) {
+          pages.push(await listKeys(dossier.keys, { limit: '2', search: long, cursor: pages.at(-1)!.nextCursor! }, now));
+        }
+        expect(pages.map((page) => [page.total, page.items.length])).to.deep.equal([
+          [5, 2],
+          [5, 2],
+          [5, 1],
+        ]);
+        const second = await listKeys(dossier.keys, { limit: '2', search: long, before: pages[2]!.previousCursor! }, now);
+        expect(second.items.map((key) => key.id)).to.deep.equal(pages[1]!.items.map((key) => key.id));
+        const back = await listKeys(dossier.keys, { limit: '2', search: long, before: second.previousCursor! }, now);
+        expect(back.items.map((key) => key.id)).to.deep.equal(ids(0, 2, 4, 5, 6).slice(0, 2));
+        expect(back.previousCursor).to.equal(null);
+      });
+
       it('keeps a cursor on its place while keys are created meanwhile', async () => {
         let now = Date.UTC(2026, 10, 23, 12);
         const ticking = createDossier({ store: url, clock: { now: () => now }, storeTimeoutMs: CONTRACT_STORE_TIMEOUT_MS });

@@ -23,7 +23,7 @@ async function run(sql: string): Promise<void> {
 
 describe('watch queues of two Dossiers on one PostgreSQL database', function () {
   const tag = randomBytes(4).toString('hex');
-  const schemas = [`queues_${tag}_a`, `queues_${tag}_b`];
+  const schemas = [`queues_${tag}_a`, `queues_${tag}_b`, `queues_${tag}_c`];
   const dossiers: Dossier[] = [];
   let dns: TestDnsServer;
   let receiver: TestReceiver;
@@ -34,6 +34,8 @@ describe('watch queues of two Dossiers on one PostgreSQL database', function () 
     dns = await startDnsServer({
       'example.test': { A: [{ address: '192.0.2.1', ttl: 60 }] },
       'hooks.test': { A: [{ address: '127.0.0.1', ttl: 60 }] },
+      'one.test': { A: [{ address: '192.0.2.1', ttl: 60 }] },
+      'two.test': { A: [{ address: '192.0.2.2', ttl: 60 }] },
     });
     receiver = await startReceiver();
   });
@@ -60,10 +62,11 @@ describe('watch queues of two Dossiers on one PostgreSQL database', function () 
     return url.href;
   }
 
-  /** A Dossier on `schema`, at the default queue prefix. */
-  function dossierOn(schema: string): Dossier {
+  /** A Dossier on `schema`, at the default queue prefix or at `jobQueuePrefix`. */
+  function dossierOn(schema: string, jobQueuePrefix?: string): Dossier {
     const dossier = createDossier({
       store: urlOf(schema),
+      ...(jobQueuePrefix === undefined ? {} : { jobQueuePrefix }),
       cache: 'memory://',
       dnsServers: [dns.address],
       allowPrivateTargets: true,
@@ -73,11 +76,38 @@ describe('watch queues of two Dossiers on one PostgreSQL database', function () 
     return dossier;
   }
 
-  /** The ids of the job schedulers (one a scheduled watch) in the check queue of the Dossiers on `schema`. */
-  const scheduled = (schema: string): Promise<string[]> =>
-    withQueue(urlOf(schema), `${defaultJobQueuePrefix(urlOf(schema))}-watch-checks`, async (queue) =>
+  /** The ids of the job schedulers (one a scheduled watch) in the check queue of the Dossiers on `schema` (at `prefix`). */
+  const scheduled = (schema: string, prefix = defaultJobQueuePrefix(urlOf(schema))): Promise<string[]> =>
+    withQueue(urlOf(schema), `${prefix}-watch-checks`, async (queue) =>
       (await queue.getJobSchedulers()).map((scheduler) => scheduler.key),
     );
+
+  it('schedules every watch of a store whose check queue holds none: an upgrade that changed the queue names', async () => {
+    // Releases before `dossier-<schema>` named the queues of every schema `dossier`: a deployment that
+    // upgrades without setting jobQueuePrefix finds its watches' schedules in queues it no longer reads.
+    const schema = schemas[2]!;
+    const older = `old_${tag}`;
+    const before = dossierOn(schema, older);
+    const created = await Promise.all(
+      ['one.test', 'two.test'].map((domain) => before.watches.create({ type: 'dns', domain, owner: 'acct' })),
+    );
+    const ids = created.map(({ watch }) => watch.id).sort();
+    expect((await scheduled(schema, older)).sort()).to.deep.equal(ids);
+    await before.close();
+    dossiers.splice(dossiers.indexOf(before), 1);
+    expect(await scheduled(schema)).to.deep.equal([]);
+
+    const after = dossierOn(schema);
+    await after.startWorkers();
+    expect((await scheduled(schema)).sort()).to.deep.equal(ids);
+    for (const id of ids) {
+      while ((await after.watches.get(id, { owner: 'acct' })).lastCheckedAt === null) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+    await withQueue(urlOf(schema), `${older}-watch-checks`, (queue) => queue.obliterate({ force: true }));
+    await withQueue(urlOf(schema), `${older}-webhook-deliveries`, (queue) => queue.obliterate({ force: true }));
+  });
 
   it("checks each Dossier's watches in its own queues: neither takes nor unschedules the other's", async () => {
     const [a, b] = [dossierOn(schemas[0]!), dossierOn(schemas[1]!)];

@@ -8,6 +8,7 @@ import { POSTGRES_DIALECT, SqlCounterStore, type SqlQuery } from '../sql/counter
 import { StoreGuard } from '../shared/guard.js';
 import { PostgresDocumentStore } from './documents.js';
 import { PostgresKeyvStore } from './keyv-store.js';
+import { CREATE_TRIGRAMS, TRIGRAM_SCHEMA } from './trigrams.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { Backend } from '../../ports/backend.js';
 import { assembleBackend } from '../shared/assemble.js';
@@ -41,18 +42,8 @@ const POSTGRES_KEYS: KeyDialect = {
     `DO $keys$
     DECLARE trigrams text;
     BEGIN
-      IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') THEN
-        BEGIN
-          CREATE EXTENSION pg_trgm SCHEMA public;
-        EXCEPTION WHEN OTHERS THEN
-          BEGIN
-            CREATE EXTENSION pg_trgm;
-          EXCEPTION WHEN OTHERS THEN
-            NULL;
-          END;
-        END;
-      END IF;
-      SELECT n.nspname INTO trigrams FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm';
+      ${CREATE_TRIGRAMS}
+      SELECT schema INTO trigrams FROM (${TRIGRAM_SCHEMA}) t;
       IF trigrams IS NOT NULL THEN
         EXECUTE format('CREATE INDEX IF NOT EXISTS dossier_keys_searched ON dossier_keys USING gin (search %I.gin_trgm_ops)', trigrams);
       END IF;

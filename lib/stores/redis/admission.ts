@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { digestOfRecord, type StoredKey } from '../../records/stored-key.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import type { KeyRecords } from '../../ports/key-store.js';
 import type { StoreGuard } from '../shared/guard.js';
 import { timeToLive, type RedisEvalClient } from './counters.js';
+import type { RedisKeyRecords } from './keys.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
 import { admissionOf, scriptedSteps, type AdmissionPlan } from '../shared/admission-plan.js';
 
@@ -101,14 +101,14 @@ export class RedisAdmissionStore implements AdmissionStore {
   /**
    * @param recordPrefix what the key records put before their structures' names (`dossier:kr:`);
    * @param counterPrefix what `RedisCounterStore` puts before a counter's name; @param keys whose
-   * structures it reads, moved from older releases before the first admission.
+   * structures it reads, those of each admission's secret moved from older releases before it.
    */
   constructor(
     private readonly client: () => Promise<RedisEvalClient>,
     private readonly guard: StoreGuard,
     private readonly recordPrefix: string,
     private readonly counterPrefix: string,
-    private readonly keys: Pick<KeyRecords, 'ready'>,
+    private readonly keys: Pick<RedisKeyRecords, 'readyFor'>,
     clock: Clock,
   ) {
     this.admit = admitPerTurn(clock, (plans) => this.send(plans));
@@ -118,9 +118,10 @@ export class RedisAdmissionStore implements AdmissionStore {
   private async send(batch: AdmissionPlan[]): Promise<Admission[]> {
     // One day and one time for the batch: it runs as one step (the first plan's, a few µs apart).
     const first = batch[0]!;
-    await this.keys.ready();
+    const digests = batch.map((plan) => digestOfRecord(plan.record));
+    await this.keys.readyFor(digests);
     const call = {
-      keys: batch.map((plan) => `${this.recordPrefix}secret:${digestOfRecord(plan.record)}`),
+      keys: digests.map((digest) => `${this.recordPrefix}secret:${digest}`),
       arguments: [
         first.nowIso,
         String(Math.floor(first.now)),

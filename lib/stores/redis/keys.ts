@@ -10,14 +10,14 @@ import { SetUpOnce } from '../shared/set-up-once.js';
 export type RedisKeyClient = RedisWatchClient & { hGet(key: string, field: string): Promise<string | null | undefined> };
 
 // Keys as Redis's own structures, under `<namespace>:kr:` (docs/storage.md, "Keys and sessions as
-// records"): a hash per key (`key:<id>`: its record, and what its list is filtered by: whether it is
-// revoked, its expiry, its scopes, the lower-cased text a search looks in); a string per secret
-// (`secret:<digest>`: the key's id, and for an old secret `|` and until when it works) and a hash of each
-// key's secrets (`secrets:<id>`); the keys in order in a sorted set of all and one per owner, whose members
-// are `<createdAt>|<id>` at one score, so that Redis keeps them in the list's order and a page starts at
-// its cursor in O(log n); a set per trigram of the searched text (`gram:<trigram>`, members as the
-// ordered sets'), so that a search of three characters or more reads the keys holding all its trigrams,
-// not every key. Each change is one Lua script, which Redis runs whole. ARGV[1] is the prefix.
+// records"): a hash per key (`key:<id>`: its record); a string per secret (`secret:<digest>`: the key's id,
+// and for an old secret `|` and until when it works) and a hash of each key's secrets (`secrets:<id>`);
+// the keys in order in a sorted set of all and one per owner, whose members are `<createdAt>|<id>` at one
+// score, so that Redis keeps them in the list's order and a page starts at its cursor in O(log n); a hash
+// of what the list is filtered by (`lines`: a key's member to its line, see {@link lineOf}), read in one
+// HMGET for all the keys a filter checks; a set per trigram of the searched text (`gram:<trigram>`,
+// members as the ordered sets'), so that a search of three characters or more reads the keys holding all
+// its trigrams, not every key. Each change is one Lua script, which Redis runs whole. ARGV[1] is the prefix.
 
 /** Lua: the trigrams of a line of ARGV (joined by line breaks), each set given `command` with `member`. */
 const GRAMS = `
@@ -25,13 +25,13 @@ local function grams(p, command, joined, member)
   for gram in string.gmatch(joined, '[^\\n]+') do redis.call(command, p .. 'gram:' .. gram, member) end
 end`;
 
-/** ARGV: prefix, id, record, member, filtered member, owner, trigrams, then digest and grace pairs. */
+/** ARGV: prefix, id, record, member, line, owner, trigrams, then digest and grace pairs. */
 const INSERT = `${GRAMS}
 local p = ARGV[1]
 local k = p .. 'key:' .. ARGV[2]
 if redis.call('EXISTS', k) == 1 then return 0 end
-redis.call('HSET', k, 'record', ARGV[3], 'filtered', ARGV[5])
-redis.call('ZADD', p .. 'filtered', 0, ARGV[5])
+redis.call('HSET', k, 'record', ARGV[3])
+redis.call('HSET', p .. 'lines', ARGV[4], ARGV[5])
 grams(p, 'SADD', ARGV[7], ARGV[4])
 for i = 8, #ARGV, 2 do
   local grace = ARGV[i + 1]
@@ -43,16 +43,14 @@ redis.call('ZADD', p .. 'owner:' .. ARGV[6], 0, ARGV[4])
 return 1`;
 
 /**
- * ARGV: prefix, id, record before, record after, filtered member after, member, the trigrams the key
- * leaves, those it gains. 1 when it was the record before.
+ * ARGV: prefix, id, record before, record after, line after, member, the trigrams the key leaves, those
+ * it gains. 1 when it was the record before.
  */
 const CHANGE = `${GRAMS}
 local k = ARGV[1] .. 'key:' .. ARGV[2]
-local held = redis.call('HMGET', k, 'record', 'filtered')
-if held[1] ~= ARGV[3] then return 0 end
-redis.call('ZREM', ARGV[1] .. 'filtered', held[2])
-redis.call('ZADD', ARGV[1] .. 'filtered', 0, ARGV[5])
-redis.call('HSET', k, 'record', ARGV[4], 'filtered', ARGV[5])
+if redis.call('HGET', k, 'record') ~= ARGV[3] then return 0 end
+redis.call('HSET', k, 'record', ARGV[4])
+redis.call('HSET', ARGV[1] .. 'lines', ARGV[6], ARGV[5])
 grams(ARGV[1], 'SREM', ARGV[7], ARGV[6])
 grams(ARGV[1], 'SADD', ARGV[8], ARGV[6])
 return 1`;
@@ -89,13 +87,17 @@ if not record then return false end
 return {record, grace}`;
 
 /**
- * A page of keys. ARGV: prefix, index (its name after the prefix), limit, 'after' / 'before' / '' and the
- * member of the mark, then the filters: status ('' for any), now (ISO 8601), scope (as ',scope,'), search,
- * and the search's trigrams ('' for a search under three characters).
- * Answers {total, has next, has previous, records…}. Without a filter, the page is read from the index
- * at its cursor and the total is the index's size; with one, each key the filters may keep has its
- * filtered fields checked (an exact total needs every match counted): with trigrams, the keys holding
- * them all; else every key of the index.
+ * A page of keys. ARGV: prefix, index (its name after the prefix: `all` or `owner:<owner>`), limit,
+ * 'after' / 'before' / '' and the member of the mark, then the filters: status ('' for any), now (ISO
+ * 8601), scope (as ',scope,'), search, and the search's trigrams ('' for a search under three characters).
+ * Answers {total, has next, has previous, records…}.
+ *
+ * Without a filter, the page is read from the index at its cursor and the total is the index's size.
+ * With one, the total is exact, so every key the filters may keep is counted, and the work is kept to what
+ * that needs: the candidates are the keys in every set of the search's trigrams (SINTER, which walks the
+ * smallest set), else every key of the index; their lines are read in one HMGET a thousand (a call a key
+ * cost twice as much), checked in Lua, and only the page's records are read. A search of exactly one
+ * trigram on the whole list, with no other filter, is its set: nothing is checked.
  */
 const PAGE = `
 local p, limit, mode, mark = ARGV[1], tonumber(ARGV[3]), ARGV[4], ARGV[5]
@@ -138,43 +140,45 @@ if status == '' and scope == '' and search == '' then
   end
   return reply(total, members, more, earlier)
 end
--- Each key's filtered member: '<createdAt>|<id>', then its revoked mark, expiry, scopes and searched text, a line each.
-local filtered
+-- The keys the filters keep: those of the index in its order, else the search's, put in order once checked.
+local matching
 if needle ~= '' then
   local sets = {}
   for gram in string.gmatch(needle, '[^\\n]+') do table.insert(sets, p .. 'gram:' .. gram) end
-  local members = redis.call('SINTER', unpack(sets))
-  table.sort(members, function(a, b) return a > b end)
-  filtered = {}
-  for _, member in ipairs(members) do
-    if ARGV[2] == 'all' or redis.call('ZSCORE', index, member) then
-      table.insert(filtered, redis.call('HGET', p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1), 'filtered'))
+  matching = redis.call('SINTER', unpack(sets))
+else
+  matching = redis.call('ZREVRANGE', index, 0, -1)
+end
+if needle ~= search or ARGV[2] ~= 'all' or status ~= '' or scope ~= '' then
+  -- A key's line: its revoked mark, expiry, scopes, owner, then its searched text (name, owner, id).
+  local owner = ARGV[2] ~= 'all' and string.sub(ARGV[2], 7) or nil
+  local kept = {}
+  for from = 1, #matching, 1000 do
+    local batch = {unpack(matching, from, math.min(from + 999, #matching))}
+    local lines = redis.call('HMGET', p .. 'lines', unpack(batch))
+    for i, line in ipairs(lines) do
+      local a = string.find(line, '\\n', 1, true)
+      local b = string.find(line, '\\n', a + 1, true)
+      local c = string.find(line, '\\n', b + 1, true)
+      local d = string.find(line, '\\n', c + 1, true)
+      local ok = true
+      if status ~= '' then
+        local expires = string.sub(line, a + 1, b - 1)
+        local state = 'active'
+        if a > 1 then state = 'revoked' elseif expires ~= '' and expires <= now then state = 'expired' end
+        ok = state == status
+      end
+      if ok and scope ~= '' then ok = string.find(string.sub(line, b + 1, c - 1), scope, 1, true) ~= nil end
+      if ok and owner then ok = string.sub(line, c + 1, d - 1) == owner end
+      if ok and search ~= '' then ok = string.find(line, search, d + 1, true) ~= nil end
+      if ok then table.insert(kept, batch[i]) end
     end
   end
-elseif ARGV[2] == 'all' then
-  filtered = redis.call('ZREVRANGE', p .. 'filtered', 0, -1)
-else
-  filtered = {}
-  for i, member in ipairs(redis.call('ZREVRANGE', index, 0, -1)) do
-    filtered[i] = redis.call('HGET', p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1), 'filtered')
-  end
+  matching = kept
 end
-local matching = {}
-for _, line in ipairs(filtered) do
-  local a = string.find(line, '\\n', 1, true)
-  local b = string.find(line, '\\n', a + 1, true)
-  local c = string.find(line, '\\n', b + 1, true)
-  local d = string.find(line, '\\n', c + 1, true)
-  local ok = true
-  if status ~= '' then
-    local expires = string.sub(line, b + 1, c - 1)
-    local state = 'active'
-    if b > a + 1 then state = 'revoked' elseif expires ~= '' and expires <= now then state = 'expired' end
-    ok = state == status
-  end
-  if ok and scope ~= '' then ok = string.find(string.sub(line, c + 1, d - 1), scope, 1, true) ~= nil end
-  if ok and search ~= '' then ok = string.find(line, search, d + 1, true) ~= nil end
-  if ok then table.insert(matching, string.sub(line, 1, a - 1)) end
+if needle ~= '' then
+  table.sort(matching)
+  matching = reversed(matching)
 end
 local start = 1
 if mode == 'after' then
@@ -193,6 +197,29 @@ local page = {}
 for i = start, math.min(start + limit - 1, #matching) do table.insert(page, matching[i]) end
 return reply(#matching, page, start + limit <= #matching, start > 1 and #page > 0)`;
 
+/**
+ * Moves up to ARGV[2] keys of the layout before the lines (the commits of 2026-11-29 that kept each key's
+ * filtered fields in a sorted set `filtered` and in its hash) into the `lines` hash, the owner taken from
+ * the record. ARGV: prefix, count. Answers how many are left.
+ */
+const LINES = `
+local p = ARGV[1]
+for _, old in ipairs(redis.call('ZRANGE', p .. 'filtered', 0, tonumber(ARGV[2]) - 1)) do
+  local a = string.find(old, '\\n', 1, true)
+  local member = string.sub(old, 1, a - 1)
+  local k = p .. 'key:' .. string.sub(member, string.find(member, '|', 1, true) + 1)
+  local record = redis.call('HGET', k, 'record')
+  if record then
+    local d = a
+    for _ = 1, 3 do d = string.find(old, '\\n', d + 1, true) end
+    local line = string.sub(old, a + 1, d) .. cjson.decode(record).owner .. string.sub(old, d)
+    redis.call('HSET', p .. 'lines', member, line)
+    redis.call('HDEL', k, 'filtered')
+  end
+  redis.call('ZREM', p .. 'filtered', old)
+end
+return redis.call('ZCARD', p .. 'filtered')`;
+
 /** Keys read per SCAN call when moving those of older releases. */
 const SCAN_COUNT = 1000;
 
@@ -209,8 +236,11 @@ export interface RedisKeyOptions {
 export class RedisKeyRecords implements KeyRecords {
   /** What the names of the structures start with: `<namespace>:kr:`. */
   readonly prefix: string;
-  /** The keys of older releases moved ({@link moveKeyvRecords}). */
-  private readonly once = new SetUpOnce(() => this.moveKeyvRecords());
+  /** The keys of older releases moved ({@link moveKeyvRecords}), and those of the layout before the lines ({@link LINES}). */
+  private readonly once = new SetUpOnce(async () => {
+    while (((await this.run(LINES, [String(SCAN_COUNT)])) as number) > 0);
+    await this.moveKeyvRecords();
+  });
 
   constructor(private readonly options: RedisKeyOptions) {
     this.prefix = `${options.namespace}:kr:`;
@@ -235,7 +265,8 @@ export class RedisKeyRecords implements KeyRecords {
   }
 
   async bySecret(digest: string): Promise<SecretRecord | undefined> {
-    const found = (await this.script(BY_SECRET, [digest])) as [string, string] | null;
+    await this.readyFor([digest]);
+    const found = (await this.run(BY_SECRET, [digest])) as [string, string] | null;
     if (found === null) return undefined;
     const key = JSON.parse(found[0]) as ApiKey;
     return found[1] === '' ? { key } : { key, graceUntil: Number(found[1]) };
@@ -258,7 +289,7 @@ export class RedisKeyRecords implements KeyRecords {
         id,
         read.record,
         record,
-        filteredMember(key),
+        lineOf(key),
         memberOf(key),
         [...left].filter((gram) => !gained.has(gram)).join('\n'),
         [...gained].filter((gram) => !left.has(gram)).join('\n'),
@@ -320,6 +351,19 @@ export class RedisKeyRecords implements KeyRecords {
 
   ready(): Promise<void> {
     return this.once.run();
+  }
+
+  /**
+   * Resolves once the records answer for the secrets of `digests`: at once when the keys of older releases
+   * are moved; while their move runs (100,000 keys take tens of seconds), once the keys of these secrets
+   * are moved, each by itself ({@link moveKeysOf}), so that a request with a key is answered meanwhile
+   * instead of waiting for the whole move past the store's deadline.
+   */
+  async readyFor(digests: string[]): Promise<void> {
+    if (this.once.done) return;
+    const moving = this.once.run();
+    moving.catch(() => undefined); // A failed move is tried again by the next call; its error is that call's.
+    await Promise.race([moving, this.moveKeysOf(digests)]);
   }
 
   /** A key's record, and its text as stored (what a change compares). */
@@ -389,6 +433,41 @@ export class RedisKeyRecords implements KeyRecords {
     await this.call((client) => client.del([length]));
   }
 
+  /**
+   * Moves the keys of older releases that hold these secrets, as {@link moveKeyvRecords} moves every key,
+   * from the records that make each one: the secret's, its key's `key-id` and the secret it names, and the
+   * old secrets these name. A key moved already is skipped by its id (a move inserts a key before it
+   * deletes its old records, so records found partly deleted belong to a key moved already).
+   */
+  private async moveKeysOf(digests: string[]): Promise<void> {
+    const keyv = `${this.options.namespace}::`;
+    const read = async (names: string[]): Promise<OldKeyRecord[]> => {
+      if (names.length === 0) return [];
+      const values = await this.call((client) => client.mGet(names.map((name) => `${keyv}${name}`)));
+      return names.map((name, n) => {
+        const text = values[n];
+        return { name, value: text === null || text === undefined ? undefined : keyvValue(text) };
+      });
+    };
+    const found = (await read(digests.map((digest) => `key:${digest}`))).filter(({ value }) => isObject(value));
+    if (found.length === 0) return;
+    const ids = new Set(found.map(({ value }) => (value as { id?: unknown }).id).filter((id) => typeof id === 'string'));
+    const named = await read([...ids].map((id) => `key-id:${id}`));
+    const current = await read(named.flatMap(({ value }) => (typeof value === 'string' ? [`key:${value}`] : [])));
+    const older = [...found, ...current].flatMap(({ value }) =>
+      isObject(value) && Array.isArray(value.previous)
+        ? (value.previous as { digest?: unknown }[]).flatMap(({ digest }) =>
+            typeof digest === 'string' ? [`key:${digest}`] : [],
+          )
+        : [],
+    );
+    const records = new Map([...found, ...named, ...current, ...(await read(older))].map((record) => [record.name, record]));
+    const { keys } = movableKeys([...records.values()], this.options.now());
+    await this.insertEach(keys);
+    const names = keys.flatMap(({ names }) => names.map((name) => `${keyv}${name}`));
+    if (names.length > 0) await this.call((client) => client.del(names));
+  }
+
   /** Every key matching `pattern`, read a SCAN call at a time. */
   private async scan(pattern: string): Promise<string[]> {
     const names: string[] = [];
@@ -408,7 +487,7 @@ function insertArguments(key: ApiKey, secrets: { digest: string; graceUntil?: nu
     key.id,
     JSON.stringify(publicKey(key)),
     memberOf(key),
-    filteredMember(key),
+    lineOf(key),
     key.owner,
     [...trigramsOf(key)].join('\n'),
     ...secrets.flatMap(({ digest, graceUntil }) => [digest, graceUntil === undefined ? '' : String(graceUntil)]),
@@ -416,17 +495,13 @@ function insertArguments(key: ApiKey, secrets: { digest: string; graceUntil?: nu
 }
 
 /**
- * A key's member of the set the filtered lists read: its member of the ordered sets, then whether it is
- * revoked, its expiry, its scopes and its searched text, a line each (none of them holds a line break).
+ * A key's line in the `lines` hash, what the filtered lists check: whether it is revoked, its expiry, its
+ * scopes, its owner and its searched text, a line each (none of them holds a line break).
  */
-function filteredMember(key: ApiKey): string {
-  return [
-    memberOf(key),
-    key.revokedAt === null ? '' : '1',
-    key.expiresAt ?? '',
-    `,${key.scopes.join(',')},`,
-    searchedText(key),
-  ].join('\n');
+function lineOf(key: ApiKey): string {
+  return [key.revokedAt === null ? '' : '1', key.expiresAt ?? '', `,${key.scopes.join(',')},`, key.owner, searchedText(key)].join(
+    '\n',
+  );
 }
 
 /** The trigrams of a key's searched text (of each of its fields: none spans two). */
@@ -460,4 +535,8 @@ function keyvValue(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

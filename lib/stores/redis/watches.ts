@@ -210,6 +210,9 @@ export interface RedisWatchStoreOptions {
   namespace: string;
 }
 
+/** Records of older releases read, and then moved, at once during the move. */
+const MOVE_BATCH = 500;
+
 /** Keys of older releases' records read per SCAN call during the move. */
 const SCAN_COUNT = 1000;
 
@@ -361,7 +364,7 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
    * SQL stores do (lib/stores/sql/watches.ts): the records count, not the lists, so a store a killed
    * process left half done comes out whole, each key's count being the size of its set of watches; every
    * moved watch is noted unscheduled, for the engine's next start to schedule. Each record is moved by
-   * one script (inserted, unless its id is there already) and then deleted, so a move cut off goes on
+   * one script (inserted, unless its id is there already; 500 sent at once, in order) and then deleted, so a move cut off goes on
    * where it stopped. Whether there is anything to move is asked first of the lists every watch of those
    * releases was in (all, unscheduled, pending deliveries: 64 values each) and of the length of the
    * append-only list before them, in one read: a start on a store with nothing to move scans nothing.
@@ -377,15 +380,27 @@ export class RedisWatchStore<W extends WatchRecord = WatchRecord> implements Wat
       this.call((client) => client.eval(script, { keys, arguments: [this.prefix, ...parameters] }));
     for (const kind of ['watch', 'delivery'] as const) {
       const found: OldWatchRecord<WatchRecord | StoredDelivery>[] = [];
-      for (const name of await this.scan(`${keyv}${kind}:*`)) {
-        const text = await this.call((client) => client.get(name));
-        const record = text === null ? undefined : oldRecord(text, kind);
-        if (record !== undefined) found.push({ name, record });
+      const names = await this.scan(`${keyv}${kind}:*`);
+      for (let start = 0; start < names.length; start += MOVE_BATCH) {
+        const batch = names.slice(start, start + MOVE_BATCH);
+        const texts = await this.call((client) => client.mGet(batch));
+        batch.forEach((name, n) => {
+          const record = texts[n] == null ? undefined : oldRecord(texts[n]!, kind);
+          if (record !== undefined) found.push({ name, record });
+        });
       }
-      for (const { name, record } of byCreation(found)) {
-        if (kind === 'watch') await run(INSERT, [this.watchChanges], insertArguments(record as WatchRecord));
-        else await run(INSERT_DELIVERY, [this.deliveryChanges], deliveryArguments(record as StoredDelivery));
-        await this.call((client) => client.del([name]));
+      byCreation(found);
+      for (let start = 0; start < found.length; start += MOVE_BATCH) {
+        // Sent at once, in order of creation (one connection keeps it), then deleted once all are in.
+        const batch = found.slice(start, start + MOVE_BATCH);
+        await Promise.all(
+          batch.map(({ record }) =>
+            kind === 'watch'
+              ? run(INSERT, [this.watchChanges], insertArguments(record as WatchRecord))
+              : run(INSERT_DELIVERY, [this.deliveryChanges], deliveryArguments(record as StoredDelivery)),
+          ),
+        );
+        await this.call((client) => client.del(batch.map(({ name }) => name)));
       }
       if (kind === 'watch') this.moved += found.length;
     }

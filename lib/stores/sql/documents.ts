@@ -159,6 +159,11 @@ export interface DocumentDialect {
    * through the index costs more than checking a row a scan reads in order).
    */
   readonly indexedShare?: Record<SearchedColumn, number>;
+  /**
+   * The number of the owner's documents of the listing whose `column` holds `needle`, as an expression of
+   * the page's statement. Absent: a `count(*)` of the documents that {@link contains} holds.
+   */
+  matches?(column: SearchedColumn, needle: string, owner: string, query: DocumentQuery): SqlCondition;
 }
 
 /**
@@ -226,7 +231,8 @@ export abstract class SqlDocumentStore implements DocumentStore {
    * A search, in one statement: the page of the matches, its ids first, and with each row their number, a
    * query of its own. Where the database says how many candidates its substring index gives (see
    * {@link DocumentDialect.candidates}), each part takes the index or a scan of the owner's documents of
-   * the listing, whichever visits fewer (see {@link searchPlan}); otherwise the database's planner chooses.
+   * the listing, whichever visits fewer (see {@link searchPlan}); otherwise the database's planner chooses,
+   * and the count is the database's own where it has one (see {@link DocumentDialect.matches}).
    */
   protected async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
     const dialect = this.dialect!;
@@ -247,6 +253,8 @@ export abstract class SqlDocumentStore implements DocumentStore {
         ...(contains.from === undefined ? {} : { from: contains.from }),
       };
     };
+    if (dialect.matches !== undefined)
+      return this.page(query, where(pageIndexed), dialect.matches(column, query.search, owner, query));
     const counting = where(countIndexed);
     const from = counting.from ?? { sql: 'dossier_documents d', values: [] };
     return this.page(query, where(pageIndexed), {

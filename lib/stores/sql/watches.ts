@@ -88,8 +88,8 @@ export function watchSchema(
   ];
 }
 
-/** Watch records of older releases moved per transaction. */
-const MIGRATION_BATCH = 200;
+/** Watch records of older releases moved per transaction: one statement a table each. */
+const MIGRATION_BATCH = 500;
 
 /**
  * Watches and deliveries as rows of a SQL database ({@link WatchStore}). Before its first call, the tables
@@ -392,27 +392,34 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
       for (let from = 0; from < found.length; from += MIGRATION_BATCH) {
         const batch = found.slice(from, from + MIGRATION_BATCH);
         await this.tables.transaction(function* () {
-          for (const { name, record } of batch) {
-            if (kind === 'watch') {
-              const watch = record as WatchRecord;
-              yield step(placed(`${start} dossier_watches (id, owner, key_id, record) VALUES (?, ?, ?, ?)${end}`), [
-                watch.id,
-                watch.owner,
-                watch.keyId,
-                JSON.stringify(watch),
-              ]);
-              yield step(placed(`${start} dossier_watch_unscheduled (id) VALUES (?)${end}`), [watch.id]);
-            } else {
-              const delivery = record as StoredDelivery;
-              yield step(placed(`${start} dossier_watch_deliveries (id, watch_id, pending, record) VALUES (?, ?, ?, ?)${end}`), [
+          if (kind === 'watch') {
+            const watches = batch.map(({ record }) => record as WatchRecord);
+            yield step(
+              placed(`${start} dossier_watches (id, owner, key_id, record) VALUES ${rowsOf(watches.length, 4)}${end}`),
+              watches.flatMap((watch) => [watch.id, watch.owner, watch.keyId, JSON.stringify(watch)]),
+            );
+            yield step(
+              placed(`${start} dossier_watch_unscheduled (id) VALUES ${rowsOf(watches.length, 1)}${end}`),
+              watches.map(({ id }) => id),
+            );
+          } else {
+            const deliveries = batch.map(({ record }) => record as StoredDelivery);
+            yield step(
+              placed(
+                `${start} dossier_watch_deliveries (id, watch_id, pending, record) VALUES ${rowsOf(deliveries.length, 4)}${end}`,
+              ),
+              deliveries.flatMap((delivery) => [
                 delivery.id,
                 delivery.watchId,
                 delivery.status === 'pending' ? 1 : 0,
                 JSON.stringify(delivery),
-              ]);
-            }
-            yield step(placed(`DELETE FROM keyv WHERE ${key} = ?`), [name]);
+              ]),
+            );
           }
+          yield step(
+            placed(`DELETE FROM keyv WHERE ${key} IN (${batch.map(() => '?').join(', ')})`),
+            batch.map(({ name }) => name),
+          );
         });
       }
       if (kind === 'watch') this.moved += found.length;
@@ -458,6 +465,12 @@ function* raise(name: string, start: string, end: string, placed = (sql: string)
   if ((yield add).changes > 0) return;
   yield step(placed(`${start} dossier_counters (name, value, expires_at) VALUES (?, 0, NULL)${end}`), [name]);
   yield add;
+}
+
+/** The `VALUES` of `count` rows of `width` placeholders each. */
+function rowsOf(count: number, width: number): string {
+  const row = `(${Array.from({ length: width }, () => '?').join(', ')})`;
+  return Array.from({ length: count }, () => row).join(', ');
 }
 
 /** The lower and upper bound of the names that start with `prefix` (its last character raised by one). */

@@ -125,7 +125,10 @@ export class BullWatchJobs implements WatchJobs {
       { concurrency, ...DELIVERY_LOCKS },
     );
     await Promise.all([checks.waitUntilReady(), deliveries.waitUntilReady()]);
-    await handlers.adopt();
+    // A check queue with no schedule at all while the store holds watches lost them (an upgrade to
+    // another queue name, as PostgreSQL schemas of their own got: `dossier-<schema>`; a queue emptied by
+    // hand): every watch is scheduled again. On a store with none, that is one read of an empty list.
+    await handlers.adopt({ everyWatch: (await this.open().checks.getJobSchedulersCount()) === 0 });
   }
 
   async schedule(watchId: string, intervalMs: number): Promise<void> {
