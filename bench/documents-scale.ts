@@ -10,6 +10,7 @@ import { createClient } from '@keyv/redis';
 import { createDossier } from '../lib/dossier.js';
 import type { NewStoredDocument } from '../lib/ports/document-store.js';
 import { nameTrigramRows, resultTrigramRows } from '../lib/stores/mysql/documents.js';
+import { wordRows, wordsWritten } from '../lib/stores/mysql/document-words.js';
 import { openBackend } from '../lib/stores/open-backend.js';
 import { nameSortKey, searchText } from '../lib/records/stored-document.js';
 import { documentRecord, documentValues, FIELD_COLUMNS, fieldValues, INSERTED_COLUMNS } from '../lib/stores/sql/documents.js';
@@ -276,6 +277,13 @@ async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<
             resultTrigrams.slice(start, start + 50_000),
           ]);
         }
+        const words = batch.flatMap((document, n) => [
+          ...wordRows(document.owner, document.template_id, 'name', searchText(document.name), id + n),
+          ...wordRows(document.owner, document.template_id, 'result', searchText(document.result), id + n),
+        ]);
+        for (let start = 0; start < words.length; start += 50_000) {
+          for (const { sql, values } of wordsWritten(words.slice(start, start + 50_000))) await connection.query(sql, values);
+        }
         id += batch.length;
       }
       await connection.query(
@@ -284,7 +292,7 @@ async function insertRows(url: string, batches: NewStoredDocument[][]): Promise<
          ON DUPLICATE KEY UPDATE total = VALUES(total), favorites = VALUES(favorites)`,
       );
       await connection.query(
-        'ANALYZE TABLE dossier_documents, dossier_document_results, dossier_document_name_trigrams, dossier_document_result_trigrams',
+        'ANALYZE TABLE dossier_documents, dossier_document_results, dossier_document_name_trigrams, dossier_document_result_trigrams, dossier_document_words, dossier_document_vocabulary',
       );
     } finally {
       await connection.end();

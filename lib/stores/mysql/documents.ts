@@ -23,6 +23,19 @@ import {
 } from '../sql/documents.js';
 import type { MysqlConnection, MysqlStatement, MysqlWritten } from './connection.js';
 import { everyTrigram } from './trigrams.js';
+import {
+  DOCUMENT_VOCABULARY,
+  DOCUMENT_WORDS,
+  LONG_WORD,
+  oneWordSql,
+  postingsSql,
+  vocabularySql,
+  wordNeedle,
+  wordRows,
+  wordsDeleted,
+  wordsMatchingSql,
+  wordsWritten,
+} from './document-words.js';
 
 /**
  * The tables of documents on MySQL and MariaDB. Owners, name keys and the searched forms are binary:
@@ -30,7 +43,9 @@ import { everyTrigram } from './trigrams.js';
  * `LOCATE` on bytes is many times faster than on text. Ids are the table's `AUTO_INCREMENT`. Neither
  * server has a substring index (MySQL's n-gram parser is MySQL's alone, MariaDB has none): the trigrams
  * of each name and of each result are kept in tables of their own, as pg_trgm or FTS5 would, and a
- * search of three characters or more reads the documents that have all those of the needle. The
+ * search of three characters or more reads the documents that have all those of the needle; the words
+ * of each too (lib/stores/mysql/document-words.ts), which answer a needle common enough that its trigrams
+ * do not narrow it, when it is made of letters, marks and digits. The
  * searched results are kept in a table of their own too, apart from the rest of the row (a fraction of
  * a row's size to read), beside what a search filters and orders by.
  */
@@ -82,10 +97,40 @@ const FILLS = `dossier_document_fills (
 /** The row of {@link FILLS} of {@link RESULT_TRIGRAMS}: the table's name. */
 const RESULT_TRIGRAMS_FILL = 'dossier_document_result_trigrams';
 
-/** Documents read by one step of the fill of {@link RESULT_TRIGRAMS}, which stops earlier at {@link FILL_ROWS} rows. */
+/** The row of {@link FILLS} of the words ({@link DOCUMENT_WORDS}, with the vocabulary): the table's name. */
+const WORDS_FILL = 'dossier_document_words';
+
+/** A document as a fill reads it. */
+interface FilledDocument {
+  owner: string;
+  template_id: number;
+  id: number;
+  name_lower: Buffer;
+  result_lower: Buffer;
+}
+
+/** What each fill writes of a document: the rows, and the statements that write them (a row there already kept). */
+const FILLED: Record<string, { rows(document: FilledDocument): unknown[][]; written(rows: unknown[][]): SqlCondition[] }> = {
+  [RESULT_TRIGRAMS_FILL]: {
+    rows: ({ owner, template_id, id, result_lower }) =>
+      resultTrigramRows(owner, Number(template_id), result_lower.toString('utf8'), Number(id)),
+    written: (rows) => [
+      { sql: 'INSERT IGNORE INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?', values: [rows] },
+    ],
+  },
+  [WORDS_FILL]: {
+    rows: ({ owner, template_id, id, name_lower, result_lower }) => [
+      ...wordRows(owner, Number(template_id), 'name', name_lower.toString('utf8'), Number(id)),
+      ...wordRows(owner, Number(template_id), 'result', result_lower.toString('utf8'), Number(id)),
+    ],
+    written: wordsWritten,
+  },
+};
+
+/** Documents read by one step of a fill, which stops earlier at {@link FILL_ROWS} rows. */
 const FILL_DOCUMENTS = 100;
 
-/** Trigram rows written by one step of the fill, at the most (and a document's whole, past it). */
+/** Rows written by one step of a fill, at the most (and a document's whole, past it). */
 const FILL_ROWS = 5000;
 
 /**
@@ -141,10 +186,10 @@ const COUNTED = `UPDATE dossier_document_counts c JOIN dossier_documents d ON c.
  */
 export class MysqlDocumentStore extends SqlDocumentStore {
   private readonly ready: Setup;
-  /** True once every document has its result's trigrams (never false again). */
-  private resultTrigramsFilled = false;
-  /** The fill of the results' trigrams this process runs, while it runs. */
-  private filling: Promise<void> | undefined;
+  /** The fills ({@link FILLED}) done: every document has its rows there (never undone). */
+  private readonly filled = new Set<string>();
+  /** The fills this process runs, while they run. */
+  private readonly filling = new Map<string, Promise<void>>();
 
   constructor(private readonly connection: MysqlConnection) {
     super(async (sql, values) => {
@@ -153,19 +198,25 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     });
     const query = (sql: string, values: unknown[]): Promise<unknown[]> => connection.query(sql, values);
     this.ready = new Setup(async () => {
-      for (const table of [DOCUMENTS, RESULTS, COUNTS, NAME_TRIGRAMS, FILLS]) await createTable(query, table);
-      // The documents of a store made before the results' trigrams were kept have none: those up to the
-      // highest id when the table is made are filled in (see fill). The row is written before the table
-      // is made, once (a row there already stays), so that no process sees the table without its row; a
-      // new store's row says that nothing is left.
-      await connection.write(
-        `INSERT IGNORE INTO dossier_document_fills (name, done_through, last_id)
-         SELECT ?, 0, highest FROM (SELECT COALESCE(MAX(id), 0) AS highest FROM dossier_document_results) r
-         WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?)`,
-        [RESULT_TRIGRAMS_FILL, RESULT_TRIGRAMS_FILL],
-      );
-      await createTable(query, RESULT_TRIGRAMS);
-      this.fill();
+      for (const table of [DOCUMENTS, RESULTS, COUNTS, NAME_TRIGRAMS, FILLS, DOCUMENT_VOCABULARY])
+        await createTable(query, table);
+      // The documents of a store made before the results' trigrams (or the words) were kept have none:
+      // those up to the highest id when the table is made are filled in (see fill). The row is written
+      // before the table is made, once (a row there already stays), so that no process sees the table
+      // without its row; a new store's row says that nothing is left.
+      for (const [name, table] of [
+        [RESULT_TRIGRAMS_FILL, RESULT_TRIGRAMS],
+        [WORDS_FILL, DOCUMENT_WORDS],
+      ] as const) {
+        await connection.write(
+          `INSERT IGNORE INTO dossier_document_fills (name, done_through, last_id)
+           SELECT ?, 0, highest FROM (SELECT COALESCE(MAX(id), 0) AS highest FROM dossier_document_results) r
+           WHERE NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?)`,
+          [name, name],
+        );
+        await createTable(query, table);
+        this.fill(name);
+      }
     });
   }
 
@@ -175,10 +226,10 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    */
   protected override async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
     const matching =
-      query.searchBy === 'result'
-        ? await this.resultsMatching(owner, query)
-        : namesMatching(owner, query, await this.namesNarrow(owner, query));
-    const ids = ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
+      query.searchBy === 'result' ? await this.resultsMatching(owner, query) : await this.namesMatching(owner, query);
+    const ids = Array.isArray(matching)
+      ? matching
+      : ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
     const start = (query.page - 1) * query.perPage;
     const page = ids.slice(start, start + query.perPage);
     if (page.length === 0) return { documents: [], total: ids.length };
@@ -189,6 +240,55 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
     // A document deleted between the two steps is left out.
     return { documents: page.flatMap((id) => (byId.has(id) ? [documentOf(byId.get(id)!)] : [])), total: ids.length };
+  }
+
+  /**
+   * The ids of the documents whose name holds the search, in the listing's order: through the name
+   * trigrams when they narrow it (see {@link namesNarrow}), else from the words when they answer it (see
+   * {@link wordsMatching}), else every name of the listing read.
+   */
+  private async namesMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
+    const narrowed = await this.namesNarrow(owner, query);
+    return (narrowed ? undefined : await this.wordsMatching(owner, query)) ?? namesMatching(owner, query, narrowed);
+  }
+
+  /**
+   * The ids of the documents whose name or result holds the search, in the listing's order, read from the
+   * words ({@link DOCUMENT_WORDS}), for a needle the trigrams do not narrow: when it is made of word
+   * characters, every document has its words, and the words of the vocabulary that hold the needle list
+   * fewer documents than the template has (each counted once per word; past that, reading each text
+   * costs less). Otherwise `undefined`. Not the first choice for a rare needle: the vocabulary read grows
+   * with the distinct words of the owner (a name's code of its own, a word of one document), where a rare
+   * trigram reads its few documents.
+   */
+  private async wordsMatching(
+    owner: string,
+    query: DocumentQuery & { search: string },
+  ): Promise<SqlCondition | number[] | undefined> {
+    if (!wordNeedle(query.search) || !(await this.fillDone(WORDS_FILL))) return undefined;
+    const field = query.searchBy === 'result' ? 'result' : 'name';
+    const vocabulary = vocabularySql(owner, query.templateId, field, query.search);
+    const words = ((await this.read(vocabulary.sql, vocabulary.values)) as { word: Buffer }[]).map(({ word }) =>
+      word.toString('utf8'),
+    );
+    if (words.length === 0) return [];
+    const most = await this.countOf(owner, { ...query, favorite: undefined });
+    const postings = postingsSql(owner, query.templateId, field, words, most);
+    const [{ found }] = (await this.read(postings.sql, postings.values)) as [{ found: number }];
+    if (Number(found) >= most) return undefined;
+    const matched = wordsMatchingSql(owner, query.templateId, field, words, query.search);
+    const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
+    if (query.sortBy !== 'name' && query.favorite === undefined) {
+      if (words.length === 1 && words[0] !== LONG_WORD) return oneWordSql(owner, query.templateId, field, words[0]!, direction);
+      return { sql: `SELECT m.id FROM (${matched.sql}) m ORDER BY m.id ${direction}`, values: matched.values };
+    }
+    const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
+    const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
+    return {
+      sql: `SELECT r.id FROM (${matched.sql}) m JOIN dossier_document_results r
+        ON r.owner = ? AND r.template_id = ? AND r.id = m.id${favorite} ORDER BY ${order}`,
+      values: [...matched.values, owner, query.templateId],
+    };
   }
 
   /**
@@ -217,6 +317,10 @@ export class MysqlDocumentStore extends SqlDocumentStore {
   async create(document: NewStoredDocument): Promise<StoredDocument> {
     const trigrams = nameTrigramRows(document.owner, document.name, LAST_INSERT_ID);
     const resultTrigrams = resultTrigramRows(document.owner, document.template_id, searchText(document.result), LAST_INSERT_ID);
+    const words = wordsWritten([
+      ...wordRows(document.owner, document.template_id, 'name', searchText(document.name), LAST_INSERT_ID),
+      ...wordRows(document.owner, document.template_id, 'result', searchText(document.result), LAST_INSERT_ID),
+    ]);
     const [inserted] = (await this.transaction((run) =>
       run(
         `INSERT INTO dossier_documents (${FIELD_COLUMNS}) VALUES (?);
@@ -229,7 +333,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
              resultTrigrams.length === 0
                ? ''
                : ';\nINSERT INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?'
-           }`,
+           }${words.map(({ sql }) => `;\n${sql}`).join('')}`,
         [
           fieldValues(document),
           document.owner,
@@ -242,6 +346,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
           document.favorite ? 1 : 0,
           ...(trigrams.length === 0 ? [] : [trigrams]),
           ...(resultTrigrams.length === 0 ? [] : [resultTrigrams]),
+          ...words.flatMap(({ values }) => values),
         ],
       ),
     )) as MysqlWritten[];
@@ -258,32 +363,42 @@ export class MysqlDocumentStore extends SqlDocumentStore {
             values: [changes.favorite ? 1 : 0, owner, id],
           };
     return this.transaction(async (run) => {
+      // The name it had, for its words (after the counts row, locked first by every write).
       const results = (await run(
-        `${favored.sql}UPDATE dossier_documents SET ${set} WHERE owner = ? AND id = ?;
+        `${favored.sql}SELECT name_lower FROM dossier_documents WHERE owner = ? AND id = ? FOR UPDATE;
+         UPDATE dossier_documents SET ${set} WHERE owner = ? AND id = ?;
          SELECT ${DOCUMENT_COLUMNS} FROM dossier_documents WHERE owner = ? AND id = ?`,
-        [...favored.values, ...values, owner, id, owner, id],
+        [...favored.values, owner, id, ...values, owner, id, owner, id],
       )) as unknown[];
       const [row] = results[results.length - 1] as DocumentRow[];
       if (row === undefined) return undefined;
-      await this.searchedAnew(run, owner, Number(row.template_id), id, changes);
+      const [named] = results[results.length - 3] as { name_lower: Buffer }[];
+      await this.searchedAnew(run, owner, Number(row.template_id), id, changes, named!.name_lower.toString('utf8'));
       return documentOf(row);
     });
   }
 
   async delete(owner: string, id: number): Promise<boolean> {
     return this.transaction(async (run) => {
-      const [, deleted, [searched]] = (await run(
+      const [, [named], deleted, [searched]] = (await run(
         `${COUNTED} SET c.total = c.total - 1, c.favorites = c.favorites - d.favorite WHERE d.owner = ? AND d.id = ?;
+         SELECT name_lower FROM dossier_documents WHERE owner = ? AND id = ? FOR UPDATE;
          DELETE FROM dossier_documents WHERE owner = ? AND id = ?;
          SELECT template_id, result_lower FROM dossier_document_results WHERE id = ? FOR UPDATE`,
-        [owner, id, owner, id, id],
-      )) as [MysqlWritten, MysqlWritten, { template_id: number; result_lower: Buffer }[]];
+        [owner, id, owner, id, owner, id, id],
+      )) as [MysqlWritten, { name_lower: Buffer }[], MysqlWritten, { template_id: number; result_lower: Buffer }[]];
       // Another owner's document keeps its rows.
       if (deleted.affectedRows === 0) return false;
       const statements: SqlCondition[] = [
         { sql: 'DELETE FROM dossier_document_results WHERE id = ?', values: [id] },
         { sql: 'DELETE FROM dossier_document_name_trigrams WHERE id = ?', values: [id] },
-        ...(searched === undefined ? [] : deleteResultTrigrams(owner, Number(searched.template_id), searched.result_lower, id)),
+        ...(searched === undefined
+          ? []
+          : [
+              ...deleteResultTrigrams(owner, Number(searched.template_id), searched.result_lower, id),
+              ...wordsDeleted(owner, Number(searched.template_id), 'result', searched.result_lower.toString('utf8'), id),
+              ...wordsDeleted(owner, Number(searched.template_id), 'name', named!.name_lower.toString('utf8'), id),
+            ]),
       ];
       await run(
         statements.map(({ sql }) => sql).join(';\n'),
@@ -295,7 +410,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
 
   /**
    * Writes what the search tables hold of a changed document anew (inside the transaction that changed
-   * it): its searched result, favorite flag and name key, and the trigrams of its name and result.
+   * it): its searched result, favorite flag and name key, and the trigrams and words of its name and result.
    */
   private async searchedAnew(
     run: MysqlStatement,
@@ -303,8 +418,11 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     templateId: number,
     id: number,
     { name, result, favorite }: StoredChanges,
+    nameBefore: string,
   ): Promise<void> {
     if (name === undefined && result === undefined && favorite === undefined) return;
+    /** The statements of the words, after the others. */
+    const written: SqlCondition[] = [];
     const statements = [
       `UPDATE dossier_document_results SET favorite = COALESCE(?, favorite), name_key = COALESCE(?, name_key),
          result_lower = COALESCE(?, result_lower) WHERE id = ?`,
@@ -323,6 +441,10 @@ export class MysqlDocumentStore extends SqlDocumentStore {
         statements.push('INSERT INTO dossier_document_name_trigrams (owner, trigram, id) VALUES ?');
         values.push(trigrams);
       }
+      written.push(
+        ...wordsDeleted(owner, templateId, 'name', nameBefore, id),
+        ...wordsWritten(wordRows(owner, templateId, 'name', searchText(name), id)),
+      );
     }
     if (result !== undefined) {
       const [before] = (await run('SELECT result_lower FROM dossier_document_results WHERE id = ? FOR UPDATE', [id])) as {
@@ -337,27 +459,36 @@ export class MysqlDocumentStore extends SqlDocumentStore {
         statements.push('INSERT INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?');
         values.push(trigrams);
       }
+      written.push(
+        ...(before === undefined ? [] : wordsDeleted(owner, templateId, 'result', before.result_lower.toString('utf8'), id)),
+        ...wordsWritten(wordRows(owner, templateId, 'result', searchText(result), id)),
+      );
     }
-    await run(statements.join(';\n'), values);
+    await run([...statements, ...written.map(({ sql }) => sql)].join(';\n'), [...values, ...written.flatMap((w) => w.values)]);
   }
 
   /**
    * The ids of the documents whose result holds the search, in the listing's order, each checked on its
    * searched result. Those that have the two rarest trigrams of the needle, when it has three code points
    * or more, every document has its result's trigrams, and one of the needle's trigrams is in fewer than
-   * {@link RARE} documents of the template; otherwise the owner's searched results of the template, each
+   * {@link RARE} documents of the template; otherwise those the words list, when they answer it (see
+   * {@link wordsMatching}: no text read); otherwise the owner's searched results of the template, each
    * read (a needle of one or two code points has no trigram; before the fill is done, a document without
    * its trigrams would be missed; and when every trigram is in that many documents, reading them one by
    * one through the trigram table costs more than reading the results in order).
    */
-  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition> {
+  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
     const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
     const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
     const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
     const trigrams = trigramsOf(query.search);
     const rarest =
-      trigrams.length > 0 && (await this.resultTrigramsReady()) ? await this.rarest(owner, query.templateId, trigrams) : [];
+      trigrams.length > 0 && (await this.fillDone(RESULT_TRIGRAMS_FILL))
+        ? await this.rarest(owner, query.templateId, trigrams)
+        : [];
     if (rarest.length === 0) {
+      const words = await this.wordsMatching(owner, query);
+      if (words !== undefined) return words;
       return {
         sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite}
           AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
@@ -403,65 +534,75 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     return sorted[0]!.documents >= RARE ? [] : sorted.slice(0, 2).map(({ trigram }) => trigram);
   }
 
-  /** True once every document has its result's trigrams; until then, makes sure a fill runs. */
-  private async resultTrigramsReady(): Promise<boolean> {
-    if (this.resultTrigramsFilled) return true;
-    const [progress] = (await this.read('SELECT done_through, last_id FROM dossier_document_fills WHERE name = ?', [
-      RESULT_TRIGRAMS_FILL,
-    ])) as { done_through: number; last_id: number }[];
+  /** True once the fill `name` ({@link FILLED}) is done; until then, makes sure it runs. */
+  private async fillDone(name: string): Promise<boolean> {
+    if (this.filled.has(name)) return true;
+    const [progress] = (await this.read('SELECT done_through, last_id FROM dossier_document_fills WHERE name = ?', [name])) as {
+      done_through: number;
+      last_id: number;
+    }[];
     // No row: one removed by hand (the table is made after it), read as what fillStep reads it as.
-    if (progress === undefined || Number(progress.done_through) >= Number(progress.last_id)) this.resultTrigramsFilled = true;
-    else this.fill();
-    return this.resultTrigramsFilled;
+    if (progress === undefined || Number(progress.done_through) >= Number(progress.last_id)) this.filled.add(name);
+    else this.fill(name);
+    return this.filled.has(name);
   }
 
   /**
-   * Writes the result trigrams of the documents that a store made before they were kept has, a step at a
-   * time in the background, until none is left or a step fails (the next search by result starts it
-   * again). Each step is a transaction that takes the fill's row (two processes take turns), reads the
-   * next documents' searched results (locked until it commits, so that an update waits and writes its
-   * own rows after), writes their trigrams and moves the row on: a process stopped halfway leaves the row
-   * where its last step put it.
+   * Writes the rows of the fill `name` ({@link FILLED}: the results' trigrams, the words) of the documents
+   * that a store made before the table has, a step at a time in the background, until none is left or a
+   * step fails (the next search starts it again). Each step is a transaction that takes the fill's row
+   * (two processes take turns), reads the next documents' searched forms (locked until it commits, so
+   * that an update waits and writes its own rows after), writes their rows and moves the row on: a
+   * process stopped halfway leaves the row where its last step put it.
    */
-  private fill(): void {
-    if (this.resultTrigramsFilled || this.filling !== undefined) return;
-    this.filling = (async () => {
-      while (!(await this.fillStep())) {
-        // Each step commits on its own: go on with the next.
-      }
-      this.resultTrigramsFilled = true;
-    })()
-      // A step that failed (the store down, a lock waited for too long) is tried again by the next search.
-      .catch(() => {})
-      .finally(() => (this.filling = undefined));
+  private fill(name: string): void {
+    if (this.filled.has(name) || this.filling.has(name)) return;
+    this.filling.set(
+      name,
+      (async () => {
+        while (!(await this.fillStep(name))) {
+          // Each step commits on its own: go on with the next.
+        }
+        this.filled.add(name);
+      })()
+        // A step that failed (the store down, a lock waited for too long) is tried again by the next search.
+        .catch(() => {})
+        .finally(() => this.filling.delete(name)),
+    );
   }
 
   /** One step of {@link fill}. @returns true when nothing is left. */
-  private fillStep(): Promise<boolean> {
+  private fillStep(name: string): Promise<boolean> {
+    const filled = FILLED[name]!;
     return this.connection.transaction(async (run) => {
       const [progress] = (await run('SELECT done_through, last_id FROM dossier_document_fills WHERE name = ? FOR UPDATE', [
-        RESULT_TRIGRAMS_FILL,
+        name,
       ])) as { done_through: number; last_id: number }[];
       if (progress === undefined) return true;
       const [after, last] = [Number(progress.done_through), Number(progress.last_id)];
       if (after >= last) return true;
       const documents = (await run(
-        `SELECT owner, template_id, id, result_lower FROM dossier_document_results WHERE id > ? AND id <= ?
-         ORDER BY id LIMIT ? LOCK IN SHARE MODE`,
+        `SELECT r.owner, r.template_id, r.id, d.name_lower, r.result_lower FROM dossier_document_results r
+         JOIN dossier_documents d ON d.id = r.id WHERE r.id > ? AND r.id <= ?
+         ORDER BY r.id LIMIT ? LOCK IN SHARE MODE`,
         [after, last, FILL_DOCUMENTS],
-      )) as { owner: string; template_id: number; id: number; result_lower: Buffer }[];
+      )) as FilledDocument[];
       const rows: unknown[][] = [];
       let written = 0;
-      for (const { owner, template_id, id, result_lower } of documents) {
+      for (const document of documents) {
         if (rows.length >= FILL_ROWS) break;
-        rows.push(...resultTrigramRows(owner, Number(template_id), result_lower.toString('utf8'), Number(id)));
+        rows.push(...filled.rows(document));
         written += 1;
       }
       // Fewer documents than asked for, each written: none is left up to the last id.
       const through = written === documents.length && written < FILL_DOCUMENTS ? last : Number(documents[written - 1]!.id);
+      const statements = [
+        ...(rows.length === 0 ? [] : filled.written(rows)),
+        { sql: 'UPDATE dossier_document_fills SET done_through = ? WHERE name = ?', values: [through, name] },
+      ];
       await run(
-        `${rows.length === 0 ? '' : 'INSERT IGNORE INTO dossier_document_result_trigrams (owner, template_id, trigram, id) VALUES ?;\n'}UPDATE dossier_document_fills SET done_through = ? WHERE name = ?`,
-        [...(rows.length === 0 ? [] : [rows]), through, RESULT_TRIGRAMS_FILL],
+        statements.map(({ sql }) => sql).join(';\n'),
+        statements.flatMap(({ values }) => values),
       );
       return through >= last;
     });
