@@ -261,11 +261,13 @@ export class KeyvWatchStore implements WatchStore<StoredWatch> {
   }
 
   /**
-   * Writes a delivery's record anew; once it is over, it leaves the pending ones, and is forgotten when
-   * it is out of its watch's list (or its watch's list is gone).
+   * Writes a delivery's record anew, if it has it; once it is over, it leaves the pending ones, and is
+   * forgotten when it is out of its watch's list (or its watch's list is gone).
    * @throws DossierError `ERR_STORE_UNAVAILABLE`
    */
   async saveDelivery(delivery: StoredDelivery): Promise<void> {
+    // Only while it is kept, as every store does: an attempt that ends after its watch's removal writes nothing.
+    if ((await this.kv.get(deliveryRecord(delivery.id))) === undefined) return;
     await this.kv.set(deliveryRecord(delivery.id), delivery);
     if (delivery.status === 'pending') return;
     await this.leavePending(delivery.id);

@@ -15,7 +15,7 @@ import type { Outstanding, OutstandingMark, WatchJobHandlers, WatchJobs } from '
 import { withOwnResolver } from '../lookup/net/reach.js';
 import type { TargetGuard } from '../ports/target-guard.js';
 import { keyStatusAt } from '../records/stored-key.js';
-import { withLease } from '../stores/shared/lease.js';
+import { LEASE_BUSY, withFreeLease, withLease } from '../stores/shared/lease.js';
 import { FRESH_MEMORY } from './detect/detection.js';
 import { judgeCheck, type CheckResult } from './detect/judge.js';
 import type { StoredDelivery, StoredWatch } from './keyv-watch-store.js';
@@ -43,8 +43,10 @@ export const RETRY_DELAYS_MS = [30_000, 300_000, 1_800_000, 7_200_000, 28_800_00
 /** How long one attempt may take before it counts as failed (docs/contract.md §11). */
 export const ATTEMPT_DEADLINE_MS = 10_000;
 /**
- * How long an attempt holds its delivery: longer than the attempt's deadline and its writes. A process
- * that dies mid-attempt lets go after it, and the attempt is made again by another.
+ * How long an attempt keeps its delivery from other attempts (its next attempt set this far ahead: longer
+ * than the attempt's deadline and its writes), and how long a removal waits for a living attempt to end.
+ * The attempt's lease is renewed while it lives: a process that dies mid-attempt lets go within a second,
+ * and the attempt is made again by another after this.
  */
 export const ATTEMPT_LEASE_MS = 20_000;
 /** When another process is making an attempt of a delivery: how long before looking at it again. */
@@ -475,10 +477,10 @@ export class KeyvWatchService implements WatchService {
     // Read without the lease first: a delivery another process attempted costs one read.
     const wait = notDueAt(seen, clock.now());
     if (wait > 0) return wait;
-    const holder = randomUUID();
-    if (!(await counters.acquireLease(attemptLeaseOf(deliveryId), holder, ATTEMPT_LEASE_MS))) return BUSY_RETRY_MS;
     let orphan: StoredWatch | undefined;
-    try {
+    // Held while the attempt lives (renewed), and let go within a second of a process that dies in it: a
+    // removal waits for a living attempt, never for a dead one.
+    const attempted = await withFreeLease(counters, attemptLeaseOf(deliveryId), async () => {
       const delivery = await store.getDelivery(deliveryId);
       if (delivery === undefined || delivery.status !== 'pending') return null;
       if (notDueAt(delivery, clock.now()) > 0) return notDueAt(delivery, clock.now());
@@ -494,10 +496,10 @@ export class KeyvWatchService implements WatchService {
       }
       if (standing?.status === 'expired') return PAUSED_RETRY_MS;
       return await this.post(delivery, watch, watch.webhookUrl);
-    } finally {
-      await counters.releaseLease(attemptLeaseOf(deliveryId), holder).catch(() => {});
+    }).finally(async () => {
       if (orphan !== undefined) await this.removeWatch(orphan);
-    }
+    });
+    return attempted === LEASE_BUSY ? BUSY_RETRY_MS : attempted;
   }
 
   /** Makes the attempt (counted first) and records its outcome; the ms until the next, or `null`. */
@@ -539,7 +541,8 @@ export class KeyvWatchService implements WatchService {
   /**
    * Removes a watch: its schedule, then (under its lease, so that a check running now finishes first)
    * its record, then its deliveries: those over at once, each pending one under its delivery's lease, so
-   * that an attempt being made now ends first and none begins after.
+   * that an attempt being made now ends first and none begins after (a lease that a process died holding
+   * lets go within a second: see {@link attempt}).
    */
   private async removeWatch(watch: StoredWatch): Promise<void> {
     const { store, counters } = this.options;
@@ -672,7 +675,7 @@ function claimOf(watchId: string): string {
 }
 
 /** The lease an attempt of the delivery holds. */
-function attemptLeaseOf(deliveryId: string): string {
+export function attemptLeaseOf(deliveryId: string): string {
   return `delivery-attempt:${deliveryId}`;
 }
 

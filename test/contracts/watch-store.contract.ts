@@ -6,13 +6,14 @@ import type { CounterStore } from '../../lib/ports/counter-store.js';
 import type { KeyStore } from '../../lib/ports/key-store.js';
 import type { KvStore } from '../../lib/ports/kv-store.js';
 import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
+import { LEASE_MS } from '../../lib/stores/shared/lease.js';
 import { TOKENS } from '../../lib/tokens.js';
 import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
 import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
 import { LeasedSet } from '../../lib/stores/shared/leased-set.js';
 import type { PageQuery, WatchStore } from '../../lib/ports/watch-store.js';
-import type { KeyvWatchService } from '../../lib/watches/watch-service.js';
+import { attemptLeaseOf, type KeyvWatchService } from '../../lib/watches/watch-service.js';
 import { watchServiceOn } from '../support/watch-service.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 import { census, ledger, type Ledger } from './census.js';
@@ -209,6 +210,30 @@ export function watchStoreContract(backend: BackendCase): void {
       await opened.store.saveDelivery({ ...retried, status: 'delivered', attempts: 1 });
       expect(await opened.store.getDelivery(retried.id)).to.equal(undefined);
       for (const n of [3, DELIVERIES_LISTED + 2]) expect(await opened.store.getDelivery(id(n))).to.equal(undefined);
+    });
+
+    it("removes a watch, and a key's watches, without waiting for an attempt's lease a dead process holds", async function () {
+      // What an attempt's lease outlives its holder by (renewed meanwhile): the removal waits that long.
+      this.timeout(15_000);
+      const owner = uniqueName('acct');
+      const keyId = uniqueName('key');
+      for (const remove of [
+        (watch: StoredWatch) => opened.service.removeAny(watch.id),
+        () => opened.service.removeOfKey(keyId),
+      ]) {
+        const watch = aWatch(owner, keyId, 1);
+        await opened.store.insert(watch, 10);
+        const delivery = aDelivery(watch.id, 1);
+        await opened.store.insertDelivery(delivery);
+        expect(await opened.counters.acquireLease(attemptLeaseOf(delivery.id), 'a process that died', LEASE_MS)).to.equal(true);
+        await remove(watch);
+        expect(await opened.store.get(watch.id)).to.equal(undefined);
+        expect(await opened.store.getDelivery(delivery.id)).to.equal(undefined);
+        expect((await opened.store.pendingDeliveries()).map(({ id }) => id)).to.not.include(delivery.id);
+        // Its attempt, had it been alive, ends without writing it back, whatever its outcome.
+        await opened.store.saveDelivery({ ...delivery, attempts: 1, nextAttemptAt: new Date().toISOString() });
+        expect(await opened.store.getDelivery(delivery.id)).to.equal(undefined);
+      }
     });
 
     it('counts the changes of its lists of watches and of pending deliveries, and nothing else', async () => {

@@ -44,6 +44,36 @@ export async function withLease<T>(
     await sleep(wait);
     waited += wait;
   }
+  return holding(counters, name, owner, ttlMs, operation);
+}
+
+/** What {@link withFreeLease} answers when another holds the lease. */
+export const LEASE_BUSY = Symbol('the lease is held');
+
+/**
+ * Runs `operation` under the lease `name`, as {@link withLease} does, if no one holds it now; answers
+ * {@link LEASE_BUSY} at once otherwise.
+ * @throws DossierError `ERR_STORE_UNAVAILABLE` when the store does not answer.
+ */
+export async function withFreeLease<T>(
+  counters: CounterStore,
+  name: string,
+  operation: () => Promise<T>,
+  ttlMs = LEASE_MS,
+): Promise<T | typeof LEASE_BUSY> {
+  const owner = randomUUID();
+  if (!(await counters.acquireLease(name, owner, ttlMs))) return LEASE_BUSY;
+  return holding(counters, name, owner, ttlMs, operation);
+}
+
+/** Runs `operation` with the lease `name` taken by `owner`: renewed meanwhile, given back after. */
+async function holding<T>(
+  counters: CounterStore,
+  name: string,
+  owner: string,
+  ttlMs: number,
+  operation: () => Promise<T>,
+): Promise<T> {
   // Renewed a third of the lease after the last renewal ended, not on a fixed beat: a store slow to
   // answer gets one renewal a holder at a time, never a pile of them that slows it further (a thousand
   // checks under way on a loaded MySQL did that). A renewal that fails is tried again at the next turn;
