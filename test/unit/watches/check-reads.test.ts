@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import { createContainer } from '../../../lib/container.js';
 import { resolveOptions } from '../../../lib/options.js';
-import type { KvStore } from '../../../lib/ports/kv-store.js';
 import { TOKENS } from '../../../lib/tokens.js';
-import { FRESH_MEMORY } from '../../../lib/watches/detect/detection.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
-import { watchServiceOn } from '../../support/watch-service.js';
+import { observed, storedWatch, watchServiceOn } from '../../support/watch-service.js';
 
 const WATCH_ID = 'wat_00000000000000aa';
 
@@ -29,37 +27,15 @@ describe('the reads of a watch a scheduled check makes', () => {
       try {
         const base = container.resolve(TOKENS.storeKv);
         let gets = 0;
-        const kv = new Proxy(base, {
-          get(target, method) {
-            const value: unknown = Reflect.get(target, method);
-            if (typeof value !== 'function') return value;
-            return (...args: unknown[]) => {
-              if (method === 'get' && String(args[0]).endsWith(WATCH_ID)) gets += 1;
-              return (value as (...a: unknown[]) => unknown).apply(target, args);
-            };
-          },
-        }) as KvStore;
+        const kv = observed(base, (method, args) => {
+          if (method === 'get' && String(args[0]).endsWith(WATCH_ID)) gets += 1;
+        });
         const { store, service, jobs } = watchServiceOn(container, options, {
           kv,
           counters: container.resolve(TOKENS.storeCounters),
         });
         Object.assign(jobs, { checksRunOnce: runOnce });
-        const at = new Date().toISOString();
-        const watch = {
-          id: WATCH_ID,
-          type: 'dns' as const,
-          domain: 'example.test',
-          webhookUrl: null,
-          intervalSeconds: 3600,
-          createdAt: at,
-          lastCheckedAt: null,
-          nextCheckAt: at,
-          lastError: null,
-          keyId: 'acct',
-          owner: 'acct',
-          secret: 'whsec_c2VjcmV0',
-          memory: FRESH_MEMORY,
-        };
+        const watch = storedWatch(WATCH_ID);
         await store.insert(watch, 100);
         gets = 0;
         expect(await service.handlers.check(watch.id)).to.be.above(3_000_000);

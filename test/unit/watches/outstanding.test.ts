@@ -5,41 +5,22 @@ import { resolveOptions } from '../../../lib/options.js';
 import type { CounterStore } from '../../../lib/ports/counter-store.js';
 import type { KvStore } from '../../../lib/ports/kv-store.js';
 import { TOKENS } from '../../../lib/tokens.js';
-import { FRESH_MEMORY } from '../../../lib/watches/detect/detection.js';
 import type { StoredWatch } from '../../../lib/watches/keyv-watch-store.js';
-import { watchServiceOn } from '../../support/watch-service.js';
+import { observed, storedWatch, watchServiceOn } from '../../support/watch-service.js';
 
 /** A port whose every call is noted in `calls` as `<port>.<method>`. */
 function noted<T extends object>(port: T, name: string, calls: string[]): T {
-  return new Proxy(port, {
-    get(target, method) {
-      const value: unknown = Reflect.get(target, method);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        calls.push(`${name}.${String(method)}`);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+  return observed(port, (method) => calls.push(`${name}.${method}`));
 }
 
 function aWatch(n: number): StoredWatch {
   const at = new Date(Date.UTC(2030, 0, 1)).toISOString();
-  return {
-    id: `wat_${randomBytes(8).toString('hex')}`,
-    type: 'dns',
+  return storedWatch(`wat_${randomBytes(8).toString('hex')}`, {
     domain: `d${n}.example.test`,
-    webhookUrl: null,
-    intervalSeconds: 3600,
     createdAt: at,
-    lastCheckedAt: null,
     nextCheckAt: at,
-    lastError: null,
     keyId: `key_${Math.floor(n / 100)}`,
-    owner: 'acct',
-    secret: 'whsec_c2VjcmV0',
-    memory: FRESH_MEMORY,
-  };
+  });
 }
 
 // The timer engine asks what is outstanding every 5 s: while nothing changed, that must cost the store
