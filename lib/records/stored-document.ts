@@ -45,6 +45,25 @@ export function searchText(text: string): string {
   return text.toLowerCase();
 }
 
+/** A word of a searched form: a maximal run of letters, marks and digits. */
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const ONE_WORD = /^[\p{L}\p{M}\p{N}]+$/u;
+
+/**
+ * The distinct words of a searched form (a `searchText`). A needle made of letters, marks and digits only
+ * (see {@link isWordNeedle}) is in a text if and only if it is a part of one of the text's words, as each of
+ * its occurrences lies inside a maximal run of such characters: the stores that keep the words of the names
+ * and results find such a needle's documents from the words that hold it, reading no text.
+ */
+export function searchedWords(searched: string): string[] {
+  return [...new Set(Array.from(searched.matchAll(WORD), ([word]) => word))];
+}
+
+/** Whether a needle (a `searchText`) is made of letters, marks and digits only, so that the words of the texts find it. */
+export function isWordNeedle(needle: string): boolean {
+  return ONE_WORD.test(needle);
+}
+
 /** Code points a name key keeps at the most, so that it fits the index of every SQL store. */
 const NAME_KEY_MAX = 300;
 const MARK = /\p{M}/u;

@@ -1,4 +1,5 @@
 import { MYSQL_DIALECT } from '../sql/counters.js';
+import { isWordNeedle, searchedWords } from '../../records/stored-document.js';
 import type { SqlCondition } from '../sql/documents.js';
 
 // The words of the documents' searched names and results on MySQL and MariaDB (docs/storage.md, "Documents
@@ -41,19 +42,14 @@ const LONGEST_WORD = 100;
  */
 export const LONG_WORD = '';
 
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-const ONE_WORD = /^[\p{L}\p{M}\p{N}]+$/u;
-
 /** Whether the words answer a search of `needle` (a searched form): it is made of word characters only. */
 export function wordNeedle(needle: string): boolean {
-  return ONE_WORD.test(needle);
+  return isWordNeedle(needle);
 }
 
 /** The distinct words of a searched form, each longer than {@link LONGEST_WORD} as {@link LONG_WORD}. */
 export function wordsOf(searched: string): string[] {
-  const words = new Set<string>();
-  for (const [word] of searched.matchAll(WORD)) words.add(Array.from(word).length > LONGEST_WORD ? LONG_WORD : word);
-  return [...words];
+  return [...new Set(searchedWords(searched).map((word) => (Array.from(word).length > LONGEST_WORD ? LONG_WORD : word)))];
 }
 
 /** The rows of {@link DOCUMENT_WORDS} (and, without the id, of {@link DOCUMENT_VOCABULARY}) of a document's searched text. */

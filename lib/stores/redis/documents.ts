@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import QuickLRU from 'quick-lru';
 import { DossierError } from '../../errors.js';
 import type { CounterStore } from '../../ports/counter-store.js';
@@ -16,7 +17,9 @@ import {
   documentIndexName,
   documentKey,
   isStoredDocument,
+  isWordNeedle,
   nameSortKey,
+  searchedWords,
   searchText,
 } from '../../records/stored-document.js';
 import { AppendOnlyIndex } from '../shared/append-only-index.js';
@@ -25,6 +28,18 @@ import type { KeyvKvStore } from '../shared/keyv-kv-store.js';
 import { LeaseQueue, withLease } from '../shared/lease.js';
 import { deserialize, serialize } from '../shared/serialize.js';
 import type { RedisEvalClient } from './counters.js';
+import {
+  ADD_POSTINGS,
+  FILL,
+  FILL_READ,
+  KEEP_WORDS,
+  WORD_KEYS,
+  WORD_MATCHES,
+  WORD_VOCABULARIES,
+  nameWords,
+  resultWords,
+  wordPostings,
+} from './document-words.js';
 
 // Per owner and template (keys under `<namespace>:documents:<owner's length>:<owner>:<template>:`):
 //   id, id:1, id:0        sorted sets of the ids (score: the id) of all documents, the favorites, the others
@@ -63,14 +78,17 @@ end
 `;
 
 /** Writes a document's record (or deletes it) and its place in every index, in one atomic step. */
-const WRITE = `${REBUILD_CHUNK}
+const WRITE = `${REBUILD_CHUNK}${KEEP_WORDS}
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
--- 11 the grams that are bitmaps, 12 texts, 13 names, 14 name chunks, then ARGV[8] grams to clear, then the
--- grams to set.
+-- 11 the postings that are bitmaps, 12 texts, 13 names, 14 name chunks, 15-19 name-words, name-vocabulary,
+-- result-words, result-vocabulary, words-to-fill, then ARGV[8] postings (grams and words) to clear, then
+-- the postings to set.
 -- ARGV: 1 put|delete, 2 id, 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member
--- ('' for none), 8 grams to clear, 9 the searched result, 10 the name's record
+-- ('' for none), 8 postings to clear, 9 the searched result, 10 the name's record, 11 the name's words and
+-- 12 the result's (each separated by NUL)
 local id = ARGV[2]
 local ordinal = redis.call('HGET', KEYS[2], id)
+wordsFrom(KEYS[19], KEYS[4])
 if ARGV[1] == 'put' then redis.call('SET', KEYS[1], ARGV[3]) else redis.call('DEL', KEYS[1]) end
 -- Which of KEYS[from…to] are bitmaps (one call, rather than a TYPE each).
 local function bitmaps(from, to)
@@ -86,10 +104,10 @@ if ARGV[7] ~= '' then
 end
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-local cleared = 14 + tonumber(ARGV[8])
+local cleared = 19 + tonumber(ARGV[8])
 if ordinal then
-  local kinds = bitmaps(15, cleared)
-  for i = 15, cleared do
+  local kinds = bitmaps(20, cleared)
+  for i = 20, cleared do
     if kinds[i] then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
   end
 end
@@ -117,6 +135,8 @@ redis.call('ZADD', KEYS[5], id, id)
 redis.call('ZADD', favorite and KEYS[6] or KEYS[7], id, id)
 redis.call('ZADD', KEYS[8], 0, ARGV[5])
 redis.call('ZADD', favorite and KEYS[9] or KEYS[10], 0, ARGV[5])
+addWords(KEYS[15], KEYS[16], ARGV[11])
+addWords(KEYS[17], KEYS[18], ARGV[12])
 -- A set becomes a bitmap once it would take more room than one: past Redis's compact sets of integers
 -- (512), when its members outnumber the bitmap's bytes (the ordinals handed out / 8) / 64 bytes a member.
 local most = math.max(512, tonumber(redis.call('GET', KEYS[4])) / 512)
@@ -136,16 +156,18 @@ return 1`;
 
 /**
  * Indexes documents as their records are (an upgrade's batch, of one owner and template), each unless it
- * is indexed already; each gram's new ordinals in one command.
+ * is indexed already; each posting's new ordinals in one command.
  */
-const INDEX = `${REBUILD_CHUNK}
--- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the grams
--- that are bitmaps, 11 texts, 12 names, 13 name chunks, then the grams. ARGV: per document, its id, favorite
--- (1|0), name member, entry, the numbers of its grams among KEYS[14…] (1 for KEYS[14]) separated by commas,
--- its searched result and its name's record.
+const INDEX = `${REBUILD_CHUNK}${KEEP_WORDS}${ADD_POSTINGS}
+-- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the
+-- postings that are bitmaps, 11 texts, 12 names, 13 name chunks, 14-18 name-words, name-vocabulary,
+-- result-words, result-vocabulary, words-to-fill, then the postings. ARGV: per document, its id, favorite
+-- (1|0), name member, entry, the numbers of its postings among KEYS[19…] (1 for KEYS[19]) separated by
+-- commas, its searched result, its name's record, its name's words and its result's (each separated by NUL).
+wordsFrom(KEYS[18], KEYS[3])
 local postings = {}
 local chunks = {}
-for first = 1, #ARGV, 7 do
+for first = 1, #ARGV, 9 do
   local id = ARGV[first]
   if not redis.call('HGET', KEYS[1], id) then
     local ordinal = redis.call('INCR', KEYS[3])
@@ -159,45 +181,16 @@ for first = 1, #ARGV, 7 do
     redis.call('ZADD', favorite and KEYS[5] or KEYS[6], id, id)
     redis.call('ZADD', KEYS[7], 0, ARGV[first + 2])
     redis.call('ZADD', favorite and KEYS[8] or KEYS[9], 0, ARGV[first + 2])
-    for gram in string.gmatch(ARGV[first + 4], '%d+') do
-      local n = 13 + tonumber(gram)
-      local ordinals = postings[n]
-      if not ordinals then
-        ordinals = {}
-        postings[n] = ordinals
-      end
-      ordinals[#ordinals + 1] = ordinal
+    for number in string.gmatch(ARGV[first + 4], '%d+') do
+      local key = KEYS[18 + tonumber(number)]
+      postings[key] = postings[key] or {}
+      table.insert(postings[key], ordinal)
     end
+    addWords(KEYS[14], KEYS[15], ARGV[first + 7])
+    addWords(KEYS[16], KEYS[17], ARGV[first + 8])
   end
 end
--- Sets bits of a bitmap, a thousand a command.
-local function setBits(key, ordinals)
-  for start = 1, #ordinals, 1000 do
-    local fields = {}
-    for i = start, math.min(start + 999, #ordinals) do
-      fields[#fields + 1] = 'SET'
-      fields[#fields + 1] = 'u1'
-      fields[#fields + 1] = ordinals[i]
-      fields[#fields + 1] = 1
-    end
-    redis.call('BITFIELD', key, unpack(fields))
-  end
-end
-local most = math.max(512, tonumber(redis.call('GET', KEYS[3]) or '0') / 512)
-for n, ordinals in pairs(postings) do
-  local gram = KEYS[n]
-  if redis.call('HEXISTS', KEYS[10], gram) == 1 then
-    setBits(gram, ordinals)
-  else
-    for start = 1, #ordinals, 1000 do redis.call('SADD', gram, unpack(ordinals, start, math.min(start + 999, #ordinals))) end
-    if redis.call('SCARD', gram) > most then
-      local members = redis.call('SMEMBERS', gram)
-      redis.call('DEL', gram)
-      setBits(gram, members)
-      redis.call('HSET', KEYS[10], gram, 1)
-    end
-  end
-end
+addPostings(postings, KEYS[10], KEYS[3])
 for chunk in pairs(chunks) do rebuildChunk(KEYS[12], KEYS[13], chunk) end
 return 0`;
 
@@ -218,15 +211,18 @@ return answer`;
 /**
  * The matches of a search among part of the owner's documents of a template: the documents that hold every
  * gram of KEYS[3…] (sets, or bitmaps by ordinal), each checked on its searched text (hash KEYS[2]: names or
- * results) for the needle, byte for byte (UTF-8 holds as code points do), and on the favorite filter. Where
- * every gram is a bitmap, the call reads their bytes from ARGV[3] on, until it has some ARGV[4] candidates
- * (so that no call holds Redis long, however many documents hold the needle), and answers where the next
- * call goes on (-1: done); where one is a set, which holds few, the call reads all its candidates.
+ * results) for the needle, byte for byte (UTF-8 holds as code points do), and on the favorite filter; or
+ * the documents of one bitmap of matches that the words gave (see {@link WORD_MATCHES}), checked on the
+ * favorite filter only. Where every gram is a bitmap, the call reads their bytes from ARGV[3] on, until it
+ * has some ARGV[4] candidates (so that no call holds Redis long, however many documents hold the needle),
+ * and answers where the next call goes on (-1: done); where one is a set, which holds few, the call reads
+ * all its candidates.
  */
 const MATCHES = `
 -- KEYS: 1 entries, 2 searched texts, then the grams. ARGV: 1 the needle ('': the process checks each entry),
--- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 1 when a document without a searched
--- text is for the process to check (names, which older releases did not keep), 0 when it does not match.
+-- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 what the candidates are: name (a
+-- document without a searched name is for the process to check: older releases did not keep them), result,
+-- or word (matches, from the words: no text is read).
 -- Answers the next byte, then the entry of each match, '?' before it when the process is to check it.
 local sets, bitmaps = {}, {}
 for i = 3, #KEYS do
@@ -273,17 +269,19 @@ end
 local found = { next }
 if #ordinals == 0 then return found end
 local entries = redis.call('HMGET', KEYS[1], unpack(ordinals))
-local texts = ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ordinals))
+local kind = ARGV[5]
+local texts = kind ~= 'word' and ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ordinals))
 for n = 1, #ordinals do
   local entry = entries[n]
   if entry and (ARGV[2] == '' or string.match(entry, '^%[%d+,(%d)') == ARGV[2]) then
-    if not texts then found[#found + 1] = '?' .. entry
+    if kind == 'word' then found[#found + 1] = entry
+    elseif not texts then found[#found + 1] = '?' .. entry
     elseif not texts[n] then
-      if ARGV[5] == '1' then found[#found + 1] = '?' .. entry end
+      if kind == 'name' then found[#found + 1] = '?' .. entry end
     else
       -- A name's record holds its searched name up to its first NUL.
       local hit = string.find(texts[n], ARGV[1], 1, true)
-      if hit and (ARGV[5] == '0' or hit + #ARGV[1] <= string.find(texts[n], '\\0', 1, true)) then found[#found + 1] = entry end
+      if hit and (kind == 'result' or hit + #ARGV[1] <= string.find(texts[n], '\\0', 1, true)) then found[#found + 1] = entry end
     end
   end
 end
@@ -347,6 +345,8 @@ return found`;
 /** Chunks of searched names a search reads per call (some 8,000 names). */
 const CHUNKS_PER_CALL = 64;
 
+/** Deletes a key. */
+const DROP = `redis.call('DEL', KEYS[1]) return 0`;
 /** Reads a key (`GET`). */
 const READ = `return redis.call('GET', KEYS[1])`;
 /** Sets a key (`SET`). */
@@ -363,6 +363,8 @@ return 0`;
 const CHECKED_PER_CALL = 2000;
 /** Grams a search looks up at most: enough to narrow it down; the match is checked on the text anyway. */
 const NEEDLE_GRAMS = 32;
+/** Documents a step of the fill of words reads and writes. */
+const FILL_BATCH = 200;
 /** Log slots (and documents) an upgrade reads per step. */
 const BATCH = 500;
 /** Owners this process knows to be indexed, at most. */
@@ -386,6 +388,9 @@ export interface RedisDocumentOptions {
 
 type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
 
+/** A match of a search: what orders it. */
+type Match = { id: number; nameKey: string };
+
 /**
  * Documents on Redis: each a record as Keyv writes it (`doc:<id>`, the format older releases wrote, read
  * through the backend's values too), and per owner and template, indexes in Redis that answer every list query of
@@ -402,6 +407,8 @@ export class RedisDocumentStore implements DocumentStore {
   private readonly writes: LeaseQueue;
   /** Owners whose documents are indexed (never undone). */
   private readonly indexedOwners = new QuickLRU<string, true>({ maxSize: KNOWN_OWNERS });
+  /** Fills of words under way in this process, by the prefix of their template's keys. */
+  private readonly fills = new Map<string, Promise<void>>();
   /** Upgrades under way in this process, by owner. */
   private readonly upgrades = new Map<string, Promise<void>>();
   private readonly recordPrefix: string;
@@ -467,42 +474,166 @@ export class RedisDocumentStore implements DocumentStore {
     // result), and so is one with a character that a name's record holds after the name.
     const checked = UNSURE.test(search) || (byName && /[\0\x01\x02]/.test(search)) ? '' : search;
     const favorite = query.favorite === undefined ? '' : query.favorite ? '1' : '0';
-    const candidates: { id: number; nameKey: string }[] = [];
-    const unsure: { id: number; nameKey: string }[] = [];
+    if (isWordNeedle(search)) {
+      const matched = await this.wordMatches(keys, grams, search, byName, favorite, query.sortBy);
+      if (matched !== undefined) return this.pageOfMatches(owner, matched, query);
+    }
     if (byName && checked !== '') {
       const scanned = await this.scanNames(keys, grams, search, favorite, query.sortBy);
       if (scanned !== undefined) return this.pageOfMatches(owner, scanned, query);
     }
+    const { matched, unsure } = await this.matches(
+      keys,
+      grams,
+      byName ? 'name' : 'result',
+      checked,
+      search,
+      favorite,
+      query.sortBy,
+    );
+    return this.pageOfMatches(
+      owner,
+      unsure.length === 0 ? matched : [...matched, ...(await this.resultsHolding(owner, unsure, search))],
+      query,
+    );
+  }
+
+  /**
+   * The documents of `postings` that {@link MATCHES} finds (`kind`: checked on their names or results for
+   * `checked`, or the matches the words gave), a call at a time; a name it leaves to the process is checked
+   * here for `search`, and a result is answered in `unsure`.
+   */
+  private async matches(
+    keys: string,
+    postings: string[],
+    kind: 'name' | 'result' | 'word',
+    checked: string,
+    search: string,
+    favorite: string,
+    sortBy: DocumentQuery['sortBy'],
+  ): Promise<{ matched: Match[]; unsure: Match[] }> {
+    const matched: Match[] = [];
+    const unsure: Match[] = [];
     for (let next = 0; next !== -1;) {
       const [after, ...entries] = (await this.call(
         MATCHES,
-        [keys + 'entries', keys + (byName ? 'names' : 'texts'), ...grams],
-        [checked, favorite, String(next), String(CHECKED_PER_CALL), byName ? '1' : '0'],
+        [keys + 'entries', keys + (kind === 'name' ? 'names' : 'texts'), ...postings],
+        [checked, favorite, String(next), String(CHECKED_PER_CALL), kind],
       )) as [number, ...string[]];
       next = Number(after);
       for (const entry of entries) {
         if (entry.startsWith('?')) {
           const [id, , name, nameKey] = JSON.parse(entry.slice(1)) as Entry;
-          if (!byName) unsure.push({ id, nameKey });
-          else if (searchText(name).includes(search)) candidates.push({ id, nameKey });
-        } else if (query.sortBy === 'id') {
-          candidates.push({ id: Number(entry.slice(1, entry.indexOf(','))), nameKey: '' });
+          if (kind === 'result') unsure.push({ id, nameKey });
+          else if (searchText(name).includes(search)) matched.push({ id, nameKey });
+        } else if (sortBy === 'id') {
+          matched.push({ id: Number(entry.slice(1, entry.indexOf(','))), nameKey: '' });
         } else {
           const [id, , , nameKey] = JSON.parse(entry) as Entry;
-          candidates.push({ id, nameKey });
+          matched.push({ id, nameKey });
         }
       }
     }
-    const matched = unsure.length === 0 ? candidates : await this.resultsHolding(owner, unsure, search);
-    return this.pageOfMatches(owner, matched, query);
+    return { matched, unsure };
+  }
+
+  /**
+   * The matches of a needle of word characters read from the words (see {@link WORD_MATCHES}), or
+   * `undefined` when the grams are to be read instead: a rare needle, postings that would cost more than
+   * the grams, or words not kept for every document yet (whose fill this starts).
+   */
+  private async wordMatches(
+    keys: string,
+    grams: string[],
+    search: string,
+    byName: boolean,
+    favorite: string,
+    sortBy: DocumentQuery['sortBy'],
+  ): Promise<Match[] | undefined> {
+    const union = `${keys}union:${randomUUID()}`;
+    const [state, bitmap, made] = (await this.call(
+      WORD_MATCHES,
+      [
+        keys + (byName ? 'name-vocabulary' : 'result-vocabulary'),
+        keys + 'bitmaps',
+        keys + 'ordinal',
+        keys + 'words-to-fill',
+        union,
+        ...grams,
+      ],
+      [search, keys + (byName ? 'nw:' : 'rw:')],
+    )) as [number, string?, number?];
+    if (Number(state) === -3) this.fillWords(keys);
+    if (Number(state) < 0) return undefined;
+    if (Number(state) === 0) return [];
+    try {
+      return (await this.matches(keys, [bitmap!], 'word', '', search, favorite, sortBy)).matched;
+    } finally {
+      if (Number(made) === 1) await this.call(DROP, [union], []);
+    }
+  }
+
+  /**
+   * Fills, in the background, the words of the template whose keys start with `keys` (documents written
+   * before the words were kept), unless this process is at it already. Other processes may fill it at the
+   * same time: each step reads a batch and writes it only if no one wrote it first, so one wins each step.
+   * A step that fails (a closed store) ends it; the next search starts it again where it stopped.
+   */
+  private fillWords(keys: string): void {
+    if (this.fills.has(keys)) return;
+    this.fills.set(
+      keys,
+      this.fill(keys)
+        .catch(() => {})
+        .finally(() => this.fills.delete(keys)),
+    );
+  }
+
+  /** Fills the template's words a step of {@link FILL_BATCH} documents at a time, down from the last ordinal to fill. */
+  private async fill(keys: string): Promise<void> {
+    for (;;) {
+      const [from, ...read] = (await this.call(
+        FILL_READ,
+        [keys + 'words-to-fill', keys + 'ordinal', keys + 'entries', keys + 'texts'],
+        [String(FILL_BATCH)],
+      )) as [number, ...(number | string)[]];
+      if (Number(from) === 0) return;
+      const documents: { ordinal: string; entry: string; text: string; names: string[]; results: string[] }[] = [];
+      for (let n = 0; n < read.length; n += 3) {
+        const entry = String(read[n + 1]);
+        const text = String(read[n + 2]);
+        const [, , name] = JSON.parse(entry) as Entry;
+        documents.push({ ordinal: String(read[n]), entry, text, names: nameWords({ name }), results: searchedWords(text) });
+      }
+      const { numbers, postings } = numbered(documents.map(({ names, results }) => wordPostings(names, results)));
+      await this.call(
+        FILL,
+        [
+          keys + 'words-to-fill',
+          keys + 'ordinal',
+          keys + 'entries',
+          keys + 'texts',
+          keys + 'bitmaps',
+          ...[...WORD_VOCABULARIES, ...postings].map((name) => keys + name),
+        ],
+        [
+          String(from),
+          String(Math.max(0, Number(from) - FILL_BATCH)),
+          ...documents.flatMap(({ ordinal, entry, text, names, results }, n) => [
+            ordinal,
+            entry,
+            text,
+            numbers[n]!,
+            names.join('\0'),
+            results.join('\0'),
+          ]),
+        ],
+      );
+    }
   }
 
   /** The page of `matched` (all the matches of a search) that `query` asks for, with their number. */
-  private async pageOfMatches(
-    owner: string,
-    matched: { id: number; nameKey: string }[],
-    query: DocumentQuery,
-  ): Promise<DocumentRows> {
+  private async pageOfMatches(owner: string, matched: Match[], query: DocumentQuery): Promise<DocumentRows> {
     const page = pageOf(sorted(matched, query.sortBy), query);
     const records = await this.options.kv.getMany<unknown>(page.map(({ id }) => documentKey(id)));
     // A document deleted since the search is left out of the page.
@@ -558,9 +689,9 @@ export class RedisDocumentStore implements DocumentStore {
   /** Writes document `document` (`put`) or deletes it, with its indexes (`former`: as they have it). */
   private async write(op: 'put' | 'delete', document: StoredDocument, former?: StoredDocument): Promise<void> {
     const keys = this.keysOf(document.owner, document.template_id);
-    const set = op === 'delete' ? [] : gramsOf(document);
+    const set = op === 'delete' ? [] : postingsOf(document);
     const kept = new Set(set);
-    const cleared = former === undefined ? [] : gramsOf(former).filter((gram) => !kept.has(gram));
+    const cleared = former === undefined ? [] : postingsOf(former).filter((posting) => !kept.has(posting));
     await this.call(
       WRITE,
       [this.recordPrefix + String(document.id), ...[...INDEX_KEYS, ...cleared, ...set].map((name) => keys + name)],
@@ -575,32 +706,29 @@ export class RedisDocumentStore implements DocumentStore {
         String(cleared.length),
         searchText(document.result),
         nameRecord(document),
+        op === 'put' ? nameWords(document).join('\0') : '',
+        op === 'put' ? resultWords(document).join('\0') : '',
       ],
     );
   }
 
   /** Indexes `documents` (of the template whose keys start with `keys`) as they are, each unless it is already. */
   private async index(keys: string, documents: StoredDocument[]): Promise<void> {
-    const numbers = new Map<string, number>();
-    const args = documents.flatMap((document) => {
-      const own = gramsOf(document).map((gram) => {
-        let number = numbers.get(gram);
-        if (number === undefined) numbers.set(gram, (number = numbers.size + 1));
-        return number;
-      });
-      return [
-        String(document.id),
-        document.favorite ? '1' : '0',
-        nameMember(document),
-        entryOf(document),
-        own.join(','),
-        searchText(document.result),
-        nameRecord(document),
-      ];
-    });
+    const { numbers, postings } = numbered(documents.map(postingsOf));
+    const args = documents.flatMap((document, n) => [
+      String(document.id),
+      document.favorite ? '1' : '0',
+      nameMember(document),
+      entryOf(document),
+      numbers[n]!,
+      searchText(document.result),
+      nameRecord(document),
+      nameWords(document).join('\0'),
+      resultWords(document).join('\0'),
+    ]);
     await this.call(
       INDEX,
-      [...INDEX_KEYS, ...numbers.keys()].map((name) => keys + name),
+      [...INDEX_KEYS, ...postings].map((name) => keys + name),
       args,
     );
   }
@@ -729,14 +857,37 @@ const INDEX_KEYS = [
   'texts',
   'names',
   'name-chunks',
+  ...WORD_KEYS,
 ];
 
-/** The grams of a document's searched name (`n:<gram>`) and result (`r:<gram>`), as its template's keys end. */
-function gramsOf(document: StoredDocument): string[] {
+/**
+ * The postings that list a document, as its template's keys end: the grams of its searched name (`n:<gram>`)
+ * and result (`r:<gram>`), and their words (`nw:<word>`, `rw:<word>`).
+ */
+function postingsOf(document: StoredDocument): string[] {
   return [
     ...[...grams(searchText(document.name))].map((gram) => `n:${gram}`),
     ...[...grams(searchText(document.result))].map((gram) => `r:${gram}`),
+    ...wordPostings(nameWords(document), resultWords(document)),
   ];
+}
+
+/**
+ * Numbers the postings of documents as a script takes them after its fixed keys (1 for the first), each
+ * posting once: each document's numbers, separated by commas, and the postings in the order of their numbers.
+ */
+function numbered(perDocument: string[][]): { numbers: string[]; postings: string[] } {
+  const numbers = new Map<string, number>();
+  const own = perDocument.map((postings) =>
+    postings
+      .map((posting) => {
+        let number = numbers.get(posting);
+        if (number === undefined) numbers.set(posting, (number = numbers.size + 1));
+        return number;
+      })
+      .join(','),
+  );
+  return { numbers: own, postings: [...numbers.keys()] };
 }
 
 /** A document's entry in the hash of entries: what a search reads of it to filter and order its matches. */
