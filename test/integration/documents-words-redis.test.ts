@@ -4,6 +4,7 @@ import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Backend } from '../../lib/ports/backend.js';
 import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
+import { WORD_KEYS } from '../../lib/stores/redis/document-words.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -183,10 +184,7 @@ describe(`the words of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSI
     // What a store of the release before holds: the same indexes, without the words.
     const words: string[] = [];
     for await (const found of redis.scanIterator({ MATCH: `${keys}[nr]w:*`, COUNT: 1000 })) words.push(...found);
-    await redis.del([
-      ...words,
-      ...['name-words', 'name-vocabulary', 'result-words', 'result-vocabulary', 'words-to-fill'].map((name) => keys + name),
-    ]);
+    await redis.del([...words, ...WORD_KEYS.map((name) => keys + name)]);
     await redis.hDel(`${keys}bitmaps`, words);
     // A document written by this release before the fill: its words are kept as it is written.
     const [made, kept] = await Promise.all([tested.create(document(7)), expected.create(document(7))]);

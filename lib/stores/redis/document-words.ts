@@ -14,6 +14,10 @@ import { searchedWords, searchText } from '../../records/stored-document.js';
 //                                       bitmap once many, as the grams (and in the same hash of bitmaps)
 //   words-to-fill                       the ordinals 1 … this one were written before the words were kept
 //                                       and are not filled yet (0: every document's words are kept)
+//   ordinal-ids                         per ordinal 8 bytes from byte 8 × ordinal on: the favorite flag,
+//                                       then the document's id on 7 bytes, big-endian (0: none), so that
+//                                       a search in the order of ids reads its matches' ids and flags in one
+//                                       range, not an entry each
 //   union:<random>                      a search's matches, when more than one word holds its needle (a
 //                                       minute at the most)
 
@@ -21,7 +25,7 @@ import { searchedWords, searchText } from '../../records/stored-document.js';
 export const WORD_VOCABULARIES = ['name-words', 'name-vocabulary', 'result-words', 'result-vocabulary'];
 
 /** The keys of the template's words that the scripts of writes take, in their order. */
-export const WORD_KEYS = [...WORD_VOCABULARIES, 'words-to-fill'];
+export const WORD_KEYS = [...WORD_VOCABULARIES, 'words-to-fill', 'ordinal-ids'];
 
 /** The postings of the words of a name and of a result (`nw:<word>`, `rw:<word>`), as their template's keys end. */
 export function wordPostings(names: string[], results: string[]): string[] {
@@ -41,9 +45,13 @@ export function resultWords(document: Pick<StoredDocument, 'result'>): string[] 
 /**
  * Lua: the words' bookkeeping of the scripts that give documents ordinals. `wordsFrom` marks, before the
  * first ordinal a script hands out in a template, that the ordinals before it are to be filled (none in a
- * new template); `addWords` puts a document's words (NUL-separated) into a field's vocabulary.
+ * new template); `addWords` puts a document's words (NUL-separated) into a field's vocabulary; `keepId`
+ * writes an ordinal's id and favorite flag (1|0) into `ordinal-ids` (id 0: none).
  */
 export const KEEP_WORDS = `
+local function keepId(ids, ordinal, id, favorite)
+  redis.call('SETRANGE', ids, tonumber(ordinal) * 8, struct.pack('>BI7', tonumber(favorite), tonumber(id)))
+end
 local function wordsFrom(toFill, counter)
   if redis.call('EXISTS', toFill) == 0 then redis.call('SET', toFill, redis.call('GET', counter) or '0') end
 end
@@ -181,22 +189,23 @@ return answer`;
  */
 export const FILL = `${KEEP_WORDS}${ADD_POSTINGS}
 -- KEYS: 1 words-to-fill, 2 ordinal counter, 3 entries, 4 texts, 5 the hash of bitmaps, 6-9 name-words,
--- name-vocabulary, result-words, result-vocabulary, then the postings. ARGV: 1 the ordinal the step fills
--- down from, 2 what words-to-fill is after it, then per document its ordinal, entry, result, the numbers of
--- its postings among KEYS[10…] (1 for KEYS[10]) separated by commas, its name's words and its result's
--- (each separated by NUL).
+-- name-vocabulary, result-words, result-vocabulary, 10 ordinal-ids, then the postings. ARGV: 1 the ordinal
+-- the step fills down from, 2 what words-to-fill is after it, then per document its ordinal, entry, result,
+-- the numbers of its postings among KEYS[11…] (1 for KEYS[11]) separated by commas, its name's words and
+-- its result's (each separated by NUL).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local postings = {}
 for first = 3, #ARGV, 6 do
   local ordinal = ARGV[first]
   if redis.call('HGET', KEYS[3], ordinal) == ARGV[first + 1] and (redis.call('HGET', KEYS[4], ordinal) or '') == ARGV[first + 2] then
     for number in string.gmatch(ARGV[first + 3], '%d+') do
-      local key = KEYS[9 + tonumber(number)]
+      local key = KEYS[10 + tonumber(number)]
       postings[key] = postings[key] or {}
       table.insert(postings[key], tonumber(ordinal))
     end
     addWords(KEYS[6], KEYS[7], ARGV[first + 4])
     addWords(KEYS[8], KEYS[9], ARGV[first + 5])
+    keepId(KEYS[10], ordinal, string.match(ARGV[first + 1], '^%[(%d+),(%d)'))
   end
 end
 addPostings(postings, KEYS[5], KEYS[2])

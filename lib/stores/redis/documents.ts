@@ -55,7 +55,9 @@ import {
 //                         after the other: what a search by name of a common needle scans
 //   n:<gram>, r:<gram>    the ordinals whose searched name (n) or result (r) holds the run of 1, 2 or 3
 //                         UTF-16 code units <gram>: a set while few, a bitmap once many
-//   bitmaps               hash of the grams' keys that are bitmaps
+//   bitmaps               hash of the postings' keys (grams and words) that are bitmaps
+//   nw:<word>, rw:<word>  the ordinals whose searched name or result has the word, and the vocabularies
+//                         that a search of a needle of word characters reads: see ./document-words.ts
 // Per owner: `indexed` once its documents written by older releases are in the indexes.
 
 /** Names a chunk of `name-chunks` holds. */
@@ -80,9 +82,9 @@ end
 /** Writes a document's record (or deletes it) and its place in every index, in one atomic step. */
 const WRITE = `${REBUILD_CHUNK}${KEEP_WORDS}
 -- KEYS: 1 record, 2 ordinals, 3 entries, 4 ordinal counter, 5-7 id, id:1, id:0, 8-10 name, name:1, name:0,
--- 11 the postings that are bitmaps, 12 texts, 13 names, 14 name chunks, 15-19 name-words, name-vocabulary,
--- result-words, result-vocabulary, words-to-fill, then ARGV[8] postings (grams and words) to clear, then
--- the postings to set.
+-- 11 the postings that are bitmaps, 12 texts, 13 names, 14 name chunks, 15-20 name-words, name-vocabulary,
+-- result-words, result-vocabulary, words-to-fill, ordinal-ids, then ARGV[8] postings (grams and words) to
+-- clear, then the postings to set.
 -- ARGV: 1 put|delete, 2 id, 3 record, 4 favorite (1|0), 5 name member, 6 entry, 7 former name member
 -- ('' for none), 8 postings to clear, 9 the searched result, 10 the name's record, 11 the name's words and
 -- 12 the result's (each separated by NUL)
@@ -104,10 +106,10 @@ if ARGV[7] ~= '' then
 end
 redis.call('ZREM', KEYS[6], id)
 redis.call('ZREM', KEYS[7], id)
-local cleared = 19 + tonumber(ARGV[8])
+local cleared = 20 + tonumber(ARGV[8])
 if ordinal then
-  local kinds = bitmaps(20, cleared)
-  for i = 20, cleared do
+  local kinds = bitmaps(21, cleared)
+  for i = 21, cleared do
     if kinds[i] then redis.call('SETBIT', KEYS[i], ordinal, 0) else redis.call('SREM', KEYS[i], ordinal) end
   end
 end
@@ -118,6 +120,7 @@ if ARGV[1] == 'delete' then
     redis.call('HDEL', KEYS[3], ordinal)
     redis.call('HDEL', KEYS[12], ordinal)
     redis.call('HDEL', KEYS[13], ordinal)
+    keepId(KEYS[20], ordinal, 0, 0)
     rebuildChunk(KEYS[13], KEYS[14], math.floor(ordinal / ${NAMES_PER_CHUNK}))
   end
   return 1
@@ -137,6 +140,7 @@ redis.call('ZADD', KEYS[8], 0, ARGV[5])
 redis.call('ZADD', favorite and KEYS[9] or KEYS[10], 0, ARGV[5])
 addWords(KEYS[15], KEYS[16], ARGV[11])
 addWords(KEYS[17], KEYS[18], ARGV[12])
+keepId(KEYS[20], ordinal, id, ARGV[4])
 -- A set becomes a bitmap once it would take more room than one: past Redis's compact sets of integers
 -- (512), when its members outnumber the bitmap's bytes (the ordinals handed out / 8) / 64 bytes a member.
 local most = math.max(512, tonumber(redis.call('GET', KEYS[4])) / 512)
@@ -160,10 +164,11 @@ return 1`;
  */
 const INDEX = `${REBUILD_CHUNK}${KEEP_WORDS}${ADD_POSTINGS}
 -- KEYS: 1 ordinals, 2 entries, 3 ordinal counter, 4-6 id, id:1, id:0, 7-9 name, name:1, name:0, 10 the
--- postings that are bitmaps, 11 texts, 12 names, 13 name chunks, 14-18 name-words, name-vocabulary,
--- result-words, result-vocabulary, words-to-fill, then the postings. ARGV: per document, its id, favorite
--- (1|0), name member, entry, the numbers of its postings among KEYS[19…] (1 for KEYS[19]) separated by
--- commas, its searched result, its name's record, its name's words and its result's (each separated by NUL).
+-- postings that are bitmaps, 11 texts, 12 names, 13 name chunks, 14-19 name-words, name-vocabulary,
+-- result-words, result-vocabulary, words-to-fill, ordinal-ids, then the postings. ARGV: per document, its
+-- id, favorite (1|0), name member, entry, the numbers of its postings among KEYS[20…] (1 for KEYS[20])
+-- separated by commas, its searched result, its name's record, its name's words and its result's (each
+-- separated by NUL).
 wordsFrom(KEYS[18], KEYS[3])
 local postings = {}
 local chunks = {}
@@ -182,12 +187,13 @@ for first = 1, #ARGV, 9 do
     redis.call('ZADD', KEYS[7], 0, ARGV[first + 2])
     redis.call('ZADD', favorite and KEYS[8] or KEYS[9], 0, ARGV[first + 2])
     for number in string.gmatch(ARGV[first + 4], '%d+') do
-      local key = KEYS[18 + tonumber(number)]
+      local key = KEYS[19 + tonumber(number)]
       postings[key] = postings[key] or {}
       table.insert(postings[key], ordinal)
     end
     addWords(KEYS[14], KEYS[15], ARGV[first + 7])
     addWords(KEYS[16], KEYS[17], ARGV[first + 8])
+    keepId(KEYS[19], ordinal, id, ARGV[first + 1])
   end
 end
 addPostings(postings, KEYS[10], KEYS[3])
@@ -222,8 +228,10 @@ const MATCHES = `
 -- KEYS: 1 entries, 2 searched texts, then the grams. ARGV: 1 the needle ('': the process checks each entry),
 -- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 what the candidates are: name (a
 -- document without a searched name is for the process to check: older releases did not keep them), result,
--- or word (matches, from the words: no text is read).
--- Answers the next byte, then the entry of each match, '?' before it when the process is to check it.
+-- or word (matches, from the words: no text is read); or word-id, matches whose ids KEYS[1] holds packed
+-- (ordinal-ids, see ./document-words.ts) instead of their entries.
+-- Answers the next byte, then the entry of each match, '?' before it when the process is to check it (or
+-- for word-id, the id of each match).
 local sets, bitmaps = {}, {}
 for i = 3, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
@@ -246,20 +254,29 @@ else
   local length = math.min(unpack(lengths))
   local byte = tonumber(ARGV[3])
   local most = tonumber(ARGV[4])
+  -- The set bits of each value of a byte: a byte of a bitmap then costs a look-up, not eight tests.
+  local positions = {}
+  for value = 0, 255 do
+    local set = {}
+    for j = 0, 7 do
+      if bit.band(value, bit.rshift(128, j)) ~= 0 then set[#set + 1] = j end
+    end
+    positions[value] = set
+  end
   while byte < length and #ordinals < most do
     local last = math.min(byte + 255, length - 1)
     local chunks = {}
-    for n, bitmap in ipairs(bitmaps) do chunks[n] = redis.call('GETRANGE', bitmap, byte, last) end
+    for n, bitmap in ipairs(bitmaps) do chunks[n] = { string.byte(redis.call('GETRANGE', bitmap, byte, last), 1, -1) } end
+    local first = chunks[1]
     for i = 1, last - byte + 1 do
-      local bits = string.byte(chunks[1], i)
+      local bits = first[i]
       for n = 2, #chunks do
         if bits == 0 then break end
-        bits = bit.band(bits, string.byte(chunks[n], i))
+        bits = bit.band(bits, chunks[n][i])
       end
       if bits ~= 0 then
-        for j = 0, 7 do
-          if bit.band(bits, bit.rshift(128, j)) ~= 0 then ordinals[#ordinals + 1] = (byte + i - 1) * 8 + j end
-        end
+        local base = (byte + i - 1) * 8
+        for _, j in ipairs(positions[bits]) do ordinals[#ordinals + 1] = base + j end
       end
     end
     byte = last + 1
@@ -268,8 +285,21 @@ else
 end
 local found = { next }
 if #ordinals == 0 then return found end
-local entries = redis.call('HMGET', KEYS[1], unpack(ordinals))
 local kind = ARGV[5]
+if kind == 'word-id' then
+  -- One range of the packed ids (the ordinals come in order), rather than an entry each.
+  local first = ordinals[1]
+  local packed = redis.call('GETRANGE', KEYS[1], first * 8, ordinals[#ordinals] * 8 + 7)
+  for _, ordinal in ipairs(ordinals) do
+    local at = (ordinal - first) * 8
+    if at + 8 <= #packed then
+      local flag, id = struct.unpack('>BI7', packed, at + 1)
+      if id > 0 and (ARGV[2] == '' or flag == tonumber(ARGV[2])) then found[#found + 1] = id end
+    end
+  end
+  return found
+end
+local entries = redis.call('HMGET', KEYS[1], unpack(ordinals))
 local texts = kind ~= 'word' and ARGV[1] ~= '' and redis.call('HMGET', KEYS[2], unpack(ordinals))
 for n = 1, #ordinals do
   local entry = entries[n]
@@ -397,7 +427,9 @@ type Match = { id: number; nameKey: string };
  * docs/contract.md §3 with work that grows with the page, or with the documents a search finds, never with
  * the owner's documents; this process keeps none of them. A page without a search is one script (its range
  * of a sorted set and the page's records); a search intersects the sets or bitmaps of the needle's grams
- * and checks each document found with `searchText`, so that what matches is exactly what the contract says.
+ * and checks each document found with `searchText`, so that what matches is exactly what the contract says;
+ * a common needle of letters, marks and digits is found from the words that hold it instead, with no text
+ * read (./document-words.ts), whose fill in a store written before them starts at the first search.
  * Updates and deletes run under the document's lease (lib/stores/shared/lease.ts); each write changes the record and every index in one
  * atomic script. An owner's documents written by an older release (records and a log of ids, no indexes)
  * are indexed once, before its first call.
@@ -474,13 +506,14 @@ export class RedisDocumentStore implements DocumentStore {
     // result), and so is one with a character that a name's record holds after the name.
     const checked = UNSURE.test(search) || (byName && /[\0\x01\x02]/.test(search)) ? '' : search;
     const favorite = query.favorite === undefined ? '' : query.favorite ? '1' : '0';
-    if (isWordNeedle(search)) {
-      const matched = await this.wordMatches(keys, grams, search, byName, favorite, query.sortBy);
+    const fromWords = () =>
+      isWordNeedle(search) ? this.wordMatches(keys, grams, search, byName, favorite, query.sortBy) : undefined;
+    const scanned = () => (byName && checked !== '' ? this.scanNames(keys, grams, search, favorite, query.sortBy) : undefined);
+    // In the order of ids the words give a match's id from a range of ids; in the order of names, a match
+    // costs its entry, which scanning the names (when its rule takes a common needle) gives for less.
+    for (const way of query.sortBy === 'id' ? [fromWords, scanned] : [scanned, fromWords]) {
+      const matched = await way();
       if (matched !== undefined) return this.pageOfMatches(owner, matched, query);
-    }
-    if (byName && checked !== '') {
-      const scanned = await this.scanNames(keys, grams, search, favorite, query.sortBy);
-      if (scanned !== undefined) return this.pageOfMatches(owner, scanned, query);
     }
     const { matched, unsure } = await this.matches(
       keys,
@@ -506,7 +539,7 @@ export class RedisDocumentStore implements DocumentStore {
   private async matches(
     keys: string,
     postings: string[],
-    kind: 'name' | 'result' | 'word',
+    kind: 'name' | 'result' | 'word' | 'word-id',
     checked: string,
     search: string,
     favorite: string,
@@ -517,12 +550,14 @@ export class RedisDocumentStore implements DocumentStore {
     for (let next = 0; next !== -1;) {
       const [after, ...entries] = (await this.call(
         MATCHES,
-        [keys + 'entries', keys + (kind === 'name' ? 'names' : 'texts'), ...postings],
+        [keys + (kind === 'word-id' ? 'ordinal-ids' : 'entries'), keys + (kind === 'name' ? 'names' : 'texts'), ...postings],
         [checked, favorite, String(next), String(CHECKED_PER_CALL), kind],
-      )) as [number, ...string[]];
+      )) as [number, ...(string | number)[]];
       next = Number(after);
       for (const entry of entries) {
-        if (entry.startsWith('?')) {
+        if (typeof entry === 'number') {
+          matched.push({ id: entry, nameKey: '' });
+        } else if (entry.startsWith('?')) {
           const [id, , name, nameKey] = JSON.parse(entry.slice(1)) as Entry;
           if (kind === 'result') unsure.push({ id, nameKey });
           else if (searchText(name).includes(search)) matched.push({ id, nameKey });
@@ -567,7 +602,7 @@ export class RedisDocumentStore implements DocumentStore {
     if (Number(state) < 0) return undefined;
     if (Number(state) === 0) return [];
     try {
-      return (await this.matches(keys, [bitmap!], 'word', '', search, favorite, sortBy)).matched;
+      return (await this.matches(keys, [bitmap!], sortBy === 'id' ? 'word-id' : 'word', '', search, favorite, sortBy)).matched;
     } finally {
       if (Number(made) === 1) await this.call(DROP, [union], []);
     }
@@ -614,7 +649,7 @@ export class RedisDocumentStore implements DocumentStore {
           keys + 'entries',
           keys + 'texts',
           keys + 'bitmaps',
-          ...[...WORD_VOCABULARIES, ...postings].map((name) => keys + name),
+          ...[...WORD_VOCABULARIES, 'ordinal-ids', ...postings].map((name) => keys + name),
         ],
         [
           String(from),
