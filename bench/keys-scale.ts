@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ApiKey, KeyEntry } from '../lib/ports/key-store.js';
 import { openBackend } from '../lib/stores/open-backend.js';
@@ -12,12 +13,16 @@ import { startDossier, type ServerProcess } from './processes.js';
 // (the admin token set), driven over HTTP from this process, signed in to the panel: the median of the
 // admin list's first page (50), the page five cursors in, a search matching 1 % of the keys, the panel's
 // first view (`GET /admin`), a key's create and revoke, and a cached lookup with a key (the verify on
-// every request's path). Ratios largest / smallest. Then the move of 100,000 keys written as today's
+// every request's path). Then the server's CPU time a request of each read, over `BENCH_KEY_CPU_ROUNDS`
+// requests of it in a row: what the machine's load moves less than the client's time. Ratios largest /
+// smallest. Then the move of 100,000 keys written as today's
 // release wrote them (`BENCH_KEY_UPGRADE`), timed as a new release opening the store runs it.
 
 const SIZES = (process.env.BENCH_KEY_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_KEY_ROUNDS ?? 21);
 const UPGRADE = Number(process.env.BENCH_KEY_UPGRADE ?? 100_000);
+/** Requests of each read whose server CPU time is summed (`/proc` counts it in ticks of 10 ms). */
+const CPU_ROUNDS = Number(process.env.BENCH_KEY_CPU_ROUNDS ?? 100);
 const TOKEN = randomBytes(24).toString('hex');
 /** One key in a hundred has this in its name: what the search asks for. */
 const NEEDLE = 'needle';
@@ -25,6 +30,8 @@ const NEEDLE = 'needle';
 const DOMAIN = 'example.com';
 
 const MEASURES = ['first page', 'five cursors in', 'search (1 %)', 'panel first view', 'create', 'revoke', 'cached lookup'];
+/** The rows of the table: the measures, then the server CPU time of the reads (the first four). */
+const ROWS = [...MEASURES, ...MEASURES.slice(0, 4).map((name) => `${name}, server CPU`)];
 
 /** The n-th key of the bench: one a millisecond from 2026 on, a hundred owners, one in a hundred named with {@link NEEDLE}. */
 function benchKey(n: number): ApiKey {
@@ -74,7 +81,7 @@ async function timed(url: string, init: RequestInit, status = 200): Promise<[num
   return [ms, answer, body];
 }
 
-/** Each measure's median at one size, on a server process on the store. */
+/** Each measure's median at one size, on a server process on the store, then each read's server CPU time. */
 async function measureSize(server: ServerProcess, size: number): Promise<number[]> {
   const [, signedIn] = await timed(
     `${server.url}/admin/sign-in`,
@@ -107,12 +114,10 @@ async function measureSize(server: ServerProcess, size: number): Promise<number[
   const secret = (JSON.parse(created) as { data: { key: string } }).data.key;
   const lookup = `${server.url}/api/dns?domain=${DOMAIN}`;
   await timed(lookup, { headers: { Authorization: `Bearer ${secret}` } });
+  const reads = [list, `${list}${cursor}`, `${list}&search=${NEEDLE}`, `${server.url}/admin`];
   const samples: number[][] = MEASURES.map(() => []);
   for (let round = 0; round < ROUNDS; round += 1) {
-    samples[0]!.push((await timed(list, reading))[0]);
-    samples[1]!.push((await timed(`${list}${cursor}`, reading))[0]);
-    samples[2]!.push((await timed(`${list}&search=${NEEDLE}`, reading))[0]);
-    samples[3]!.push((await timed(`${server.url}/admin`, reading))[0]);
+    for (const [n, read] of reads.entries()) samples[n]!.push((await timed(read, reading))[0]);
     const [made, , body] = await timed(
       `${server.url}/admin/api/keys`,
       { ...writing, method: 'POST', body: '{"name":"made"}' },
@@ -123,7 +128,13 @@ async function measureSize(server: ServerProcess, size: number): Promise<number[
     samples[5]!.push((await timed(`${server.url}/admin/api/keys/${id}/revoke`, { ...writing, method: 'POST', body: '{}' }))[0]);
     samples[6]!.push((await timed(lookup, { headers: { Authorization: `Bearer ${secret}` } }, 200))[0]);
   }
-  return samples.map(median);
+  const cpu: number[] = [];
+  for (const read of reads) {
+    const before = server.cpuMs();
+    for (let round = 0; round < CPU_ROUNDS; round += 1) await timed(read, reading);
+    cpu.push((server.cpuMs() - before) / CPU_ROUNDS);
+  }
+  return [...samples.map(median), ...cpu];
 }
 
 /** Seconds a new release takes to move `count` keys written as today's release wrote them (half of them rolled). */
@@ -173,7 +184,8 @@ export async function benchKeysScale(notes: string[]): Promise<string> {
   }
   return (
     `Keys at scale: keys loaded through the store, one \`dossier serve\` process signed in to the panel; median of ${ROUNDS} ` +
-    `(ms, as the client sees it, HTTP included); RSS of the process after them.\n\n${report.join('\n\n')}`
+    `(ms, as the client sees it, HTTP included); the server's CPU time a read (ms, the mean of ${CPU_ROUNDS}); RSS of the ` +
+    `process after them.\n\n${report.join('\n\n')}`
   );
 }
 
@@ -196,7 +208,9 @@ async function measureStore(store: BenchStore, dnsAddress: string, notes: string
       try {
         const ms = await measureSize(server, size);
         at.push({ size, ms, rssMiB: server.rssMiB() });
-        console.error(`  ${ms.map((value, n) => `${MEASURES[n]} ${value.toFixed(1)} ms`).join(', ')}`);
+        console.error(
+          `  ${ms.map((value, n) => `${ROWS[n]} ${value.toFixed(1)} ms`).join(', ')}, load ${loadavg()[0]!.toFixed(1)}`,
+        );
       } finally {
         await server.close();
       }
@@ -224,7 +238,7 @@ function tableOf(label: string, at: { size: number; ms: number[]; rssMiB: number
     `| ${label} | ${sizes} | ${last?.size.toLocaleString('en')} / ${first?.size.toLocaleString('en')} |`,
     `|---|${at.map(() => '---:').join('|')}|---:|`,
   ];
-  MEASURES.forEach((name, n) => {
+  ROWS.forEach((name, n) => {
     const ratio = first && last ? last.ms[n]! / first.ms[n]! : NaN;
     lines.push(`| ${name} | ${at.map(({ ms }) => ms[n]!.toFixed(1)).join(' | ')} | ${ratio.toFixed(2)}× |`);
   });

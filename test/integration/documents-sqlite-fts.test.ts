@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { searchText } from '../../lib/records/stored-document.js';
+import { makeFtsAsBefore, tableSql } from '../support/sqlite-fts.js';
 
 describe('the FTS table of results on SQLite, from a release that kept it without positions', () => {
   const clock = { now: () => Date.now() };
@@ -47,12 +47,11 @@ describe('the FTS table of results on SQLite, from a release that kept it withou
     }
     await backend.close();
     // What releases before kept: which trigrams each result has, not where.
-    const db = new Database(path);
-    db.exec(`DROP TABLE dossier_document_results;
-      CREATE VIRTUAL TABLE dossier_document_results USING fts5(
-        text, content = '', contentless_delete = 1, tokenize = 'trigram', detail = 'none');
-      INSERT INTO dossier_document_results (rowid, text) SELECT id, result_lower FROM dossier_documents;`);
-    db.close();
+    makeFtsAsBefore(
+      path,
+      'dossier_document_results',
+      'INSERT INTO dossier_document_results (rowid, text) SELECT id, result_lower FROM dossier_documents',
+    );
 
     backend = openBackend(`sqlite://${path}`, { namespace: 'dossier', clock });
     try {
@@ -70,11 +69,6 @@ describe('the FTS table of results on SQLite, from a release that kept it withou
     } finally {
       await backend.close();
     }
-    const reopened = new Database(path, { readonly: true });
-    const { sql } = reopened.prepare("SELECT sql FROM sqlite_master WHERE name = 'dossier_document_results'").get() as {
-      sql: string;
-    };
-    reopened.close();
-    expect(sql).to.include("detail = 'full'");
+    expect(tableSql(path, 'dossier_document_results')).to.include("detail = 'full'");
   });
 });

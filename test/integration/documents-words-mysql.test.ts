@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { searchText } from '../../lib/records/stored-document.js';
 import { wordsOf } from '../../lib/stores/mysql/document-words.js';
+import { MysqlDatabase } from '../support/mysql-database.js';
 import { LONG_PATIENCE_MS, until } from '../support/until.js';
 
 const server = process.env.DOSSIER_TEST_MYSQL;
@@ -59,50 +59,19 @@ function nameOf(n: number, length: number): string {
   return name;
 }
 
-/** A MySQL database of its own. */
-class Store {
-  readonly url: string;
-  private constructor(
-    private readonly admin: mysql.Connection,
-    private readonly name: string,
-  ) {
-    const url = new URL(server!);
-    url.pathname = `/${name}`;
-    this.url = url.href;
-  }
+/** The word rows of each document, as `id field word` lines, sorted. */
+async function wordRows(store: MysqlDatabase): Promise<string[]> {
+  const rows = await store.query<{ id: number; field: number; word: Buffer }>(
+    'SELECT id, field, word FROM dossier_document_words',
+  );
+  return rows.map(({ id, field, word }) => `${id} ${field} ${word.toString('utf8')}`).sort();
+}
 
-  static async open(): Promise<Store> {
-    const base = new URL(server!).pathname.slice(1) || 'test';
-    const name = `${base}_words_${randomBytes(4).toString('hex')}`;
-    const admin = await mysql.createConnection({ uri: server!, charset: 'utf8mb4' });
-    await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-    await admin.query(`USE ${name}`);
-    return new Store(admin, name);
-  }
-
-  async query<T>(sql: string, values: unknown[] = []): Promise<T[]> {
-    return (await this.admin.query(sql, values))[0] as T[];
-  }
-
-  /** The word rows of each document, as `id field word` lines, sorted. */
-  async wordRows(): Promise<string[]> {
-    const rows = await this.query<{ id: number; field: number; word: Buffer }>(
-      'SELECT id, field, word FROM dossier_document_words',
-    );
-    return rows.map(({ id, field, word }) => `${id} ${field} ${word.toString('utf8')}`).sort();
-  }
-
-  async fillDone(): Promise<boolean> {
-    const [fill] = await this.query<{ done_through: number; last_id: number }>(
-      "SELECT done_through, last_id FROM dossier_document_fills WHERE name = 'dossier_document_words'",
-    );
-    return Number(fill!.done_through) >= Number(fill!.last_id);
-  }
-
-  async close(): Promise<void> {
-    await this.admin.query(`DROP DATABASE IF EXISTS ${this.name}`);
-    await this.admin.end();
-  }
+async function fillDone(store: MysqlDatabase): Promise<boolean> {
+  const [fill] = await store.query<{ done_through: number; last_id: number }>(
+    "SELECT done_through, last_id FROM dossier_document_fills WHERE name = 'dossier_document_words'",
+  );
+  return Number(fill!.done_through) >= Number(fill!.last_id);
 }
 
 /** The same writes on each store: `count` documents over two owners and templates, then changes and deletes of some. */
@@ -178,11 +147,11 @@ async function wantedRows(reference: Dossier): Promise<string[]> {
 
 (server ? describe : describe.skip)('the words of the documents on MySQL', function () {
   this.timeout(LONG_PATIENCE_MS + 300_000);
-  let store: Store;
+  let store: MysqlDatabase;
   let reference: Dossier;
 
   beforeEach(async () => {
-    store = await Store.open();
+    store = await MysqlDatabase.open(server!, 'words');
     reference = createDossier({ store: 'memory://' });
   });
 
@@ -195,7 +164,7 @@ async function wantedRows(reference: Dossier): Promise<string[]> {
     const dossier = createDossier({ store: store.url, storeTimeoutMs: 15_000 });
     try {
       await writeDocuments([dossier, reference], 90);
-      expect(await store.wordRows()).to.deep.equal(await wantedRows(reference));
+      expect(await wordRows(store)).to.deep.equal(await wantedRows(reference));
       await expectSearches(dossier, reference);
     } finally {
       await dossier.close();
@@ -219,20 +188,20 @@ async function wantedRows(reference: Dossier): Promise<string[]> {
       await holder.query('START TRANSACTION');
       await holder.query('SELECT id FROM dossier_document_results ORDER BY id LIMIT 1 FOR UPDATE');
       await expectSearches(second, reference);
-      expect(await store.fillDone(), 'the fill is not done').to.equal(false);
+      expect(await fillDone(store), 'the fill is not done').to.equal(false);
       await holder.query('ROLLBACK');
       await until(
         async () => {
           await second.documents.list('alice', { search: 'plan' });
-          return store.fillDone();
+          return fillDone(store);
         },
         'the fill was done',
         LONG_PATIENCE_MS,
       );
-      expect(await store.wordRows()).to.deep.equal(await wantedRows(reference));
+      expect(await wordRows(store)).to.deep.equal(await wantedRows(reference));
       await expectSearches(second, reference);
       await writeDocuments([second, reference], 20, 60);
-      expect(await store.wordRows()).to.deep.equal(await wantedRows(reference));
+      expect(await wordRows(store)).to.deep.equal(await wantedRows(reference));
       await expectSearches(second, reference);
     } finally {
       await holder.end();

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
 import { listKeys } from '../../lib/internal.js';
 import type { ApiKey } from '../../lib/ports/key-store.js';
 import { searchedText } from '../../lib/records/stored-key.js';
+import { MysqlDatabase } from '../support/mysql-database.js';
 import { LONG_PATIENCE_MS, until } from '../support/until.js';
 
 const server = process.env.DOSSIER_TEST_MYSQL;
@@ -34,41 +34,10 @@ const NEEDLES = [
   'RENAMED',
 ];
 
-/** A MySQL database of its own. */
-class Store {
-  readonly url: string;
-  private constructor(
-    private readonly admin: mysql.Connection,
-    private readonly name: string,
-  ) {
-    const url = new URL(server!);
-    url.pathname = `/${name}`;
-    this.url = url.href;
-  }
-
-  static async open(): Promise<Store> {
-    const base = new URL(server!).pathname.slice(1) || 'test';
-    const name = `${base}_keys_${randomBytes(4).toString('hex')}`;
-    const admin = await mysql.createConnection({ uri: server!, charset: 'utf8mb4' });
-    await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-    await admin.query(`USE ${name}`);
-    return new Store(admin, name);
-  }
-
-  async query<T>(sql: string, values: unknown[] = []): Promise<T[]> {
-    return (await this.admin.query(sql, values))[0] as T[];
-  }
-
-  /** The trigram rows of each key, as `id trigram` lines, sorted. */
-  async indexRows(): Promise<string[]> {
-    const rows = await this.query<{ id: Buffer; trigram: Buffer }>('SELECT id, trigram FROM dossier_key_trigrams');
-    return rows.map(({ id, trigram }) => `${id.toString('utf8')} ${trigram.toString('utf8')}`).sort();
-  }
-
-  async close(): Promise<void> {
-    await this.admin.query(`DROP DATABASE IF EXISTS ${this.name}`);
-    await this.admin.end();
-  }
+/** The trigram rows of each key, as `id trigram` lines, sorted. */
+async function indexRows(store: MysqlDatabase): Promise<string[]> {
+  const rows = await store.query<{ id: Buffer; trigram: Buffer }>('SELECT id, trigram FROM dossier_key_trigrams');
+  return rows.map(({ id, trigram }) => `${id.toString('utf8')} ${trigram.toString('utf8')}`).sort();
 }
 
 /** The rows the index must hold of `keys`: each distinct trigram of each key's searched text. */
@@ -115,10 +84,10 @@ async function writeKeys(dossier: Dossier, count: number): Promise<void> {
 
 (server ? describe : describe.skip)('the keys search index on MySQL', function () {
   this.timeout(LONG_PATIENCE_MS + 120_000);
-  let store: Store;
+  let store: MysqlDatabase;
 
   beforeEach(async () => {
-    store = await Store.open();
+    store = await MysqlDatabase.open(server!, 'keys');
   });
 
   afterEach(async () => {
@@ -130,7 +99,7 @@ async function writeKeys(dossier: Dossier, count: number): Promise<void> {
     try {
       await writeKeys(dossier, 120);
       await expectSearches(dossier);
-      expect(await store.indexRows()).to.deep.equal(wantedRows(await dossier.keys.list()));
+      expect(await indexRows(store)).to.deep.equal(wantedRows(await dossier.keys.list()));
     } finally {
       await dossier.close();
     }
@@ -167,10 +136,10 @@ async function writeKeys(dossier: Dossier, count: number): Promise<void> {
         'the fill was done',
         LONG_PATIENCE_MS,
       );
-      expect(await store.indexRows()).to.deep.equal(wantedRows(await second.keys.list()));
+      expect(await indexRows(store)).to.deep.equal(wantedRows(await second.keys.list()));
       await writeKeys(second, 20);
       await expectSearches(second);
-      expect(await store.indexRows()).to.deep.equal(wantedRows(await second.keys.list()));
+      expect(await indexRows(store)).to.deep.equal(wantedRows(await second.keys.list()));
     } finally {
       await second.close();
     }
@@ -198,7 +167,7 @@ async function writeKeys(dossier: Dossier, count: number): Promise<void> {
         'the fill was done',
         LONG_PATIENCE_MS,
       );
-      expect(await store.indexRows()).to.deep.equal(wantedRows(await second.keys.list()));
+      expect(await indexRows(store)).to.deep.equal(wantedRows(await second.keys.list()));
       await expectSearches(second);
     } finally {
       await second.close();

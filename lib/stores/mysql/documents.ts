@@ -6,7 +6,8 @@ import type {
   StoredDocument,
 } from '../../ports/document-store.js';
 import { nameSortKey, searchText } from '../../records/stored-document.js';
-import { createTable, MYSQL_DIALECT, Setup } from '../sql/counters.js';
+import { createTable, MYSQL_DIALECT } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 import {
   changesSql,
   DOCUMENT_COLUMNS,
@@ -185,7 +186,7 @@ const COUNTED = `UPDATE dossier_document_counts c JOIN dossier_documents d ON c.
  * privilege where the binary log is on.
  */
 export class MysqlDocumentStore extends SqlDocumentStore {
-  private readonly ready: Setup;
+  private readonly ready: SetUpOnce;
   /** The fills ({@link FILLED}) done: every document has its rows there (never undone). */
   private readonly filled = new Set<string>();
   /** The fills this process runs, while they run. */
@@ -197,7 +198,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       return connection.query(sql, values);
     });
     const query = (sql: string, values: unknown[]): Promise<unknown[]> => connection.query(sql, values);
-    this.ready = new Setup(async () => {
+    this.ready = new SetUpOnce(async () => {
       for (const table of [DOCUMENTS, RESULTS, COUNTS, NAME_TRIGRAMS, FILLS, DOCUMENT_VOCABULARY])
         await createTable(query, table);
       // The documents of a store made before the results' trigrams (or the words) were kept have none:

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import { createTable, MYSQL_DIALECT, Setup } from '../sql/counters.js';
+import { createTable, MYSQL_DIALECT } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 import { likeLiteral } from '../sql/documents.js';
 import type { MysqlConnection, MysqlWritten } from './connection.js';
 
@@ -28,7 +29,7 @@ export class MysqlKeyvStore extends EventEmitter implements KeyvStoreAdapter {
   /** Set by Keyv: the prefix of this instance's keys, which `clear()` and `iterator()` stay inside. */
   namespace?: string;
   readonly ttlSupport = false;
-  private readonly table: Setup;
+  private readonly table: SetUpOnce;
 
   /** @param close ends the connection. */
   constructor(
@@ -40,7 +41,7 @@ export class MysqlKeyvStore extends EventEmitter implements KeyvStoreAdapter {
     const table = options.table ?? 'keyv';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`Invalid table name "${table}".`);
     this.opts = { dialect: 'mysql', url: 'mysql://', table, iterationLimit: options.iterationLimit ?? 100 };
-    this.table = new Setup(() =>
+    this.table = new SetUpOnce(() =>
       createTable(
         (sql, values) => connection.query(sql, values),
         `${table} (\`key\` ${MYSQL_DIALECT.nameType} PRIMARY KEY, value LONGTEXT)${MYSQL_DIALECT.tableOptions}`,

@@ -2,7 +2,8 @@ import { digestOfRecord, type StoredKey } from '../../records/stored-key.js';
 import type { SqlKeyRecords } from '../sql/keys.js';
 import type { Admission, AdmissionStore } from '../../ports/admission-store.js';
 import type { Clock } from '../../ports/clock.js';
-import { Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
+import type { SqlCounterStore, SqlQuery } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 import { storeError } from '../shared/guard.js';
 import type { StoreGuard } from '../shared/guard.js';
 import { admitPerTurn } from '../shared/admit-per-turn.js';
@@ -153,7 +154,7 @@ interface AdmitRow {
 export class PostgresAdmissionStore implements AdmissionStore {
   readonly admit: AdmissionStore['admit'];
   /** The tables and the function, made once. */
-  private readonly ready = new Setup(async () => {
+  private readonly ready = new SetUpOnce(async () => {
     await Promise.all([this.counters.tablesExist(), this.keys.ready()]);
     await createFunction(this.query, ADMIT_FUNCTION);
   });

@@ -2,7 +2,8 @@ import type { StoredChanges, NewStoredDocument, StoredDocument } from '../../por
 import type { Logger } from '../../ports/logger.js';
 import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
 import { CREATE_TRIGRAMS, TRIGRAM_SCHEMA } from './trigrams.js';
-import { createTable, placeholders, POSTGRES_DIALECT, Setup, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
+import { createTable, placeholders, POSTGRES_DIALECT, type SqlCounterStore, type SqlQuery } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 import {
   changesSql,
   DOCUMENT_COLUMNS,
@@ -124,7 +125,7 @@ export interface PostgresDocumentStoreOptions {
  * key-value records are moved into the table.
  */
 export class PostgresDocumentStore extends SqlDocumentStore {
-  private readonly ready: Setup;
+  private readonly ready: SetUpOnce;
   private readonly run: SqlQuery;
 
   /** @param query runs one statement (with `$n` placeholders) under the backend's deadline. */
@@ -148,7 +149,7 @@ export class PostgresDocumentStore extends SqlDocumentStore {
       }),
     });
     this.run = run;
-    this.ready = new Setup(async () => {
+    this.ready = new SetUpOnce(async () => {
       await counters.tablesExist();
       await createTable(query, 'keyv (key VARCHAR(255) PRIMARY KEY, value TEXT)');
       await query(SCHEMA, []);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { KeyvStoreAdapter, StoredData } from 'keyv';
-import { createTable, Setup, type SqlQuery } from '../sql/counters.js';
+import { createTable, type SqlQuery } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 /** Settings of {@link PostgresKeyvStore}. */
 export interface PostgresKeyvStoreOptions {
@@ -27,7 +28,7 @@ export class PostgresKeyvStore extends EventEmitter implements KeyvStoreAdapter 
   /** Set by Keyv: the prefix of this instance's keys, which `clear()` and `iterator()` stay inside. */
   namespace?: string;
   readonly ttlSupport = false;
-  private readonly table: Setup;
+  private readonly table: SetUpOnce;
 
   /** @param query runs one statement on the backend's pool; @param close ends that pool. */
   constructor(
@@ -39,7 +40,7 @@ export class PostgresKeyvStore extends EventEmitter implements KeyvStoreAdapter 
     const table = options.table ?? 'keyv';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new Error(`Invalid table name "${table}".`);
     this.opts = { dialect: 'postgres', url: 'postgres://', table, iterationLimit: options.iterationLimit ?? 100 };
-    this.table = new Setup(() => createTable(query, `${table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`));
+    this.table = new SetUpOnce(() => createTable(query, `${table} (key VARCHAR(255) PRIMARY KEY, value TEXT)`));
   }
 
   async get<Value>(key: string): Promise<StoredData<Value> | undefined> {

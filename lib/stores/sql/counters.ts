@@ -2,6 +2,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { CounterStore, IncrementOptions } from '../../ports/counter-store.js';
 import { StoreGuard } from '../shared/guard.js';
 import { perTurn } from '../shared/per-turn.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 
 /** Runs one statement with positional parameters and returns its rows. */
 export type SqlQuery = (sql: string, parameters: unknown[]) => Promise<unknown[]>;
@@ -72,7 +73,7 @@ export const GET_SQL = `SELECT value FROM dossier_counters WHERE name = ? AND ${
  * returned and nothing changes. A counter past its `expires_at` counts as 0.
  */
 export class SqlCounterStore implements CounterStore {
-  private readonly tables = new Setup(() =>
+  private readonly tables = new SetUpOnce(() =>
     this.guard.run(async () => {
       const { nameType, tableOptions } = this.dialect;
       const name = `name ${nameType} PRIMARY KEY`;
@@ -194,33 +195,6 @@ export function placeholders(dialect: SqlDialect): (sql: string) => string {
     }
     return text;
   };
-}
-
-/**
- * What a SQL store makes before its first statement (tables, a function), made once for every caller;
- * a failed attempt is forgotten, so that a database back up is used again.
- */
-export class Setup {
-  private state: Promise<unknown> | true | undefined;
-
-  constructor(private readonly make: () => Promise<unknown>) {}
-
-  /** True once made: a hot path then awaits nothing. */
-  get done(): boolean {
-    return this.state === true;
-  }
-
-  /** Resolves once made. */
-  run(): Promise<unknown> {
-    this.state ??= this.make().then(
-      () => (this.state = true),
-      (error: unknown) => {
-        this.state = undefined;
-        throw error;
-      },
-    );
-    return this.state === true ? Promise.resolve() : this.state;
-  }
 }
 
 /** `CREATE TABLE IF NOT EXISTS`, safe when several sessions run it at once. */

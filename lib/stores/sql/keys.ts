@@ -25,7 +25,7 @@ export interface KeyDialect extends WatchDialect {
    * The condition of a search of the lower-cased `needle` as the backend's substring index answers it;
    * by default `<contains>(search, ?) > 0`, which reads every row the other filters keep.
    */
-  searched?: (needle: string) => { sql: string; values: unknown[] };
+  searched?: (needle: string) => KeyCondition;
   /** A substring index the statements of each write keep, where no trigger of the database does (MySQL). */
   searchIndex?: KeySearchIndex;
 }
@@ -42,7 +42,19 @@ export interface KeySearchIndex {
   /** The statements that drop a key's index rows, given the searched text it had. */
   unindexed(id: string, search: string): SqlStep[];
   /** The condition of a search of the lower-cased `needle`, read from the index where it narrows it. */
-  searched(needle: string): Promise<{ sql: string; values: unknown[] }>;
+  searched(needle: string): Promise<KeyCondition>;
+}
+
+/** A condition on the rows of `dossier_keys`, with the values of its placeholders. */
+export interface KeyCondition {
+  sql: string;
+  values: unknown[];
+  /**
+   * A statement (`SELECT count(*) AS total …`, of the same values) that counts the keys the condition
+   * keeps from the search's index alone, where the index answers it exactly: for a search with no other
+   * filter, whose matches are not read to be counted.
+   */
+  counted?: string;
 }
 
 /** How a {@link SqlKeyRecords} reaches its database: as the watches do, with the keys' dialect. */
@@ -223,10 +235,16 @@ export class SqlKeyRecords implements KeyRecords {
     const rows = async (mark: KeyMark | undefined, newer: boolean, count: number): Promise<ApiKey[]> => {
       const [sql, values] = where(mark === undefined ? [] : [newer ? NEWER : OLDER], mark === undefined ? [] : markValues(mark));
       const order = newer ? 'ASC' : 'DESC';
-      const read = await this.read(`SELECT record FROM dossier_keys${sql} ORDER BY created_at ${order}, id ${order} LIMIT ?`, [
-        ...values,
-        count,
-      ]);
+      const ordered = (table: string): string => `ORDER BY ${table}created_at ${order}, ${table}id ${order}`;
+      // A search's matches come from its index in no order of the list: all of them are sorted, by their
+      // creation and id only, and the page's records read after (sorting the records cost twice as much).
+      const read = await this.read(
+        query.search === undefined
+          ? `SELECT record FROM dossier_keys${sql} ${ordered('')} LIMIT ?`
+          : `SELECT k.record FROM (SELECT seq FROM dossier_keys${sql} ${ordered('')} LIMIT ?) p
+              JOIN dossier_keys k ON k.seq = p.seq ${ordered('k.')}`,
+        [...values, count],
+      );
       return read.map(recordOf);
     };
     let items: ApiKey[];
@@ -253,14 +271,18 @@ export class SqlKeyRecords implements KeyRecords {
     };
   }
 
-  /** The exact count of the keys a filter matches: the counter of keys when nothing filters. */
-  private async count(
-    filter: { sql: string[]; values: unknown[] },
-    where: (mark: string[], values: unknown[]) => [string, unknown[]],
-  ): Promise<number> {
+  /**
+   * The exact count of the keys a filter matches: the counter of keys when nothing filters, the search's
+   * index alone when it is the only filter and answers it exactly.
+   */
+  private async count(filter: KeyFilter, where: (mark: string[], values: unknown[]) => [string, unknown[]]): Promise<number> {
     if (filter.sql.length === 0) {
       const [row] = await this.read('SELECT value FROM dossier_counters WHERE name = ?', [KEY_COUNT]);
       return Number(row?.value ?? 0);
+    }
+    if (filter.counted !== undefined) {
+      const [row] = await this.read(filter.counted.sql, filter.counted.values);
+      return Number(row?.total ?? 0);
     }
     const [sql, values] = where([], []);
     const [row] = await this.read(`SELECT count(*) AS total FROM dossier_keys${sql}`, values);
@@ -268,7 +290,7 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   /** The conditions of a query's filters, and their values. */
-  private async filterOf(query: KeyPageQuery): Promise<{ sql: string[]; values: unknown[] }> {
+  private async filterOf(query: KeyPageQuery): Promise<KeyFilter> {
     const sql: string[] = [];
     const values: unknown[] = [];
     const add = (condition: string, ...given: unknown[]): void => {
@@ -288,8 +310,9 @@ export class SqlKeyRecords implements KeyRecords {
       if (query.search.includes('\n')) add('1 = 0');
       else if (searched === undefined && searchIndex === undefined) add(`${contains}(search, ?) > 0`, query.search);
       else {
-        const { sql: condition, values: given } = await (searchIndex?.searched(query.search) ?? searched!(query.search));
+        const { sql: condition, values: given, counted } = await (searchIndex?.searched(query.search) ?? searched!(query.search));
         add(condition, ...given);
+        if (counted !== undefined && sql.length === 1) return { sql, values, counted: { sql: counted, values: given } };
       }
     }
     return { sql, values };
@@ -369,6 +392,13 @@ export class SqlKeyRecords implements KeyRecords {
       this.tables.logger?.warn('Some key-value records of keys could not be read, and were dropped.', { records: unreadable });
     }
   }
+}
+
+/** The conditions of a page's filters and their values; `counted`, the statement of their count where one reads less. */
+interface KeyFilter {
+  sql: string[];
+  values: unknown[];
+  counted?: { sql: string; values: unknown[] };
 }
 
 const KEY_COLUMNS = 'id, owner, created_at, revoked_at, expires_at, scopes, search, record';

@@ -13,6 +13,7 @@ import { SqlWatchStore, watchSchema, type WatchDialect, type WatchTables } from 
 import type { SqlAnswer, SqlWork } from '../sql/work.js';
 import { keySchema, SqlKeyRecords, type KeyDialect } from '../sql/keys.js';
 import { trigramsOf } from '../sql/documents.js';
+import { exactPhrase, ftsFollowing, ftsPhrase, remakeFts } from './fts.js';
 import { sessionSchema, SqlSessionStore } from '../sql/sessions.js';
 
 /** How SQLite writes what the tables of watches need. */
@@ -27,6 +28,16 @@ const SQLITE_WATCHES: WatchDialect = {
   forUpdate: '',
   keyvKey: 'key',
 };
+
+/**
+ * The trigrams of the keys' searched texts (case-sensitive, as the texts are lower-cased already), where
+ * each is (`detail=full`), so that a phrase query of a needle finds exactly the keys that hold it.
+ */
+const KEY_SEARCH_FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS dossier_key_search USING fts5(
+      text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1', detail = 'full')`;
+const KEY_SEARCH_FILL = 'INSERT INTO dossier_key_search (rowid, text) SELECT seq, search FROM dossier_keys';
+/** The rowids (the keys' `seq`) of the keys whose searched text the FTS5 query of the one parameter finds. */
+const KEY_SEARCH_ROWIDS = 'SELECT rowid FROM dossier_key_search WHERE dossier_key_search MATCH ?';
 
 /** How SQLite writes what the tables of keys need. */
 const SQLITE_KEYS: KeyDialect = {
@@ -45,29 +56,23 @@ const SQLITE_KEYS: KeyDialect = {
       false,
       '',
     ),
-    `CREATE VIRTUAL TABLE IF NOT EXISTS dossier_key_search USING fts5(
-      text, content = '', contentless_delete = 1, tokenize = 'trigram', detail = 'none')`,
+    KEY_SEARCH_FTS,
     `CREATE TRIGGER IF NOT EXISTS dossier_keys_inserted AFTER INSERT ON dossier_keys BEGIN
       INSERT INTO dossier_key_search (rowid, text) VALUES (new.seq, new.search);
     END`,
-    `CREATE TRIGGER IF NOT EXISTS dossier_keys_renamed AFTER UPDATE OF search ON dossier_keys
-      WHEN new.search IS NOT old.search BEGIN
-      DELETE FROM dossier_key_search WHERE rowid = old.seq;
-      INSERT INTO dossier_key_search (rowid, text) VALUES (new.seq, new.search);
-    END`,
+    ftsFollowing('dossier_keys_renamed', 'dossier_keys', 'seq', 'search', 'dossier_key_search'),
     ...sessionSchema({ id: 'TEXT', text: 'TEXT', count: 'INTEGER' }, false, ''),
   ],
   contains: 'instr',
   // The trigrams of each key's searched text in an FTS5 table kept by triggers, as the documents' (a key
-  // is never deleted); a needle of three characters or more is looked up there, then checked on the row.
+  // is never deleted); a needle of three characters or more is the phrase of its trigrams there, which is
+  // the substring test itself: its matches are counted in the FTS table alone, and read by their rowids.
   searched: (needle) => {
-    const trigrams = trigramsOf(needle);
     const check = { sql: 'instr(search, ?) > 0', values: [needle] };
-    if (trigrams.length === 0) return check;
-    return {
-      sql: `seq IN (SELECT rowid FROM dossier_key_search WHERE dossier_key_search MATCH ?) AND ${check.sql}`,
-      values: [trigrams.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' AND '), needle],
-    };
+    if (trigramsOf(needle).length === 0) return check;
+    const found = { sql: `seq IN (${KEY_SEARCH_ROWIDS})`, values: [ftsPhrase(needle)] };
+    if (!exactPhrase(needle)) return { sql: `${found.sql} AND ${check.sql}`, values: [...found.values, needle] };
+    return { ...found, counted: 'SELECT count(*) AS total FROM dossier_key_search WHERE dossier_key_search MATCH ?' };
   },
 };
 
@@ -99,6 +104,8 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   let statement: ReturnType<typeof statementCache> | undefined;
   connection.onOpen((db) => {
     statement = statementCache(db);
+    // The keys' FTS table of releases before (`detail=none`, case-insensitive) cannot answer a phrase.
+    db.transaction(() => remakeFts(db, 'dossier_key_search', KEY_SEARCH_FTS, KEY_SEARCH_FILL)).immediate();
   });
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { StoredChanges, NewStoredDocument, StoredDocument } from '../../ports/document-store.js';
 import type { Logger } from '../../ports/logger.js';
 import { DOCUMENT_ID_COUNTER } from '../../records/stored-document.js';
-import { INCREMENT_SQL, Setup, type SqlCounterStore } from '../sql/counters.js';
+import { INCREMENT_SQL, type SqlCounterStore } from '../sql/counters.js';
+import { SetUpOnce } from '../shared/set-up-once.js';
 import {
   changesSql,
   DOCUMENT_COLUMNS,
@@ -18,6 +19,7 @@ import {
   type SearchedColumn,
 } from '../sql/documents.js';
 import { statementCache, type SqliteConnection } from './connection.js';
+import { everyTrigramOf, exactPhrase, ftsFollowing, ftsPhrase, remakeFts } from './fts.js';
 
 /**
  * The tables of documents on SQLite. Beside each searched column, a contentless FTS5 table with the
@@ -30,19 +32,7 @@ import { statementCache, type SqliteConnection } from './connection.js';
  */
 const RESULTS_FTS = `CREATE VIRTUAL TABLE IF NOT EXISTS dossier_document_results USING fts5(
   text, content = '', contentless_delete = 1, tokenize = 'trigram case_sensitive 1', detail = 'full')`;
-
-/**
- * Makes the FTS table of results of releases before (`detail=none`, which cannot answer a phrase) again,
- * from the searched results, in the transaction of the schema.
- */
-function upgradeResultsFts(db: Database.Database): void {
-  const table = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'dossier_document_results'").get() as
-    { sql: string } | undefined;
-  if (table === undefined || table.sql.includes("detail = 'full'")) return;
-  db.exec('DROP TABLE dossier_document_results');
-  db.exec(RESULTS_FTS);
-  db.exec('INSERT INTO dossier_document_results (rowid, text) SELECT id, result_lower FROM dossier_documents');
-}
+const RESULTS_FILL = 'INSERT INTO dossier_document_results (rowid, text) SELECT id, result_lower FROM dossier_documents';
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS dossier_documents (
@@ -71,16 +61,8 @@ const SCHEMA = [
     UPDATE dossier_document_counts SET total = total - 1, favorites = favorites - old.favorite
       WHERE owner = old.owner AND template_id = old.template_id;
   END`,
-  `CREATE TRIGGER IF NOT EXISTS dossier_documents_renamed AFTER UPDATE OF name_lower ON dossier_documents
-    WHEN new.name_lower IS NOT old.name_lower BEGIN
-    DELETE FROM dossier_document_names WHERE rowid = old.id;
-    INSERT INTO dossier_document_names (rowid, text) VALUES (new.id, new.name_lower);
-  END`,
-  `CREATE TRIGGER IF NOT EXISTS dossier_documents_rewritten AFTER UPDATE OF result_lower ON dossier_documents
-    WHEN new.result_lower IS NOT old.result_lower BEGIN
-    DELETE FROM dossier_document_results WHERE rowid = old.id;
-    INSERT INTO dossier_document_results (rowid, text) VALUES (new.id, new.result_lower);
-  END`,
+  ftsFollowing('dossier_documents_renamed', 'dossier_documents', 'id', 'name_lower', 'dossier_document_names'),
+  ftsFollowing('dossier_documents_rewritten', 'dossier_documents', 'id', 'result_lower', 'dossier_document_results'),
   `CREATE TRIGGER IF NOT EXISTS dossier_documents_favored AFTER UPDATE OF favorite ON dossier_documents
     WHEN new.favorite IS NOT old.favorite BEGIN
     UPDATE dossier_document_counts SET favorites = favorites + new.favorite - old.favorite
@@ -93,30 +75,12 @@ function ftsOf(column: SearchedColumn): string {
   return column === 'name_lower' ? 'dossier_document_names' : 'dossier_document_results';
 }
 
-/** The FTS5 query of the rows that hold every trigram of `trigrams`. */
-function everyTrigramOf(trigrams: string[]): string {
-  return trigrams.map(quoted).join(' AND ');
-}
-
-/** `text` as an FTS5 string (a phrase). */
-function quoted(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`;
-}
-
 /**
  * The FTS5 query of the rows of `column`'s table that may hold `needle`: those that hold it as a phrase in
  * the results' table (exactly the rows that hold it), every trigram of it in the names'.
  */
 function ftsQueryOf(column: SearchedColumn, needle: string, trigrams: string[]): string {
-  return column === 'result_lower' ? quoted(needle) : everyTrigramOf(trigrams);
-}
-
-/**
- * Whether the results' phrase query answers `needle` exactly: a needle whose UTF-16 is well formed (half a
- * surrogate pair, or U+FFFD, reaches SQLite as U+FFFD, which `instr` then checks on the row).
- */
-function exactPhrase(needle: string): boolean {
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\uFFFD/.test(needle);
+  return column === 'result_lower' ? ftsPhrase(needle) : everyTrigramOf(trigrams);
 }
 
 const SQLITE_DOCUMENTS: DocumentDialect = {
@@ -182,7 +146,7 @@ export interface SqliteDocumentStoreOptions {
  */
 export class SqliteDocumentStore extends SqlDocumentStore {
   private statement!: (sql: string) => Database.Statement;
-  private readonly ready: Setup;
+  private readonly ready: SetUpOnce;
 
   constructor(
     private readonly connection: SqliteConnection,
@@ -196,11 +160,12 @@ export class SqliteDocumentStore extends SqlDocumentStore {
     connection.onOpen((db) => {
       this.statement = statementCache(db);
       db.transaction(() => {
-        upgradeResultsFts(db);
+        // The results' table of releases before (`detail=none`) cannot answer a phrase.
+        remakeFts(db, 'dossier_document_results', RESULTS_FTS, RESULTS_FILL);
         for (const sql of SCHEMA) db.exec(sql);
       }).immediate();
     });
-    this.ready = new Setup(async () => {
+    this.ready = new SetUpOnce(async () => {
       await counters.tablesExist();
       await migrateKeyvDocuments(this.keyvRecords(), options.namespace, options.logger);
     });
