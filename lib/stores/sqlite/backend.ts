@@ -105,7 +105,7 @@ export function createSqliteBackend(options: SqliteOptions): Backend {
   connection.onOpen((db) => {
     statement = statementCache(db);
     // The keys' FTS table of releases before (`detail=none`, case-insensitive) cannot answer a phrase.
-    db.transaction(() => remakeFts(db, 'dossier_key_search', KEY_SEARCH_FTS, KEY_SEARCH_FILL)).immediate();
+    remakeFts(db, 'dossier_key_search', KEY_SEARCH_FTS, KEY_SEARCH_FILL);
   });
   const clock = options.clock ?? { now: () => Date.now() };
   const namespace = options.namespace ?? 'dossier';

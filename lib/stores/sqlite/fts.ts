@@ -24,17 +24,24 @@ export function exactPhrase(needle: string): boolean {
 
 /**
  * Makes the FTS table `name` again as `create` (a `CREATE VIRTUAL TABLE IF NOT EXISTS`) defines it, filled
- * by `fill`, when a release before made it otherwise; a table not there yet is left to the schema. Run in
- * the transaction of the schema, so that the processes of the release before, whose triggers write into the
- * table of the same name, never see it missing or half filled.
+ * by `fill`, when a release before made it otherwise; a table not there yet is left to the schema. Read
+ * first, so that a store made by this release takes no lock; then in a transaction of its own (a savepoint
+ * within the caller's), so that the processes of the release before, whose triggers write into the table of
+ * the same name, never see it missing or half filled.
  */
 export function remakeFts(db: Database.Database, name: string, create: string, fill: string): void {
-  const table = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string } | undefined;
   const flat = (sql: string): string => sql.replace('IF NOT EXISTS ', '').replace(/\s+/g, ' ');
-  if (table === undefined || flat(table.sql) === flat(create)) return;
-  db.exec(`DROP TABLE ${name}`);
-  db.exec(create);
-  db.exec(fill);
+  const stale = (): boolean => {
+    const table = db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').get(name) as { sql: string } | undefined;
+    return table !== undefined && flat(table.sql) !== flat(create);
+  };
+  if (!stale()) return;
+  db.transaction(() => {
+    if (!stale()) return;
+    db.exec(`DROP TABLE ${name}`);
+    db.exec(create);
+    db.exec(fill);
+  }).immediate();
 }
 
 /**
