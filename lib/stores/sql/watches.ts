@@ -54,6 +54,12 @@ export interface WatchTables {
   read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]>;
   /** Runs `work`'s statements (placeholders already the backend's) in one transaction, committed if it returns. */
   transaction<T>(work: () => SqlWork<T>): Promise<T>;
+  /**
+   * Runs one change outside a transaction (placeholders already the backend's), committed by itself: where
+   * a transaction costs round trips of its own (PostgreSQL: `BEGIN` and `COMMIT`, one each), a change that
+   * is one statement costs one. @default a transaction of that one statement
+   */
+  write?(sql: string, values: unknown[]): Promise<void>;
   /** Runs one statement of the schema. */
   ddl(sql: string): Promise<void>;
   /** Makes what the store reads beside its own tables (the counters, the `keyv` table). */
@@ -138,9 +144,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async save(watch: W): Promise<void> {
-    await this.transaction(function* () {
-      yield step('UPDATE dossier_watches SET record = ? WHERE id = ?', [JSON.stringify(watch), watch.id]);
-    });
+    await this.write('UPDATE dossier_watches SET record = ? WHERE id = ?', [JSON.stringify(watch), watch.id]);
   }
 
   async get(id: string): Promise<W | undefined> {
@@ -229,15 +233,11 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
 
   async markUnscheduled(id: string): Promise<void> {
     const { start, end } = this.tables.dialect.insertIgnore;
-    await this.transaction(function* () {
-      yield step(`${start} dossier_watch_unscheduled (id) VALUES (?)${end}`, [id]);
-    });
+    await this.write(`${start} dossier_watch_unscheduled (id) VALUES (?)${end}`, [id]);
   }
 
   async markScheduled(id: string): Promise<void> {
-    await this.transaction(function* () {
-      yield step('DELETE FROM dossier_watch_unscheduled WHERE id = ?', [id]);
-    });
+    await this.write('DELETE FROM dossier_watch_unscheduled WHERE id = ?', [id]);
   }
 
   async unscheduled(): Promise<string[]> {
@@ -347,6 +347,18 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
     if (!this.once.done) await this.once.run();
     return runPlaced(this.tables, this.placed, work);
+  }
+
+  /** One change, by itself where the backend runs one so ({@link WatchTables.write}), else in a transaction. */
+  private async write(sql: string, values: unknown[]): Promise<void> {
+    if (this.tables.write === undefined) {
+      await this.transaction(function* () {
+        yield step(sql, values);
+      });
+      return;
+    }
+    if (!this.once.done) await this.once.run();
+    await this.tables.write(this.placed(sql), values);
   }
 
   /**

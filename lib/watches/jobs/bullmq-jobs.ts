@@ -179,7 +179,11 @@ export class BullWatchJobs implements WatchJobs {
   private queue<T>(name: string): Queue<T> {
     const { Queue, createPostgresBackend } = this.bullmq;
     const queue = this.isPostgres()
-      ? (new Queue(name, { connection: this.postgresConnection() }, createPostgresBackend) as unknown as Queue<T>)
+      ? (new Queue(
+          name,
+          { connection: bullmqPostgresConnection(this.options.url) },
+          createPostgresBackend,
+        ) as unknown as Queue<T>)
       : new Queue<T>(name, { connection: this.redisClient() });
     queue.on('error', (error) => this.options.logger.warn('job queue error', { queue: name, message: error.message }));
     return queue;
@@ -195,7 +199,7 @@ export class BullWatchJobs implements WatchJobs {
       ? (new Worker(
           name,
           process,
-          { ...options, connection: this.postgresConnection() },
+          { ...options, connection: bullmqPostgresConnection(this.options.url, { worker: true }) },
           createPostgresBackend,
         ) as unknown as Worker<T>)
       : new Worker<T>(name, process, { ...options, connection: this.redisClient() });
@@ -209,10 +213,6 @@ export class BullWatchJobs implements WatchJobs {
 
   private isPostgres(): boolean {
     return /^postgres(ql)?:/.test(this.options.url);
-  }
-
-  private postgresConnection(): PostgresPoolConfig {
-    return bullmqPostgresConnection(this.options.url);
   }
 
   /** A node-redis client of its own for each queue and worker (BullMQ blocks on a worker's). */
@@ -229,12 +229,27 @@ export class BullWatchJobs implements WatchJobs {
  * The URL's `options` (such as `-c search_path=…` for Dossier's own tables) go to the pool config, where
  * BullMQ appends its own search path after them; left in the URL, they would override it, and BullMQ
  * would not find its functions.
+ *
+ * A worker's connection commits without waiting for the WAL flush (`synchronous_commit=off`). Its
+ * transactions take, finish and reschedule jobs, and most of them `NOTIFY`, which PostgreSQL serializes
+ * database-wide from the commit's start to its end, flush included: at 167 checks a second those flushes,
+ * one after another, were what the checks waited on. What the setting risks is the last few hundred ms
+ * of those transactions on a crash of the database server (never of a Dossier process), and that is what
+ * a Dossier process dying holding its jobs already costs: a job back in the queue, run again, which finds
+ * its watch's result saved (Dossier's own writes keep waiting for the flush, and each flushes the jobs'
+ * writes before it) and so not due. Jobs are added on the queues' connections, which keep the default:
+ * a check or a delivery answered to a client is never lost.
  */
-export function bullmqPostgresConnection(storeUrl: string): PostgresPoolConfig {
+export function bullmqPostgresConnection(storeUrl: string, { worker = false } = {}): PostgresPoolConfig {
   const url = new URL(storeUrl);
-  const options = url.searchParams.get('options');
+  const options = [url.searchParams.get('options'), worker ? '-c synchronous_commit=off' : null].filter((o) => o !== null);
   url.searchParams.delete('options');
-  return { connectionString: url.href, ...(options === null ? {} : { options }), schema: POSTGRES_SCHEMA, migrate: true };
+  return {
+    connectionString: url.href,
+    ...(options.length === 0 ? {} : { options: options.join(' ') }),
+    schema: POSTGRES_SCHEMA,
+    migrate: true,
+  };
 }
 
 /**

@@ -17,6 +17,15 @@ describe("BullMQ's PostgreSQL connection", () => {
       migrate: true,
     });
   });
+
+  it("commits a worker's transactions without waiting for the WAL flush, and the queues' (which add jobs) as the server does", () => {
+    const tenant = 'postgres://db.example/app?options=-c%20search_path%3Dtenant_a';
+    expect(bullmqPostgresConnection(tenant, { worker: true }).options).to.equal(
+      '-c search_path=tenant_a -c synchronous_commit=off',
+    );
+    expect(bullmqPostgresConnection('postgres://db.example/app', { worker: true }).options).to.equal('-c synchronous_commit=off');
+    expect(bullmqPostgresConnection(tenant).options).to.equal('-c search_path=tenant_a');
+  });
 });
 
 describe('the default job queue prefix', () => {
