@@ -391,6 +391,12 @@ return 0`;
  * a needle finds (Redis answers no one else while it runs).
  */
 const CHECKED_PER_CALL = 2000;
+/**
+ * Matches a search in the order of ids reads per call from the words: a match read as its packed id costs
+ * Redis about a microsecond, one checked on its text ten or more, so such a call holds Redis no longer than
+ * one of {@link CHECKED_PER_CALL}, in fewer round trips (each a wait for a core on a busy machine).
+ */
+const IDS_PER_CALL = 16_000;
 /** Grams a search looks up at most: enough to narrow it down; the match is checked on the text anyway. */
 const NEEDLE_GRAMS = 32;
 /** Documents a step of the fill of words reads and writes. */
@@ -551,7 +557,7 @@ export class RedisDocumentStore implements DocumentStore {
       const [after, ...entries] = (await this.call(
         MATCHES,
         [keys + (kind === 'word-id' ? 'ordinal-ids' : 'entries'), keys + (kind === 'name' ? 'names' : 'texts'), ...postings],
-        [checked, favorite, String(next), String(CHECKED_PER_CALL), kind],
+        [checked, favorite, String(next), String(kind === 'word-id' ? IDS_PER_CALL : CHECKED_PER_CALL), kind],
       )) as [number, ...(string | number)[]];
       next = Number(after);
       for (const entry of entries) {
