@@ -424,6 +424,9 @@ export interface RedisDocumentOptions {
 
 type Entry = [id: number, favorite: 0 | 1, name: string, nameKey: string];
 
+/** What {@link RedisDocumentStore}'s way of a search by words answers for a needle whose grams are to be read. */
+const RARE = Symbol('a rare needle');
+
 /** A match of a search: what orders it. */
 type Match = { id: number; nameKey: string };
 
@@ -519,6 +522,8 @@ export class RedisDocumentStore implements DocumentStore {
     // costs its entry, which scanning the names (when its rule takes a common needle) gives for less.
     for (const way of query.sortBy === 'id' ? [fromWords, scanned] : [scanned, fromWords]) {
       const matched = await way();
+      // A rare needle: neither the words nor a scan would take it.
+      if (matched === RARE) break;
       if (matched !== undefined) return this.pageOfMatches(owner, matched, query);
     }
     const { matched, unsure } = await this.matches(
@@ -579,9 +584,9 @@ export class RedisDocumentStore implements DocumentStore {
   }
 
   /**
-   * The matches of a needle of word characters read from the words (see {@link WORD_MATCHES}), or
-   * `undefined` when the grams are to be read instead: a rare needle, postings that would cost more than
-   * the grams, or words not kept for every document yet (whose fill this starts).
+   * The matches of a needle of word characters read from the words (see {@link WORD_MATCHES}); {@link RARE}
+   * when its grams are to be read, a gram being a set; `undefined` when its postings would cost more than
+   * the other ways, or when words are not kept for every document yet (whose fill this starts).
    */
   private async wordMatches(
     keys: string,
@@ -590,7 +595,7 @@ export class RedisDocumentStore implements DocumentStore {
     byName: boolean,
     favorite: string,
     sortBy: DocumentQuery['sortBy'],
-  ): Promise<Match[] | undefined> {
+  ): Promise<Match[] | typeof RARE | undefined> {
     const union = `${keys}union:${randomUUID()}`;
     const [state, bitmap, made] = (await this.call(
       WORD_MATCHES,
@@ -605,6 +610,7 @@ export class RedisDocumentStore implements DocumentStore {
       [search, keys + (byName ? 'nw:' : 'rw:')],
     )) as [number, string?, number?];
     if (Number(state) === -3) this.fillWords(keys);
+    if (Number(state) === -4) return RARE;
     if (Number(state) < 0) return undefined;
     if (Number(state) === 0) return [];
     try {
