@@ -112,13 +112,14 @@ end
 export const WORD_MATCHES = `${ADD_POSTINGS}
 -- KEYS: 1 the field's vocabulary, 2 the hash of bitmaps, 3 ordinal counter, 4 words-to-fill, 5 the union to
 -- make, then the needle's grams. ARGV: 1 the needle, 2 the prefix of the field's words' postings.
--- Answers { -3 } while words are to be filled, { -2 } when the grams are to be read instead, { 0 } when no
--- document holds the needle, else { 1, the bitmap of the matches, 1 when it is the union made }.
+-- Answers { -3 } while words are to be filled, { -4 } when a gram is a set (the needle is rare: its grams'
+-- documents are read), { -2 } when the postings take too much room, { 0 } when no document holds the
+-- needle, else { 1, the bitmap of the matches, 1 when it is the union made }.
 if redis.call('GET', KEYS[4]) ~= '0' then return { -3 } end
 for i = 6, #KEYS do
   local kind = redis.call('TYPE', KEYS[i]).ok
   if kind == 'none' then return { 0 } end
-  if kind == 'set' then return { -2 } end
+  if kind == 'set' then return { -4 } end
 end
 local vocabulary = redis.call('GET', KEYS[1]) or ''
 local needle = ARGV[1]
