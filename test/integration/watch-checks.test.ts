@@ -42,7 +42,16 @@ eachAdapter(() => {
             },
           });
         };
-        server = await startTestServer({ ...store, dnsServers: [dns.address], lookupTimeoutMs, createDnsResolver });
+        // The store's deadline is for a store that stops answering: at 2 s, a store that answers, slowly on a
+        // loaded machine, made a few of a hundred requests at once a 503 (MySQL, load 14-15).
+        const storeTimeoutMs = 20_000;
+        server = await startTestServer({
+          ...store,
+          dnsServers: [dns.address],
+          lookupTimeoutMs,
+          storeTimeoutMs,
+          createDnsResolver,
+        });
         work = countWork(server.dossier);
         await server.dossier.startWorkers();
       });
