@@ -232,13 +232,13 @@ export class BullWatchJobs implements WatchJobs {
  *
  * A worker's connection commits without waiting for the WAL flush (`synchronous_commit=off`). Its
  * transactions take, finish and reschedule jobs, and most of them `NOTIFY`, which PostgreSQL serializes
- * database-wide from the commit's start to its end, flush included: at 167 checks a second those flushes,
- * one after another, were what the checks waited on. What the setting risks is the last few hundred ms
+ * database-wide from the commit's start to its end, flush included (a fifth of the waits sampled at 10,000
+ * DNS watches a minute, docs/watches.md). What the setting risks is the last few hundred ms
  * of those transactions on a crash of the database server (never of a Dossier process), and that is what
  * a Dossier process dying holding its jobs already costs: a job back in the queue, run again, which finds
  * its watch's result saved (Dossier's own writes keep waiting for the flush, and each flushes the jobs'
- * writes before it) and so not due. Jobs are added on the queues' connections, which keep the default:
- * a check or a delivery answered to a client is never lost.
+ * writes before it) and so not due. Jobs are added on the queues' connections, which keep the server's
+ * setting: the check or delivery a client was answered for is as durable as the rest of the store.
  */
 export function bullmqPostgresConnection(storeUrl: string, { worker = false } = {}): PostgresPoolConfig {
   const url = new URL(storeUrl);
