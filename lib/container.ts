@@ -51,14 +51,6 @@ export interface Composition {
 }
 
 /**
- * The connections of a server store's pool for the requests, beside one for each check of a watch run at
- * once (`DOSSIER_WATCH_CONCURRENCY`): fewer, and on a loaded host the checks queued for a connection
- * (10 in all, 10,000 DNS watches a minute on PostgreSQL: 12 waiting on average, and 110 checks a second of
- * the 167 due). A pool opens its connections as they are needed.
- */
-const REQUEST_CONNECTIONS = 10;
-
-/**
  * The one composition root: a child container per Dossier (never the global one), so that two
  * instances in one process share nothing. A port given in the options replaces the built-in one.
  */
@@ -94,7 +86,6 @@ export function createContainer(options: ResolvedOptions): Composition {
       namespace: 'dossier',
       clock: options.clock,
       timeoutMs: options.storeTimeoutMs,
-      poolSize: REQUEST_CONNECTIONS + options.watchConcurrency,
       logger: options.logger,
     }),
   );

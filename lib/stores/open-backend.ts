@@ -17,11 +17,6 @@ export interface BackendOptions {
   clock: Clock;
   /** The deadline of one call to the backend, in milliseconds. @default 2000 */
   timeoutMs?: number;
-  /**
-   * The connections of a server's pool (PostgreSQL, MySQL): each check of a watch running holds one while
-   * it talks to the store, beside the requests. @default 10
-   */
-  poolSize?: number;
   /** In memory, keep at most about this many values (for a cache). @default unbounded */
   memoryLimit?: number;
   /** Where the backend says what it could not do. @default nothing */
@@ -42,12 +37,11 @@ const BACKENDS: Record<BackendName, { open(url: string, options: BackendOptions)
     loadDriver: loadRedisDriver,
   },
   postgres: {
-    open: (url, { namespace, clock, timeoutMs, poolSize, logger }) =>
-      createPostgresBackend({ url, namespace, clock, timeoutMs, poolSize, logger }),
+    open: (url, { namespace, clock, timeoutMs, logger }) => createPostgresBackend({ url, namespace, clock, timeoutMs, logger }),
     loadDriver: loadPostgresDriver,
   },
   mysql: {
-    open: (url, { namespace, clock, timeoutMs, poolSize }) => createMysqlBackend({ url, namespace, clock, timeoutMs, poolSize }),
+    open: (url, { namespace, clock, timeoutMs }) => createMysqlBackend({ url, namespace, clock, timeoutMs }),
     loadDriver: loadMysqlDriver,
   },
 };
