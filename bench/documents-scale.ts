@@ -55,6 +55,17 @@ const QUERIES: { name: string; query: (size: number) => string; matches?: (size:
     // Results of documents 5k + 2, all of template 1.
     matches: (size) => countBelow(size, 5, 2),
   },
+  // The same searches in name order, whose first page is not the newest matches.
+  {
+    name: 'search by name, common word, A to Z',
+    query: () => '?search=draft&per_page=50&sort_by=name&sort=asc',
+    matches: (size) => countBelow(size, 4, 1) - countBelow(size, 20, 9),
+  },
+  {
+    name: 'search by result, common word, A to Z',
+    query: () => '?search=harbor&search_by=result&per_page=50&sort_by=name&sort=asc',
+    matches: (size) => countBelow(size, 5, 2),
+  },
 ];
 
 /** How many of 0 … size - 1 are `remainder` modulo `modulus`. */

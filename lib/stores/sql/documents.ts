@@ -141,11 +141,11 @@ export interface DocumentDialect {
   /**
    * The condition that the searched form of `column` (`name_lower` or `result_lower`) of the documents
    * `d` holds `needle` (in its searched form already) as a substring, as exactly as
-   * `String.prototype.includes` says: narrowed by the substring index the database has when `indexed`,
-   * and the check itself on the column. `favorite` is the listing's favorite filter, whose index an
-   * exact substring index may read the owner's documents from.
+   * `String.prototype.includes` says, and the check itself on the column: narrowed by the substring index
+   * the database has as `use` says (see {@link IndexUse}). `favorite` is the listing's favorite filter,
+   * whose index an exact substring index may read the owner's documents from.
    */
-  contains(column: SearchedColumn, needle: string, indexed: boolean, favorite: boolean | undefined): SearchCondition;
+  contains(column: SearchedColumn, needle: string, use: IndexUse, favorite: boolean | undefined): SearchCondition;
   /**
    * How many documents (of any owner) the substring index gives as candidates for `needle` in `column`,
    * counted up to `most` (the count stops there, so that it costs no more than what it decides against),
@@ -176,6 +176,14 @@ export interface SearchCondition extends SqlCondition {
 
 /** A column that a search reads. */
 export type SearchedColumn = 'name_lower' | 'result_lower';
+
+/**
+ * How a part of a search (its count, its page) uses the substring index: `lead`, the index's candidates
+ * are read first and then ordered; `filter`, the listing's index is read in its order and each entry kept
+ * if it is among the index's matches (where the index's answer is exact, no row is read: a common needle's
+ * page in an order its matches do not follow); `none`, each document of the listing is checked on its row.
+ */
+export type IndexUse = 'lead' | 'filter' | 'none';
 
 /**
  * The documents of a SQL database: reads are the same on each but searches (see {@link searched}); each
@@ -231,22 +239,30 @@ export abstract class SqlDocumentStore implements DocumentStore {
    * A search, in one statement: the page of the matches, its ids first, and with each row their number, a
    * query of its own. Where the database says how many candidates its substring index gives (see
    * {@link DocumentDialect.candidates}), each part takes the index or a scan of the owner's documents of
-   * the listing, whichever visits fewer (see {@link searchPlan}); otherwise the database's planner chooses,
+   * the listing, whichever visits fewer (see {@link searchPlan}), and a page in name order whose candidates
+   * are too many to order, where the count takes the index, reads the names' order filtered by the index's
+   * matches (`filter`, see {@link IndexUse}); otherwise the database's planner chooses,
    * and the count is the database's own where it has one (see {@link DocumentDialect.matches}).
    */
   protected async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
     const dialect = this.dialect!;
     const column = query.searchBy === 'name' ? 'name_lower' : 'result_lower';
-    let countIndexed = true;
-    let pageIndexed = true;
+    let countUse: IndexUse = 'lead';
+    let pageUse: IndexUse = 'lead';
     if (dialect.candidates !== undefined && dialect.indexedShare !== undefined) {
       const plan = searchPlan(await this.countOf(owner, query), dialect.indexedShare[column], query.page * query.perPage);
       const candidates = await dialect.candidates(this.read, column, query.search, plan.most);
-      ({ countIndexed, pageIndexed } = plan.given(candidates));
+      const { countIndexed, pageIndexed } = plan.given(candidates);
+      countUse = countIndexed ? 'lead' : 'none';
+      // Where the index is worth reading for the count but too wide to order, a page in name order reads the
+      // names' index filtered by it: names gather by their words (a needle's matches may all sort last),
+      // where ids follow creation, so that a walk of the ids checking each row meets the matches as often
+      // as they are (a page of 50 in a fifth: 250 rows).
+      pageUse = pageIndexed ? 'lead' : countIndexed && query.sortBy === 'name' ? 'filter' : 'none';
     }
-    const where = (indexed: boolean): SearchCondition => {
+    const where = (use: IndexUse): SearchCondition => {
       const condition = whereOf(owner, query);
-      const contains = dialect.contains(column, query.search, indexed, query.favorite);
+      const contains = dialect.contains(column, query.search, use, query.favorite);
       return {
         sql: `${condition.sql} AND ${contains.sql}`,
         values: [...condition.values, ...contains.values],
@@ -254,10 +270,10 @@ export abstract class SqlDocumentStore implements DocumentStore {
       };
     };
     if (dialect.matches !== undefined)
-      return this.page(query, where(pageIndexed), dialect.matches(column, query.search, owner, query));
-    const counting = where(countIndexed);
+      return this.page(query, where(pageUse), dialect.matches(column, query.search, owner, query));
+    const counting = where(countUse);
     const from = counting.from ?? { sql: 'dossier_documents d', values: [] };
-    return this.page(query, where(pageIndexed), {
+    return this.page(query, where(pageUse), {
       sql: `(SELECT count(*) FROM ${from.sql} WHERE ${counting.sql})`,
       values: [...from.values, ...counting.values],
     });

@@ -84,12 +84,19 @@ function ftsQueryOf(column: SearchedColumn, needle: string, trigrams: string[]):
 }
 
 const SQLITE_DOCUMENTS: DocumentDialect = {
-  contains(column, needle, indexed, favorite) {
+  contains(column, needle, use, favorite) {
     const check = `instr(d.${column}, ?) > 0`;
     const trigrams = trigramsOf(needle);
-    if (!indexed || trigrams.length === 0) return { sql: check, values: [needle] };
+    if (use === 'none' || trigrams.length === 0) return { sql: check, values: [needle] };
     const table = ftsOf(column);
     const values = [ftsQueryOf(column, needle, trigrams)];
+    if (use === 'filter') {
+      // The phrase's matches, gathered once, filter the entries of the listing's index read in its order
+      // (`+` keeps SQLite from leading with them): no row is read. The names' trigrams are not the test, so
+      // each name is checked on its row as a scan does.
+      if (column !== 'result_lower' || !exactPhrase(needle)) return { sql: check, values: [needle] };
+      return { sql: `+d.id IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ?)`, values };
+    }
     // CROSS JOIN: SQLite keeps this order, so that the FTS table's candidates lead, rather than a scan
     // of an index of the documents that checks each against them.
     if (column === 'result_lower' && exactPhrase(needle)) {
