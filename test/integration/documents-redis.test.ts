@@ -1,35 +1,15 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
-import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
-import type { Backend } from '../../lib/ports/backend.js';
-import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
+import type { DocumentQuery, NewStoredDocument } from '../../lib/ports/document-store.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { LeaseQueue } from '../../lib/stores/shared/lease.js';
+import { comparedDocuments, expectListedAlike } from '../support/compared-documents.js';
+import { suiteRedis } from '../support/redis-client.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
 describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
-  const clock = { now: () => Date.now() };
-  let store: Backend;
-  let reference: Backend;
-  let redis: ReturnType<typeof createClient>;
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-  beforeEach(() => {
-    store = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 15_000 });
-    reference = openBackend('memory://', { namespace: 'reference', clock });
-  });
-  afterEach(async () => {
-    await store?.close();
-    await reference?.close();
-  });
-  after(async () => {
-    await redis?.quit();
-  });
+  const redis = suiteRedis();
+  const documents = comparedDocuments(redisUrl!);
 
   function document(n: number): NewStoredDocument {
     return {
@@ -48,16 +28,15 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
 
   it('lists as the key-value path does once grams are bitmaps, after renames, new results and deletes too', async function () {
     this.timeout(60_000);
-    const tested = store.documents!;
-    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    const { tested, expected } = documents;
     const ids = new Map<number, number>();
     for (let n = 0; n < 1200; n += 1) {
       const [made, kept] = await Promise.all([tested.create(document(n)), expected.create(document(n))]);
       ids.set(made.id, kept.id);
     }
     // More documents hold `app` than a set keeps: it is a bitmap now.
-    expect(await redis.type('dossier:documents:4:many:1:n:app')).to.equal('string');
-    expect(await redis.type('dossier:documents:4:many:1:r:zeb')).to.equal('string');
+    expect(await redis.client.type('dossier:documents:4:many:1:n:app')).to.equal('string');
+    expect(await redis.client.type('dossier:documents:4:many:1:r:zeb')).to.equal('string');
     let n = 0;
     for (const [id, kept] of ids) {
       n += 1;
@@ -94,19 +73,12 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
                 perPage: 50,
                 page,
               };
-              const [got, want] = await Promise.all([tested.list('many', query), expected.list('many', query)]);
-              const what = JSON.stringify(query);
-              expect(got.total, what).to.equal(want.total);
-              expect(
-                got.documents.map(({ id }) => ids.get(id)),
-                what,
-              ).to.deep.equal(want.documents.map(({ id }) => id));
+              await expectListedAlike(documents, ids, 'many', query);
             }
   });
   it('finds by scanning the searched names what includes finds, in names with NUL, 2, digits and commas too', async function () {
     this.timeout(60_000);
-    const tested = store.documents!;
-    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    const { tested, expected } = documents;
     // Names that hold what the scanned chunks put between names (NUL, 2, digits, commas), most of them a
     // common needle's (more documents than a set of grams keeps, so that a search reads the chunks).
     const named = (n: number): NewStoredDocument => ({
@@ -122,7 +94,7 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
     }
     // Bitmaps: a search of these reads the chunks (`1,1` is in what follows each name there too).
     for (const gram of ['odd', '1,1', 'x'])
-      expect(await redis.type(`dossier:documents:7:scanned:1:n:${gram}`)).to.equal('string');
+      expect(await redis.client.type(`dossier:documents:7:scanned:1:n:${gram}`)).to.equal('string');
     let n = 0;
     for (const [id, kept] of ids) {
       n += 1;
@@ -148,44 +120,26 @@ describe(`documents on Redis whose grams outgrow a set${redisUrl ? '' : ' (skipp
               perPage: 30,
               page: 2,
             };
-            const [got, want] = await Promise.all([tested.list('scanned', query), expected.list('scanned', query)]);
-            const what = JSON.stringify(query);
-            expect(got.total, what).to.equal(want.total);
-            expect(
-              got.documents.map(({ id }) => ids.get(id)),
-              what,
-            ).to.deep.equal(want.documents.map(({ id }) => id));
+            await expectListedAlike(documents, ids, 'scanned', query);
           }
     };
     await compare();
     // A store written before the chunks and searched names were kept reads the grams, and checks names here.
-    await redis.del(['dossier:documents:7:scanned:1:name-chunks', 'dossier:documents:7:scanned:1:names']);
+    await redis.client.del(['dossier:documents:7:scanned:1:name-chunks', 'dossier:documents:7:scanned:1:names']);
     await compare();
   });
 });
 
 describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
   const clock = { now: () => Date.now() };
-  let redis: ReturnType<typeof createClient>;
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-  beforeEach(async () => {
-    await redis.flushDb();
-  });
-  after(async () => {
-    await redis?.quit();
-  });
+  const redis = suiteRedis({ flush: true });
 
   const query: DocumentQuery = { searchBy: 'name', templateId: 1, sortBy: 'id', sort: 'desc', perPage: 10, page: 1 };
 
   it('takes no indexing lease on a store with nothing to index, and waits for none a dead process left', async function () {
     this.timeout(30_000);
     // What a process killed while indexing would leave: the lease, held for a minute by no one alive.
-    await redis.set('dossier:counter:lease:documents:indexing:fresh', 'a dead process', { PX: 60_000 });
+    await redis.client.set('dossier:counter:lease:documents:indexing:fresh', 'a dead process', { PX: 60_000 });
     // A deadline far below the lease's minute: a list that waited for it would fail.
     const documents = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 2_000 });
     try {
@@ -195,9 +149,9 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
       await documents.close();
     }
     const taken: string[] = [];
-    for await (const keys of redis.scanIterator({ MATCH: 'dossier:counter:lease:*' })) taken.push(...keys);
+    for await (const keys of redis.client.scanIterator({ MATCH: 'dossier:counter:lease:*' })) taken.push(...keys);
     expect(taken, 'only the dead process left a lease').to.deep.equal(['dossier:counter:lease:documents:indexing:fresh']);
-    expect(await redis.get('dossier:documents:5:fresh:indexed'), 'marked indexed').to.equal('1');
+    expect(await redis.client.get('dossier:documents:5:fresh:indexed'), 'marked indexed').to.equal('1');
   });
 
   it("holds a document's lease as long as its holder runs, and never for more than a second past it", async function () {
@@ -210,7 +164,7 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
       await new LeaseQueue(backend.counters).run('documents:lease:7', async () => {
         // Three times the lease's second: a holder this slow keeps it, renewed.
         for (let n = 0; n < 30; n += 1) {
-          seen.push(await redis.pTTL('dossier:counter:lease:documents:lease:7'));
+          seen.push(await redis.client.pTTL('dossier:counter:lease:documents:lease:7'));
           await other.run('documents:lease:7', async () => expect.fail('taken while held')).catch(() => (refused += 1));
         }
       });
@@ -220,6 +174,6 @@ describe(`the leases of documents on Redis${redisUrl ? '' : ' (skipped: set DOSS
     } finally {
       await backend.close();
     }
-    expect(await redis.exists('dossier:counter:lease:documents:lease:7'), 'freed').to.equal(0);
+    expect(await redis.client.exists('dossier:counter:lease:documents:lease:7'), 'freed').to.equal(0);
   });
 });

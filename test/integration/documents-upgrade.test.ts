@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { createClient } from '@keyv/redis';
 import { createDossier } from '../../lib/dossier.js';
 import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
 import type { Document } from '../../lib/ports/document-service.js';
@@ -16,6 +15,7 @@ import { openBackend } from '../../lib/stores/open-backend.js';
 import { projectRoot } from '../support/paths.js';
 import { LONG_PATIENCE_MS, until } from '../support/until.js';
 import { succeeded } from '../support/cli.js';
+import { suiteRedis } from '../support/redis-client.js';
 
 /**
  * What release 36ab26c, the last to keep documents as key-value records, wrote into a store: its keyv and
@@ -265,20 +265,7 @@ const redisUrl = process.env.DOSSIER_TEST_REDIS;
 describe(`upgrading a Redis store whose documents the key-value path kept with a log per owner, without indexes${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
   const clock = { now: () => Date.now() };
   const OLD_OWNERS = ['alice', 'bob.smith@example.org', 'team:42'];
-  let redis: ReturnType<typeof createClient>;
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-  beforeEach(async () => {
-    // This test process's own database (test/support/isolation.ts).
-    await redis.flushDb();
-  });
-  after(async () => {
-    await redis?.quit();
-  });
+  const redis = suiteRedis({ flush: true });
 
   /** Document `n` of `owner`: names and results with accents, case variants and an astral code point. */
   function oldDocument(owner: string, n: number): NewStoredDocument {
@@ -383,10 +370,10 @@ describe(`upgrading a Redis store whose documents the key-value path kept with a
   it('lists every document of every owner as before, takes ids on from the counter, and deletes the logs it read', async function () {
     this.timeout(60_000);
     const expected = await writeOld(Object.fromEntries(OLD_OWNERS.map((owner) => [owner, 300])));
-    const highest = Number(await redis.get('dossier:counter:documents:id'));
-    expect(await redis.keys('dossier::documents:*'), 'the logs, before').to.have.length(OLD_OWNERS.length * 300 * 1.15);
+    const highest = Number(await redis.client.get('dossier:counter:documents:id'));
+    expect(await redis.client.keys('dossier::documents:*'), 'the logs, before').to.have.length(OLD_OWNERS.length * 300 * 1.15);
     await expectListed(expected, OLD_OWNERS);
-    expect(await redis.keys('dossier::documents:*'), 'the logs, after').to.deep.equal([]);
+    expect(await redis.client.keys('dossier::documents:*'), 'the logs, after').to.deep.equal([]);
     const dossier = createDossier({ store: redisUrl! });
     try {
       const created = await dossier.documents.create('alice', { name: 'after the upgrade', prompt: 'p' });
@@ -405,10 +392,10 @@ describe(`upgrading a Redis store whose documents the key-value path kept with a
     await Promise.all([succeeded(startLister()), succeeded(startLister())]);
     for (const template of [1, 6, 53]) {
       const keys = `dossier:documents:5:alice:${template}:`;
-      const total = await redis.zCard(`${keys}id`);
-      expect(total).to.equal(await redis.hLen(`${keys}ordinals`));
-      expect(total).to.equal(await redis.hLen(`${keys}entries`));
-      expect(Number(await redis.get(`${keys}ordinal`)), 'ordinals handed out').to.equal(total);
+      const total = await redis.client.zCard(`${keys}id`);
+      expect(total).to.equal(await redis.client.hLen(`${keys}ordinals`));
+      expect(total).to.equal(await redis.client.hLen(`${keys}entries`));
+      expect(Number(await redis.client.get(`${keys}ordinal`)), 'ordinals handed out').to.equal(total);
     }
     await expectListed(expected, ['alice']);
   });
@@ -419,14 +406,14 @@ describe(`upgrading a Redis store whose documents the key-value path kept with a
     const child = startLister();
     const exited = once(child, 'exit');
     await until(
-      async () => (await redis.get('dossier:documents:5:alice:indexed-to')) !== null,
+      async () => (await redis.client.get('dossier:documents:5:alice:indexed-to')) !== null,
       'a first batch was indexed',
       LONG_PATIENCE_MS,
     );
     child.kill('SIGKILL');
     await exited;
-    expect(await redis.get('dossier:documents:5:alice:indexed'), 'stopped part of the way').to.equal(null);
+    expect(await redis.client.get('dossier:documents:5:alice:indexed'), 'stopped part of the way').to.equal(null);
     await expectListed(expected, ['alice']);
-    expect(await redis.get('dossier:documents:5:alice:indexed')).to.equal('1');
+    expect(await redis.client.get('dossier:documents:5:alice:indexed')).to.equal('1');
   });
 });

@@ -1,10 +1,8 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
-import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
-import type { Backend } from '../../lib/ports/backend.js';
 import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
-import { openBackend } from '../../lib/stores/open-backend.js';
 import { WORD_KEYS } from '../../lib/stores/redis/document-words.js';
+import { comparedDocuments, expectListedAlike } from '../support/compared-documents.js';
+import { suiteRedis } from '../support/redis-client.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -37,30 +35,9 @@ const NEEDLES = [
 ];
 
 describe(`the words of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
-  const clock = { now: () => Date.now() };
-  let store: Backend;
-  let reference: Backend;
-  let redis: ReturnType<typeof createClient>;
+  const redis = suiteRedis({ flush: true });
+  const documents = comparedDocuments(redisUrl!);
   const keys = 'dossier:documents:5:words:1:';
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-  beforeEach(async () => {
-    // This test process's own database (test/support/isolation.ts).
-    await redis.flushDb();
-    store = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 15_000 });
-    reference = openBackend('memory://', { namespace: 'reference', clock });
-  });
-  afterEach(async () => {
-    await store?.close();
-    await reference?.close();
-  });
-  after(async () => {
-    await redis?.quit();
-  });
 
   /**
    * Document `n`: "draft" in half the names and "harbor" in half the results (more documents than a set of
@@ -138,14 +115,7 @@ describe(`the words of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSI
               };
               const want = await expected.list('words', query);
               for (const page of [1, Math.max(1, Math.ceil(want.total / 40))]) {
-                const paged = { ...query, page };
-                const [got, wanted] = await Promise.all([tested.list('words', paged), expected.list('words', paged)]);
-                const what = JSON.stringify(paged);
-                expect(got.total, what).to.equal(wanted.total);
-                expect(
-                  got.documents.map(({ id }) => ids.get(id)),
-                  what,
-                ).to.deep.equal(wanted.documents.map(({ id }) => id));
+                await expectListedAlike({ tested, expected }, ids, 'words', { ...query, page });
               }
             }
   }
@@ -153,23 +123,22 @@ describe(`the words of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSI
   /** Empties the searched texts that Redis checks a candidate on, so that only the words can find what a search lists. */
   async function withoutTexts(): Promise<void> {
     for (const hash of ['texts', 'names']) {
-      const fields = await redis.hKeys(keys + hash);
-      await redis.hSet(keys + hash, Object.fromEntries(fields.map((field) => [field, ''])));
+      const fields = await redis.client.hKeys(keys + hash);
+      await redis.client.hSet(keys + hash, Object.fromEntries(fields.map((field) => [field, ''])));
     }
-    await redis.del(keys + 'name-chunks');
+    await redis.client.del(keys + 'name-chunks');
   }
 
   it('lists what the memory store lists for every needle, and finds a common word from its words alone', async function () {
     this.timeout(120_000);
-    const tested = store.documents!;
-    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    const { tested, expected } = documents;
     const ids = await written(tested, expected);
     // A bitmap (more documents hold it than a set keeps) and a set, each listed under its word.
-    expect(await redis.type(`${keys}rw:harbor`)).to.equal('string');
-    expect(await redis.type(`${keys}rw:harbors`)).to.equal('set');
-    expect(await redis.type(`${keys}nw:draft`)).to.equal('string');
+    expect(await redis.client.type(`${keys}rw:harbor`)).to.equal('string');
+    expect(await redis.client.type(`${keys}rw:harbors`)).to.equal('set');
+    expect(await redis.client.type(`${keys}nw:draft`)).to.equal('string');
     await compare(tested, expected, ids, NEEDLES);
-    expect(await redis.keys(`${keys}union:*`), 'the unions made are dropped').to.deep.equal([]);
+    expect(await redis.client.keys(`${keys}union:*`), 'the unions made are dropped').to.deep.equal([]);
     await withoutTexts();
     // These needles' grams are bitmaps, and their words few: the words alone answer them.
     await compare(tested, expected, ids, ['harbor', 'harb', 'brûlée', 'crème'], ['result']);
@@ -178,24 +147,23 @@ describe(`the words of documents on Redis${redisUrl ? '' : ' (skipped: set DOSSI
 
   it('fills the words of documents written before they were kept, searching as before meanwhile', async function () {
     this.timeout(120_000);
-    const tested = store.documents!;
-    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    const { tested, expected } = documents;
     const ids = await written(tested, expected);
     // What a store of the release before holds: the same indexes, without the words.
     const words: string[] = [];
-    for await (const found of redis.scanIterator({ MATCH: `${keys}[nr]w:*`, COUNT: 1000 })) words.push(...found);
-    await redis.del([...words, ...WORD_KEYS.map((name) => keys + name)]);
-    await redis.hDel(`${keys}bitmaps`, words);
+    for await (const found of redis.client.scanIterator({ MATCH: `${keys}[nr]w:*`, COUNT: 1000 })) words.push(...found);
+    await redis.client.del([...words, ...WORD_KEYS.map((name) => keys + name)]);
+    await redis.client.hDel(`${keys}bitmaps`, words);
     // A document written by this release before the fill: its words are kept as it is written.
     const [made, kept] = await Promise.all([tested.create(document(7)), expected.create(document(7))]);
     ids.set(made.id, kept.id);
-    expect(Number(await redis.get(`${keys}words-to-fill`)), 'the ordinals before it are to be filled').to.equal(
-      Number(await redis.get(`${keys}ordinal`)) - 1,
+    expect(Number(await redis.client.get(`${keys}words-to-fill`)), 'the ordinals before it are to be filled').to.equal(
+      Number(await redis.client.get(`${keys}ordinal`)) - 1,
     );
     await compare(tested, expected, ids, NEEDLES);
     // The first searches started the fill; the searches went on without the words meanwhile.
-    while ((await redis.get(`${keys}words-to-fill`)) !== '0') await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await redis.type(`${keys}rw:harbor`)).to.equal('string');
+    while ((await redis.client.get(`${keys}words-to-fill`)) !== '0') await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await redis.client.type(`${keys}rw:harbor`)).to.equal('string');
     await compare(tested, expected, ids, NEEDLES);
     await withoutTexts();
     await compare(tested, expected, ids, ['harbor', 'harb'], ['result']);

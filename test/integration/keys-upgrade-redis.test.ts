@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
 import { randomBytes } from 'node:crypto';
 import { listKeys } from '../../lib/internal.js';
 import { KeyvKeyStore } from '../../lib/keys/keyv-key-store.js';
@@ -8,6 +7,7 @@ import { digestOf } from '../../lib/records/stored-key.js';
 import { openBackend } from '../../lib/stores/open-backend.js';
 import { RedisKeyRecords, type RedisKeyClient } from '../../lib/stores/redis/keys.js';
 import { StoreGuard } from '../../lib/stores/shared/guard.js';
+import { suiteRedis } from '../support/redis-client.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
@@ -15,17 +15,7 @@ const redisUrl = process.env.DOSSIER_TEST_REDIS;
 // (lib/stores/redis/keys.ts), which takes tens of seconds at 100,000 keys: a request with a key must be
 // answered meanwhile, from that key moved by itself, not wait for the whole move past the store's deadline.
 describe(`keys of an older release on Redis, while they are moved${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
-  let redis: ReturnType<typeof createClient>;
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-
-  after(async () => {
-    if (redis?.isOpen) await redis.quit();
-  });
+  const redis = suiteRedis();
 
   it('moves the keys of the layout before the lines (a sorted set of filtered fields) into the lines, and searches and filters them', async () => {
     const namespace = `lines${randomBytes(4).toString('hex')}`;
@@ -46,14 +36,14 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
       const member = `${key.createdAt}|${key.id}`;
       const searched = [key.name, key.owner, key.id].map((text) => text.toLowerCase());
       const filtered = [member, key.revokedAt === null ? '' : '1', '', `,${key.scopes.join(',')},`, ...searched].join('\n');
-      await redis.hSet(`${p}key:${key.id}`, { record: JSON.stringify(key), filtered });
-      await redis.zAdd(`${p}filtered`, { score: 0, value: filtered });
-      await redis.zAdd(`${p}all`, { score: 0, value: member });
-      await redis.zAdd(`${p}owner:${owner}`, { score: 0, value: member });
+      await redis.client.hSet(`${p}key:${key.id}`, { record: JSON.stringify(key), filtered });
+      await redis.client.zAdd(`${p}filtered`, { score: 0, value: filtered });
+      await redis.client.zAdd(`${p}all`, { score: 0, value: member });
+      await redis.client.zAdd(`${p}owner:${owner}`, { score: 0, value: member });
       for (const field of searched) {
-        for (let i = 0; i + 3 <= field.length; i += 1) await redis.sAdd(`${p}gram:${field.slice(i, i + 3)}`, member);
+        for (let i = 0; i + 3 <= field.length; i += 1) await redis.client.sAdd(`${p}gram:${field.slice(i, i + 3)}`, member);
       }
-      await redis.set(`${p}secret:${digestOf(`secret-${key.id}`)}`, key.id);
+      await redis.client.set(`${p}secret:${digestOf(`secret-${key.id}`)}`, key.id);
     }
     const opened = openBackend(redisUrl!, { namespace, clock: { now: () => Date.now() }, timeoutMs: 10_000 });
     try {
@@ -68,12 +58,12 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
       expect(await found({ search: 'acct_lines', scope: 'documents' })).to.deep.equal([2, ids(1, 0)]);
       expect(await found({ owner, status: 'revoked' })).to.deep.equal([1, ids(1)]);
       expect((await opened.keys!.bySecret(digestOf(`secret-${made[0]!.id}`)))?.key.id).to.equal(made[0]!.id);
-      expect(await redis.exists(`${p}filtered`)).to.equal(0);
-      expect(await redis.hGet(`${p}key:${made[0]!.id}`, 'filtered')).to.equal(null);
+      expect(await redis.client.exists(`${p}filtered`)).to.equal(0);
+      expect(await redis.client.hGet(`${p}key:${made[0]!.id}`, 'filtered')).to.equal(null);
     } finally {
       await opened.close();
-      const names = await redis.keys(`${namespace}:*`);
-      if (names.length > 0) await redis.del(names);
+      const names = await redis.client.keys(`${namespace}:*`);
+      if (names.length > 0) await redis.client.del(names);
     }
   });
 
@@ -93,7 +83,7 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let moved = false;
-    const client = redis as unknown as RedisKeyClient;
+    const client = redis.client as unknown as RedisKeyClient;
     const holding = new Proxy(client, {
       get(target, name, receiver) {
         if (name === 'scan')
@@ -114,8 +104,8 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
       expect(moved, 'the move is still held').to.equal(false);
       // Each key answered for is a record already, its old values gone.
       for (const { key, secret } of [plain!, made[3]!, made[4]!]) {
-        expect(await redis.exists(`${namespace}:kr:key:${key.id}`), key.id).to.equal(1);
-        expect(await redis.exists(`${namespace}::key:${digestOf(secret)}`), key.id).to.equal(0);
+        expect(await redis.client.exists(`${namespace}:kr:key:${key.id}`), key.id).to.equal(1);
+        expect(await redis.client.exists(`${namespace}::key:${digestOf(secret)}`), key.id).to.equal(0);
       }
       release();
       await moving;
@@ -124,12 +114,12 @@ describe(`keys of an older release on Redis, while they are moved${redisUrl ? ''
       expect(listed.items.map((key) => key.id).sort()).to.deep.equal(made.map(({ key }) => key.id).sort());
       expect((await keys.verify(rolled!.secret))?.id, 'still in its grace once all are moved').to.equal(rolled!.key.id);
       expect((await keys.get(revoked!.key.id)).revokedAt).to.be.a('string');
-      expect(await redis.keys(`${namespace}::key*`)).to.deep.equal([]);
+      expect(await redis.client.keys(`${namespace}::key*`)).to.deep.equal([]);
     } finally {
       release();
       await moving.catch(() => undefined);
-      const names = await redis.keys(`${namespace}:*`);
-      for (let start = 0; start < names.length; start += 500) await redis.del(names.slice(start, start + 500));
+      const names = await redis.client.keys(`${namespace}:*`);
+      for (let start = 0; start < names.length; start += 500) await redis.client.del(names.slice(start, start + 500));
     }
   });
 });

@@ -1,13 +1,11 @@
 import type { Logger } from '../../ports/logger.js';
 import type { ApiKey, KeyEntry, KeyMark, KeyPage, KeyPageQuery, KeyRecords, SecretRecord } from '../../ports/key-store.js';
 import { publicKey, searchedText, type StoredKey } from '../../records/stored-key.js';
-import { placeholders } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import { movableKeys, type OldKeyRecord } from '../../records/old-keys.js';
 import { deserialize } from '../shared/serialize.js';
 import type { WatchDialect, WatchTables } from './watches.js';
-import { runPlaced, step, type SqlStep, type SqlWork } from './work.js';
-import { SetUpOnce } from '../shared/set-up-once.js';
+import { step, TablesSetUpOnce, type SqlStep, type SqlWork } from './work.js';
 
 // Keys as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys and sessions as
 // records"): `dossier_keys` holds each key's record with the columns its list is read by (its creation
@@ -98,22 +96,21 @@ const MIGRATION_BATCH = 500;
  * the keys older releases kept as key-value records are moved into them ({@link ready}).
  */
 export class SqlKeyRecords implements KeyRecords {
-  private readonly placed: (sql: string) => string;
-  /** The tables, then the keys of older releases moved ({@link moveKeyvRecords}). */
-  private readonly once = new SetUpOnce(async () => {
-    await this.tables.prepare();
-    for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
-    await this.tables.dialect.searchIndex?.setUp();
-    await this.moveKeyvRecords();
-  });
+  /** The tables, set up: made, then the keys of older releases moved ({@link moveKeyvRecords}). */
+  private readonly sql: TablesSetUpOnce;
 
   constructor(private readonly tables: KeyTables) {
-    this.placed = placeholders(tables.dialect);
+    this.sql = new TablesSetUpOnce(tables, async () => {
+      await tables.prepare();
+      for (const sql of tables.dialect.schema) await tables.ddl(sql);
+      await tables.dialect.searchIndex?.setUp();
+      await this.moveKeyvRecords();
+    });
   }
 
   async insert(key: ApiKey, digest: string): Promise<void> {
     const { insertIgnore, searchIndex } = this.tables.dialect;
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       yield step(`INSERT INTO dossier_keys (${KEY_COLUMNS}) VALUES (${KEY_VALUES})`, keyValues(key));
       yield step('INSERT INTO dossier_key_secrets (digest, key_id, grace_until) VALUES (?, ?, NULL)', [digest, key.id]);
       yield* searchIndex?.indexed([{ id: key.id, search: searchedText(key) }]) ?? [];
@@ -123,7 +120,7 @@ export class SqlKeyRecords implements KeyRecords {
 
   async insertMany(entries: KeyEntry[]): Promise<void> {
     for (let from = 0; from < entries.length; from += MIGRATION_BATCH) {
-      await this.transaction(this.inserted(entries.slice(from, from + MIGRATION_BATCH)));
+      await this.sql.transaction(this.inserted(entries.slice(from, from + MIGRATION_BATCH)));
     }
   }
 
@@ -170,18 +167,18 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   async bySecret(digest: string): Promise<SecretRecord | undefined> {
-    const [row] = await this.read(SECRET_SQL, [digest]);
+    const [row] = await this.sql.read(SECRET_SQL, [digest]);
     return row === undefined ? undefined : secretOf(row);
   }
 
   async get(id: string): Promise<ApiKey | undefined> {
-    const [row] = await this.read('SELECT record FROM dossier_keys WHERE id = ?', [id]);
+    const [row] = await this.sql.read('SELECT record FROM dossier_keys WHERE id = ?', [id]);
     return row === undefined ? undefined : recordOf(row);
   }
 
   async change(id: string, apply: (key: ApiKey) => ApiKey): Promise<ApiKey | undefined> {
     const { forUpdate, searchIndex } = this.tables.dialect;
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       const [row] = (yield step(`SELECT record, search FROM dossier_keys WHERE id = ?${forUpdate}`, [id])).rows;
       if (row === undefined) return undefined;
       const before = recordOf(row);
@@ -205,7 +202,7 @@ export class SqlKeyRecords implements KeyRecords {
     now: number,
   ): Promise<ApiKey | undefined> {
     const { forUpdate } = this.tables.dialect;
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       const [row] = (yield step(`SELECT record FROM dossier_keys WHERE id = ?${forUpdate}`, [id])).rows;
       if (row === undefined) return undefined;
       const key = recordOf(row);
@@ -220,13 +217,13 @@ export class SqlKeyRecords implements KeyRecords {
   }
 
   async all(): Promise<ApiKey[]> {
-    return (await this.read('SELECT record FROM dossier_keys ORDER BY created_at, id', [])).map(recordOf);
+    return (await this.sql.read('SELECT record FROM dossier_keys ORDER BY created_at, id', [])).map(recordOf);
   }
 
   async page(query: KeyPageQuery): Promise<KeyPage> {
     const { limit, after, before } = query;
     // The search's index may read its own tables first.
-    if (!this.once.done) await this.once.run();
+    if (!this.sql.done) await this.sql.ready();
     const filter = await this.filterOf(query);
     const where = (mark: string[], values: unknown[]): [string, unknown[]] => {
       const all = [...filter.sql, ...mark];
@@ -238,7 +235,7 @@ export class SqlKeyRecords implements KeyRecords {
       const ordered = (table: string): string => `ORDER BY ${table}created_at ${order}, ${table}id ${order}`;
       // A search's matches come from its index in no order of the list: all of them are sorted, by their
       // creation and id only, and the page's records read after (sorting the records cost twice as much).
-      const read = await this.read(
+      const read = await this.sql.read(
         query.search === undefined
           ? `SELECT record FROM dossier_keys${sql} ${ordered('')} LIMIT ?`
           : `SELECT k.record FROM (SELECT seq FROM dossier_keys${sql} ${ordered('')} LIMIT ?) p
@@ -277,15 +274,15 @@ export class SqlKeyRecords implements KeyRecords {
    */
   private async count(filter: KeyFilter, where: (mark: string[], values: unknown[]) => [string, unknown[]]): Promise<number> {
     if (filter.sql.length === 0) {
-      const [row] = await this.read('SELECT value FROM dossier_counters WHERE name = ?', [KEY_COUNT]);
+      const [row] = await this.sql.read('SELECT value FROM dossier_counters WHERE name = ?', [KEY_COUNT]);
       return Number(row?.value ?? 0);
     }
     if (filter.counted !== undefined) {
-      const [row] = await this.read(filter.counted.sql, filter.counted.values);
+      const [row] = await this.sql.read(filter.counted.sql, filter.counted.values);
       return Number(row?.total ?? 0);
     }
     const [sql, values] = where([], []);
-    const [row] = await this.read(`SELECT count(*) AS total FROM dossier_keys${sql}`, values);
+    const [row] = await this.sql.read(`SELECT count(*) AS total FROM dossier_keys${sql}`, values);
     return Number(row?.total ?? 0);
   }
 
@@ -320,22 +317,7 @@ export class SqlKeyRecords implements KeyRecords {
 
   /** Makes the tables and moves the keys of older releases, if that was not done yet; one that failed is tried again. */
   ready(): Promise<void> {
-    return this.once.run();
-  }
-
-  private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (!this.once.done) await this.once.run();
-    return this.tables.read(this.placed(sql), values);
-  }
-
-  private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (!this.once.done) await this.once.run();
-    return this.run(work);
-  }
-
-  /** Runs `work` as one transaction, its placeholders written as the backend's. */
-  private run<T>(work: () => SqlWork<T>): Promise<T> {
-    return runPlaced(this.tables, this.placed, work);
+    return this.sql.ready();
   }
 
   /**
@@ -351,7 +333,7 @@ export class SqlKeyRecords implements KeyRecords {
     const { namespace, dialect } = this.tables;
     const { start, end } = dialect.insertIgnore;
     const column = dialect.keyvKey;
-    const placed = this.placed;
+    const placed = this.sql.placed;
     const keyv = (sql: string, values: unknown[]): Promise<Record<string, unknown>[]> => this.tables.read(placed(sql), values);
     const [found] = await keyv(
       `SELECT 1 AS found FROM keyv WHERE ${column} >= ? AND ${column} < ? LIMIT 1`,
@@ -379,7 +361,7 @@ export class SqlKeyRecords implements KeyRecords {
     }
     const { keys, unreadable } = movableKeys(records, Date.now());
     for (let from = 0; from < keys.length; from += MIGRATION_BATCH) {
-      await this.run(this.inserted(keys.slice(from, from + MIGRATION_BATCH)));
+      await this.sql.run(this.inserted(keys.slice(from, from + MIGRATION_BATCH)));
     }
     await this.tables.transaction(function* () {
       // The records of no key (an old secret past its grace, a half-made roll), then the list of digests and its counter.

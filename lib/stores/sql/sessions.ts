@@ -2,11 +2,9 @@ import type { Clock } from '../../ports/clock.js';
 import type { SessionRecord, SessionStore, SignInVerdict } from '../../ports/session-store.js';
 import { countTry, lockedAt, type TriesRecord } from '../../records/sign-in-tries.js';
 import { deserialize } from '../shared/serialize.js';
-import { placeholders } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
 import type { KeyTables, SqlKeyRecords } from './keys.js';
-import { runPlaced, step, type SqlWork } from './work.js';
-import { SetUpOnce } from '../shared/set-up-once.js';
+import { step, TablesSetUpOnce, type SqlWork } from './work.js';
 
 // Sessions and wrong tries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md, "Keys
 // and sessions as records"): `dossier_sessions` holds each workspace session and each signed-out mark of
@@ -44,25 +42,24 @@ const OLD_PREFIXES: [prefix: string, kind: 'session' | 'tries'][] = [
 
 /** Sessions and tries as rows ({@link SessionStore}); their tables are the keys' ({@link SqlKeyRecords.ready}). */
 export class SqlSessionStore implements SessionStore {
-  private readonly placed: (sql: string) => string;
-  /** The tables (with the keys'), then the sessions and tries of older releases moved ({@link moveKeyvRecords}). */
-  private readonly once = new SetUpOnce(async () => {
-    await this.keys.ready();
-    await this.moveKeyvRecords();
-  });
+  /** The tables, set up: made (with the keys'), then the sessions and tries of older releases moved ({@link moveKeyvRecords}). */
+  private readonly sql: TablesSetUpOnce;
 
   /** @param clock what says which sessions and tries have expired. */
   constructor(
     private readonly tables: KeyTables,
-    private readonly keys: SqlKeyRecords,
+    keys: SqlKeyRecords,
     private readonly clock: Clock,
   ) {
-    this.placed = placeholders(tables.dialect);
+    this.sql = new TablesSetUpOnce(tables, async () => {
+      await keys.ready();
+      await this.moveKeyvRecords();
+    });
   }
 
   async put(name: string, record: SessionRecord): Promise<void> {
     const now = this.clock.now();
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       yield step('DELETE FROM dossier_sessions WHERE expires_at <= ? OR name = ?', [now, name]);
       yield step('DELETE FROM dossier_sign_in_tries WHERE expires_at <= ?', [now]);
       yield step('INSERT INTO dossier_sessions (name, key_id, expires_at) VALUES (?, ?, ?)', [
@@ -74,7 +71,7 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async get(name: string, now: number): Promise<SessionRecord | undefined> {
-    const [row] = await this.read('SELECT key_id, expires_at FROM dossier_sessions WHERE name = ? AND expires_at > ?', [
+    const [row] = await this.sql.read('SELECT key_id, expires_at FROM dossier_sessions WHERE name = ? AND expires_at > ?', [
       name,
       now,
     ]);
@@ -84,13 +81,13 @@ export class SqlSessionStore implements SessionStore {
   }
 
   async remove(name: string): Promise<void> {
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       yield step('DELETE FROM dossier_sessions WHERE name = ?', [name]);
     });
   }
 
   async lockedUntil(name: string, now: number): Promise<number | null> {
-    const [row] = await this.read('SELECT times, locked_until FROM dossier_sign_in_tries WHERE name = ? AND expires_at > ?', [
+    const [row] = await this.sql.read('SELECT times, locked_until FROM dossier_sign_in_tries WHERE name = ? AND expires_at > ?', [
       name,
       now,
     ]);
@@ -102,7 +99,7 @@ export class SqlSessionStore implements SessionStore {
     const locked = await this.lockedUntil(name, now);
     if (locked !== null) return { outcome: 'locked', lockedUntil: locked };
     const { forUpdate, insertIgnore } = this.tables.dialect;
-    return this.transaction(function* (): SqlWork<SignInVerdict> {
+    return this.sql.transaction(function* (): SqlWork<SignInVerdict> {
       // The row first, so that there is one to lock: tries at once on any process wait for each other here.
       yield step(
         `${insertIgnore.start} dossier_sign_in_tries (name, times, locked_until, expires_at) VALUES (?, '[]', 0, 0)${insertIgnore.end}`,
@@ -125,20 +122,6 @@ export class SqlSessionStore implements SessionStore {
     });
   }
 
-  private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (!this.once.done) await this.once.run();
-    return this.tables.read(this.placed(sql), values);
-  }
-
-  private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (!this.once.done) await this.once.run();
-    return this.run(work);
-  }
-
-  private run<T>(work: () => SqlWork<T>): Promise<T> {
-    return runPlaced(this.tables, this.placed, work);
-  }
-
   /**
    * Moves the sessions and tries that releases before these tables kept as key-value records (with their
    * expiry) into them, each batch inserted (a name there already skipped) and deleted from `keyv` in one
@@ -153,13 +136,13 @@ export class SqlSessionStore implements SessionStore {
       const [low, high] = prefixRange(`${namespace}:${prefix}`);
       for (;;) {
         const rows = await this.tables.read(
-          this.placed(
+          this.sql.placed(
             `SELECT ${column} AS name, value FROM keyv WHERE ${column} >= ? AND ${column} < ? ORDER BY ${column} LIMIT 500`,
           ),
           [low, high],
         );
         if (rows.length === 0) break;
-        await this.run(function* () {
+        await this.sql.run(function* () {
           for (const row of rows) {
             const name = String(row.name);
             const { value, expires } = keyvEntry(String(row.value));

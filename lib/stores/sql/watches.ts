@@ -17,10 +17,9 @@ import {
   seqOfCursor,
   type OldWatchRecord,
 } from '../shared/watch-records.js';
-import { placeholders, type SqlDialect } from './counters.js';
+import type { SqlDialect } from './counters.js';
 import { placeIndexes, type ColumnTypes, type TableIndex } from './schema.js';
-import { runPlaced, step, type SqlWork } from './work.js';
-import { SetUpOnce } from '../shared/set-up-once.js';
+import { step, TablesSetUpOnce, type SqlWork } from './work.js';
 
 // Watches and their deliveries as rows, on SQLite, PostgreSQL and MySQL/MariaDB alike (docs/storage.md):
 // `dossier_watches` holds each watch's record with the columns its lists are read by (its owner, its key,
@@ -102,23 +101,22 @@ const MIGRATION_BATCH = 500;
  * are made and what older releases kept as key-value records is moved into them ({@link adoptOldLists}).
  */
 export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements WatchStore<W> {
-  private readonly placed: (sql: string) => string;
-  /** The tables, then the watches of older releases moved ({@link moveKeyvRecords}). */
-  private readonly once = new SetUpOnce(async () => {
-    await this.tables.prepare();
-    for (const sql of this.tables.dialect.schema) await this.tables.ddl(sql);
-    await this.moveKeyvRecords();
-  });
+  /** The tables, set up: made, then the watches of older releases moved ({@link moveKeyvRecords}). */
+  private readonly sql: TablesSetUpOnce;
   /** The watches this store moved from older releases' records, until {@link adoptOldLists} says so. */
   private moved = 0;
 
   constructor(private readonly tables: WatchTables) {
-    this.placed = placeholders(tables.dialect);
+    this.sql = new TablesSetUpOnce(tables, async () => {
+      await tables.prepare();
+      for (const sql of tables.dialect.schema) await tables.ddl(sql);
+      await this.moveKeyvRecords();
+    });
   }
 
   async insert(watch: W, limit: number): Promise<boolean> {
     const { start, end } = this.tables.dialect.insertIgnore;
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       // The row's lock serializes the creations of one key: each sees the count the last one left. The
       // row is made only when the key has none: an insert that finds it takes a shared lock first, and
       // two creations holding it at once would each wait for the other's (a deadlock on InnoDB).
@@ -148,13 +146,13 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async get(id: string): Promise<W | undefined> {
-    const [row] = await this.read('SELECT record FROM dossier_watches WHERE id = ?', [id]);
+    const [row] = await this.sql.read('SELECT record FROM dossier_watches WHERE id = ?', [id]);
     return row === undefined ? undefined : recordOf<W>(row);
   }
 
   async remove(id: string): Promise<W | undefined> {
     const { forUpdate, insertIgnore } = this.tables.dialect;
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       const [row] = (yield step(`SELECT record FROM dossier_watches WHERE id = ?${forUpdate}`, [id])).rows;
       if (row === undefined) return undefined;
       const watch = recordOf<W>(row);
@@ -168,7 +166,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
 
   async removeOfKey(keyId: string): Promise<RemovedOfKey> {
     const { forUpdate, insertIgnore } = this.tables.dialect;
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       const watches = (yield step(`SELECT id FROM dossier_watches WHERE key_id = ?${forUpdate}`, [keyId])).rows.map((row) =>
         String(row.id),
       );
@@ -204,12 +202,12 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   /** A page of the watches whose `column` is `value`, read from its index, newest first. */
   private async page(column: 'owner' | 'key_id', value: string, { limit, cursor }: PageQuery): Promise<Page<W>> {
     const before = cursor === undefined ? undefined : seqOfCursor(cursor);
-    const rows = await this.read(
+    const rows = await this.sql.read(
       `SELECT seq, record FROM dossier_watches WHERE ${column} = ?${before === undefined ? '' : ' AND seq < ?'}
         ORDER BY seq DESC LIMIT ?`,
       before === undefined ? [value, limit + 1] : [value, before, limit + 1],
     );
-    const [counted] = await this.read(`SELECT count(*) AS total FROM dossier_watches WHERE ${column} = ?`, [value]);
+    const [counted] = await this.sql.read(`SELECT count(*) AS total FROM dossier_watches WHERE ${column} = ?`, [value]);
     const items = rows.slice(0, limit);
     return {
       items: items.map((row) => recordOf<W>(row)),
@@ -219,11 +217,11 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async allIds(): Promise<string[]> {
-    return (await this.read('SELECT id FROM dossier_watches', [])).map((row) => String(row.id));
+    return (await this.sql.read('SELECT id FROM dossier_watches', [])).map((row) => String(row.id));
   }
 
   async changes(): Promise<WatchStoreChanges> {
-    const rows = await this.read('SELECT name, value FROM dossier_counters WHERE name IN (?, ?)', [
+    const rows = await this.sql.read('SELECT name, value FROM dossier_counters WHERE name IN (?, ?)', [
       WATCH_CHANGES,
       DELIVERY_CHANGES,
     ]);
@@ -241,13 +239,13 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async unscheduled(): Promise<string[]> {
-    return (await this.read('SELECT id FROM dossier_watch_unscheduled', [])).map((row) => String(row.id));
+    return (await this.sql.read('SELECT id FROM dossier_watch_unscheduled', [])).map((row) => String(row.id));
   }
 
   async insertDelivery(delivery: StoredDelivery): Promise<void> {
     const { start, end } = this.tables.dialect.insertIgnore;
     const trim = this.trim.bind(this);
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       const pending = delivery.status === 'pending' ? 1 : 0;
       const inserted = yield step(`${start} dossier_watch_deliveries (id, watch_id, pending, record) VALUES (?, ?, ?, ?)${end}`, [
         delivery.id,
@@ -264,7 +262,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   async saveDelivery(delivery: StoredDelivery): Promise<void> {
     const { forUpdate, insertIgnore } = this.tables.dialect;
     const trim = this.trim.bind(this);
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       const [row] = (yield step(`SELECT pending FROM dossier_watch_deliveries WHERE id = ?${forUpdate}`, [delivery.id])).rows;
       if (row === undefined) return;
       const pending = delivery.status === 'pending' ? 1 : 0;
@@ -291,7 +289,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
 
   async forgetDelivery(delivery: { id: string; watchId: string }): Promise<void> {
     const { forUpdate, insertIgnore } = this.tables.dialect;
-    await this.transaction(function* () {
+    await this.sql.transaction(function* () {
       const [row] = (yield step(`SELECT pending FROM dossier_watch_deliveries WHERE id = ?${forUpdate}`, [delivery.id])).rows;
       if (row === undefined) return;
       yield step('DELETE FROM dossier_watch_deliveries WHERE id = ?', [delivery.id]);
@@ -300,7 +298,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async forgetDeliveriesOver(watchId: string): Promise<string[]> {
-    return this.transaction(function* () {
+    return this.sql.transaction(function* () {
       yield step('DELETE FROM dossier_watch_deliveries WHERE watch_id = ? AND pending = 0', [watchId]);
       return (yield step('SELECT id FROM dossier_watch_deliveries WHERE watch_id = ?', [watchId])).rows.map((row) =>
         String(row.id),
@@ -309,12 +307,12 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async getDelivery(id: string): Promise<StoredDelivery | undefined> {
-    const [row] = await this.read('SELECT record FROM dossier_watch_deliveries WHERE id = ?', [id]);
+    const [row] = await this.sql.read('SELECT record FROM dossier_watch_deliveries WHERE id = ?', [id]);
     return row === undefined ? undefined : recordOf<StoredDelivery>(row);
   }
 
   async deliveries(watchId: string): Promise<StoredDelivery[]> {
-    const rows = await this.read('SELECT record FROM dossier_watch_deliveries WHERE watch_id = ? ORDER BY seq DESC LIMIT ?', [
+    const rows = await this.sql.read('SELECT record FROM dossier_watch_deliveries WHERE watch_id = ? ORDER BY seq DESC LIMIT ?', [
       watchId,
       DELIVERIES_LISTED,
     ]);
@@ -322,43 +320,33 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
   }
 
   async deliveryIds(watchId: string): Promise<readonly string[]> {
-    const rows = await this.read('SELECT id FROM dossier_watch_deliveries WHERE watch_id = ? ORDER BY seq', [watchId]);
+    const rows = await this.sql.read('SELECT id FROM dossier_watch_deliveries WHERE watch_id = ? ORDER BY seq', [watchId]);
     return rows.map((row) => String(row.id));
   }
 
   async pendingDeliveries(): Promise<StoredDelivery[]> {
-    const rows = await this.read('SELECT record FROM dossier_watch_deliveries WHERE pending = 1 ORDER BY seq', []);
+    const rows = await this.sql.read('SELECT record FROM dossier_watch_deliveries WHERE pending = 1 ORDER BY seq', []);
     return rows.map((row) => recordOf<StoredDelivery>(row));
   }
 
   /** Moves what older releases kept as key-value records, if that was not done yet ({@link moveKeyvRecords}). */
   async adoptOldLists(): Promise<number> {
-    await this.once.run();
+    await this.sql.ready();
     const moved = this.moved;
     this.moved = 0;
     return moved;
   }
 
-  private async read(sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    if (!this.once.done) await this.once.run();
-    return this.tables.read(this.placed(sql), values);
-  }
-
-  private async transaction<T>(work: () => SqlWork<T>): Promise<T> {
-    if (!this.once.done) await this.once.run();
-    return runPlaced(this.tables, this.placed, work);
-  }
-
   /** One change, by itself where the backend runs one so ({@link WatchTables.write}), else in a transaction. */
   private async write(sql: string, values: unknown[]): Promise<void> {
     if (this.tables.write === undefined) {
-      await this.transaction(function* () {
+      await this.sql.transaction(function* () {
         yield step(sql, values);
       });
       return;
     }
-    if (!this.once.done) await this.once.run();
-    await this.tables.write(this.placed(sql), values);
+    if (!this.sql.done) await this.sql.ready();
+    await this.tables.write(this.sql.placed(sql), values);
   }
 
   /**
@@ -377,7 +365,7 @@ export class SqlWatchStore<W extends WatchRecord = WatchRecord> implements Watch
     const { namespace, dialect } = this.tables;
     const { start, end } = dialect.insertIgnore;
     const key = dialect.keyvKey;
-    const placed = this.placed;
+    const placed = this.sql.placed;
     const exists = await this.tables.read(
       placed(`SELECT 1 AS found FROM keyv WHERE ${key} >= ? AND ${key} < ? LIMIT 1`),
       prefixRange(`${namespace}:watch`),
