@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { openBackend } from '../lib/stores/open-backend.js';
-import { FRESH_MEMORY } from '../lib/watches/detect/detection.js';
 import { KeyvWatchStore, type StoredWatch } from '../lib/watches/keyv-watch-store.js';
+import { numberedWatch } from '../test/support/stored-watch.js';
 import { chosenStores, freshStore } from './bench-stores.js';
 
 // `npm run bench`'s move of watches (issue 42, docs/storage.md "Watches as records"): on a fresh store of
@@ -15,22 +15,10 @@ const KEYS = 100;
 
 /** The n-th watch of the bench, of key `n % KEYS`. */
 function benchWatch(n: number): StoredWatch {
-  const at = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
-  return {
-    id: `wat_${n.toString(16).padStart(16, '0')}`,
-    type: 'dns',
-    domain: `d${n}.example.test`,
-    webhookUrl: 'https://hooks.example.test/in',
-    intervalSeconds: 900,
-    createdAt: at,
-    lastCheckedAt: null,
-    nextCheckAt: at,
-    lastError: null,
+  return numberedWatch(`wat_${n.toString(16).padStart(16, '0')}`, n, Date.UTC(2026, 0, 1), {
     keyId: `key_${n % KEYS}`,
     owner: `acct_${n % 10}`,
-    secret: 'whsec_c2VjcmV0',
-    memory: FRESH_MEMORY,
-  };
+  });
 }
 
 /** Writes {@link COUNT} watches as the release before wrote them, then moves them: the seconds of each. */

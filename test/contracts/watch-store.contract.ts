@@ -8,12 +8,12 @@ import type { KvStore } from '../../lib/ports/kv-store.js';
 import { AppendOnlyIndex } from '../../lib/stores/shared/append-only-index.js';
 import { LEASE_MS } from '../../lib/stores/shared/lease.js';
 import { TOKENS } from '../../lib/tokens.js';
-import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 import { KeyStoreWithWatches } from '../../lib/watches/key-store-with-watches.js';
 import { DELIVERIES_LISTED, KeyvWatchStore, type StoredDelivery, type StoredWatch } from '../../lib/watches/keyv-watch-store.js';
 import { LeasedSet } from '../../lib/stores/shared/leased-set.js';
 import type { PageQuery, WatchStore } from '../../lib/ports/watch-store.js';
 import { attemptLeaseOf, type KeyvWatchService } from '../../lib/watches/watch-service.js';
+import { numberedWatch } from '../support/stored-watch.js';
 import { watchServiceOn } from '../support/watch-service.js';
 import { uniqueName, type BackendCase, CONTRACT_STORE_TIMEOUT_MS } from './backends.js';
 import { census, ledger, type Ledger } from './census.js';
@@ -51,22 +51,10 @@ const ALL = { limit: 500 };
 
 /** A watch of `owner`, made by `keyId` (a key of its own by default), at second `n` of 2030. */
 function aWatch(owner: string, keyId: string | undefined, n: number): StoredWatch {
-  const at = new Date(Date.UTC(2030, 0, 1, 0, 0, n)).toISOString();
-  return {
-    id: `wat_${randomBytes(8).toString('hex')}`,
-    type: 'dns',
-    domain: `d${n}.example.test`,
-    webhookUrl: 'https://hooks.example.test/in',
-    intervalSeconds: 900,
-    createdAt: at,
-    lastCheckedAt: null,
-    nextCheckAt: at,
-    lastError: null,
+  return numberedWatch(`wat_${randomBytes(8).toString('hex')}`, n, Date.UTC(2030, 0, 1), {
     keyId: keyId ?? uniqueName('key'),
     owner,
-    secret: 'whsec_c2VjcmV0',
-    memory: FRESH_MEMORY,
-  };
+  });
 }
 
 function aDelivery(watchId: string, n: number): StoredDelivery {

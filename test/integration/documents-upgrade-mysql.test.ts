@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { createDossier, type Dossier } from '../../lib/dossier.js';
@@ -9,6 +8,7 @@ import { nameSortKey, searchText } from '../../lib/records/stored-document.js';
 import { projectRoot } from '../support/paths.js';
 import { LONG_PATIENCE_MS, until } from '../support/until.js';
 import { succeeded } from '../support/cli.js';
+import { MysqlDatabase } from '../support/mysql-database.js';
 
 const server = process.env.DOSSIER_TEST_MYSQL;
 
@@ -87,28 +87,23 @@ function distinctTrigrams(searched: string): string[] {
 
 /** A MySQL database of its own, with documents as the release before the results' trigrams wrote them. */
 class OldStore {
-  readonly url: string;
   private constructor(
-    private readonly admin: mysql.Connection,
-    private readonly name: string,
+    readonly database: MysqlDatabase,
     readonly documents: (OldDocument & { id: number })[],
-  ) {
-    const url = new URL(server!);
-    url.pathname = `/${name}`;
-    this.url = url.href;
+  ) {}
+
+  /** The URL of the database, for a store on it. */
+  get url(): string {
+    return this.database.url;
   }
 
   static async open(count: number): Promise<OldStore> {
-    const base = new URL(server!).pathname.slice(1) || 'test';
-    const name = `${base}_upgrade_${randomBytes(4).toString('hex')}`;
-    const admin = await mysql.createConnection({ uri: server!, multipleStatements: true, charset: 'utf8mb4' });
-    await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
-    await admin.query(`USE ${name}`);
-    for (const sql of OLD_TABLES) await admin.query(sql);
+    const database = await MysqlDatabase.open(server!, 'upgrade', { multipleStatements: true });
+    for (const sql of OLD_TABLES) await database.query(sql);
     const documents: (OldDocument & { id: number })[] = [];
     for (const document of oldDocuments(count)) {
       const trigrams = distinctTrigrams(searchText(document.name));
-      const [[inserted]] = (await admin.query(OLD_CREATE, [
+      const [inserted] = await database.query<{ insertId: number }>(OLD_CREATE, [
         [
           document.owner,
           document.name,
@@ -132,21 +127,19 @@ class OldStore {
         document.templateId,
         document.favorite ? 1 : 0,
         trigrams.map((trigram) => [document.owner, trigram, { toSqlString: () => 'LAST_INSERT_ID()' }]),
-      ])) as unknown as [[{ insertId: number }]];
-      documents.push({ ...document, id: inserted.insertId });
+      ]);
+      documents.push({ ...document, id: inserted!.insertId });
     }
-    return new OldStore(admin, name, documents);
-  }
-
-  async query<T>(sql: string, values: unknown[] = []): Promise<T[]> {
-    return (await this.admin.query(sql, values))[0] as T[];
+    return new OldStore(database, documents);
   }
 
   /** How far the fill of the results' trigrams is: the highest id done, and the last to do. */
   async fill(): Promise<{ done: number; last: number }> {
-    const [row] = await this.query<{ done_through: number; last_id: number }>(
-      "SELECT done_through, last_id FROM dossier_document_fills WHERE name = 'dossier_document_result_trigrams'",
-    ).catch(() => []);
+    const [row] = await this.database
+      .query<{ done_through: number; last_id: number }>(
+        "SELECT done_through, last_id FROM dossier_document_fills WHERE name = 'dossier_document_result_trigrams'",
+      )
+      .catch(() => []);
     return { done: Number(row?.done_through ?? 0), last: Number(row?.last_id ?? -1) };
   }
 
@@ -169,13 +162,15 @@ class OldStore {
 
   /** The trigrams of document `id`'s result in the table, in order. */
   async resultTrigrams(id: number): Promise<string[]> {
-    const rows = await this.query<{ trigram: Buffer }>('SELECT trigram FROM dossier_document_result_trigrams WHERE id = ?', [id]);
+    const rows = await this.database.query<{ trigram: Buffer }>(
+      'SELECT trigram FROM dossier_document_result_trigrams WHERE id = ?',
+      [id],
+    );
     return rows.map((row) => row.trigram.toString('utf8')).sort();
   }
 
-  async close(): Promise<void> {
-    await this.admin.query(`DROP DATABASE IF EXISTS ${this.name}`);
-    await this.admin.end();
+  close(): Promise<void> {
+    return this.database.close();
   }
 }
 
@@ -221,7 +216,7 @@ async function expectSearches(store: string | Dossier, documents: (OldDocument &
 
 /** Every old document has exactly the distinct trigrams of its searched result in the table. */
 async function expectEveryTrigram(old: OldStore): Promise<void> {
-  const rows = await old.query<{ id: number; owner: string; template_id: number; trigrams: number }>(
+  const rows = await old.database.query<{ id: number; owner: string; template_id: number; trigrams: number }>(
     `SELECT id, owner, template_id, COUNT(*) AS trigrams FROM dossier_document_result_trigrams GROUP BY id, owner, template_id`,
   );
   const got = new Map(rows.map((row) => [Number(row.id), `${String(row.owner)} ${row.template_id} ${row.trigrams}`]));
@@ -232,7 +227,7 @@ async function expectEveryTrigram(old: OldStore): Promise<void> {
     );
   }
   const probe = old.documents.find((document) => document.result.includes('quetzal'))!;
-  const [probed] = await old.query<{ found: number }>(
+  const [probed] = await old.database.query<{ found: number }>(
     "SELECT COUNT(*) AS found FROM dossier_document_result_trigrams WHERE id = ? AND trigram IN ('que', 'tza', 'zal')",
     [probe.id],
   );

@@ -20,11 +20,14 @@ export class MysqlDatabase {
     this.url = url.href;
   }
 
-  /** A new database on `server` (a `mysql://` URL), named after `label`. */
-  static async open(server: string, label: string): Promise<MysqlDatabase> {
+  /**
+   * A new database on `server` (a `mysql://` URL), named after `label`; with `multipleStatements`, its
+   * connection runs several statements in one query.
+   */
+  static async open(server: string, label: string, options: { multipleStatements?: boolean } = {}): Promise<MysqlDatabase> {
     const base = new URL(server).pathname.slice(1) || 'test';
     const name = `${base}_${label}_${randomBytes(4).toString('hex')}`;
-    const admin = await mysql.createConnection({ uri: server, charset: 'utf8mb4' });
+    const admin = await mysql.createConnection({ uri: server, charset: 'utf8mb4', ...options });
     await admin.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
     await admin.query(`USE ${name}`);
     return new MysqlDatabase(admin, name, server);

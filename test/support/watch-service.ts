@@ -9,7 +9,6 @@ import type { StoredWatch } from '../../lib/watches/keyv-watch-store.js';
 import type { WatchStore } from '../../lib/ports/watch-store.js';
 import { watchStoreOf } from '../../lib/watches/create-watch-service.js';
 import { KeyvWatchService } from '../../lib/watches/watch-service.js';
-import { FRESH_MEMORY } from '../../lib/watches/detect/detection.js';
 
 /** A watch service a test built on ports of its choice, and its parts. */
 export interface BuiltWatchService {
@@ -47,27 +46,6 @@ export function watchServiceOn(
   });
   jobs.attach(service.handlers);
   return { store, service, jobs };
-}
-
-/** A DNS watch as the store keeps it, due now, with no webhook: `fields` change what a test needs. */
-export function storedWatch(id: string, fields: Partial<StoredWatch> = {}): StoredWatch {
-  const at = new Date().toISOString();
-  return {
-    id,
-    type: 'dns',
-    domain: 'example.test',
-    webhookUrl: null,
-    intervalSeconds: 3600,
-    createdAt: at,
-    lastCheckedAt: null,
-    nextCheckAt: at,
-    lastError: null,
-    keyId: 'acct',
-    owner: 'acct',
-    secret: 'whsec_c2VjcmV0',
-    memory: FRESH_MEMORY,
-    ...fields,
-  };
 }
 
 /** `port` with each call of its methods told to `seen` first (the method, its arguments): what a test counts of what is asked of a store. */

@@ -4,7 +4,8 @@ import { resolveOptions } from '../../../lib/options.js';
 import { LEASE_MS } from '../../../lib/stores/shared/lease.js';
 import { TOKENS } from '../../../lib/tokens.js';
 import { attemptLeaseOf } from '../../../lib/watches/watch-service.js';
-import { observed, storedWatch, watchServiceOn } from '../../support/watch-service.js';
+import { storedWatch } from '../../support/stored-watch.js';
+import { observed, watchServiceOn } from '../../support/watch-service.js';
 
 // A delivery's attempt holds its lease as every lease is held (renewed while it lives, lapsing within a
 // second of its holder's death), so that removing its watch or revoking its key, which waits for an

@@ -3,7 +3,8 @@ import { createContainer } from '../../../lib/container.js';
 import { resolveOptions } from '../../../lib/options.js';
 import { TOKENS } from '../../../lib/tokens.js';
 import { startDnsServer, type TestDnsServer } from '../../support/dns-server.js';
-import { observed, storedWatch, watchServiceOn } from '../../support/watch-service.js';
+import { storedWatch } from '../../support/stored-watch.js';
+import { observed, watchServiceOn } from '../../support/watch-service.js';
 
 const WATCH_ID = 'wat_00000000000000aa';
 

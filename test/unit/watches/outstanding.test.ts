@@ -6,7 +6,8 @@ import type { CounterStore } from '../../../lib/ports/counter-store.js';
 import type { KvStore } from '../../../lib/ports/kv-store.js';
 import { TOKENS } from '../../../lib/tokens.js';
 import type { StoredWatch } from '../../../lib/watches/keyv-watch-store.js';
-import { observed, storedWatch, watchServiceOn } from '../../support/watch-service.js';
+import { storedWatch } from '../../support/stored-watch.js';
+import { observed, watchServiceOn } from '../../support/watch-service.js';
 
 /** A port whose every call is noted in `calls` as `<port>.<method>`. */
 function noted<T extends object>(port: T, name: string, calls: string[]): T {
