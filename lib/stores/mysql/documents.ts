@@ -283,12 +283,18 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       if (words.length === 1 && words[0] !== LONG_WORD) return oneWordSql(owner, query.templateId, field, words[0]!, direction);
       return { sql: `SELECT m.id FROM (${matched.sql}) m ORDER BY m.id ${direction}`, values: matched.values };
     }
-    const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
-    const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
+    // In the order of the documents' index of the listing (by name or id, the favorites' when filtered):
+    // the matches made into a table once, then that index read in order, each of its documents looked up
+    // there, or the matches sorted when they are few, as the optimizer weighs it. Not from the results'
+    // table: it has no such index, and its rows hold the searched result. Measured on MariaDB 10.11 with
+    // 30,000 documents of an owner, 6,000 of them matches, by name: the results of the template read
+    // (84,528 pages), all 27,000 sorted (spilling to disk) and read again, 360-560 ms of the server's;
+    // the index by name read (147 pages), no sort, 21-51 ms.
+    const where = whereOf(owner, query);
     return {
-      sql: `SELECT r.id FROM (${matched.sql}) m JOIN dossier_document_results r
-        ON r.owner = ? AND r.template_id = ? AND r.id = m.id${favorite} ORDER BY ${order}`,
-      values: [...matched.values, owner, query.templateId],
+      sql: `SELECT d.id FROM (${matched.sql}) m JOIN dossier_documents d ON d.id = m.id WHERE ${where.sql}
+        ORDER BY ${orderOf(query)}`,
+      values: [...matched.values, ...where.values],
     };
   }
 
