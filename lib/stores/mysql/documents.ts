@@ -283,13 +283,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       if (words.length === 1 && words[0] !== LONG_WORD) return oneWordSql(owner, query.templateId, field, words[0]!, direction);
       return { sql: `SELECT m.id FROM (${matched.sql}) m ORDER BY m.id ${direction}`, values: matched.values };
     }
-    const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
-    const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
-    return {
-      sql: `SELECT r.id FROM (${matched.sql}) m JOIN dossier_document_results r
-        ON r.owner = ? AND r.template_id = ? AND r.id = m.id${favorite} ORDER BY ${order}`,
-      values: [...matched.values, owner, query.templateId],
-    };
+    return inListingOrder(owner, query, matched);
   }
 
   /**
@@ -490,6 +484,16 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     if (rarest.length === 0) {
       const words = await this.wordsMatching(owner, query);
       if (words !== undefined) return words;
+      // In name order, the results read in the order they are stored, then put in the listing's order
+      // (measured with 6,000 matches of 30,000 documents: the matches sorted, spilling to disk, 113 ms of
+      // the server's; so, 75 ms; the scan alone, 70 ms). DISTINCT keeps them a table of their own: merged
+      // into the join, each result was read by its id in the order of names (355 ms).
+      if (query.sortBy === 'name')
+        return inListingOrder(owner, query, {
+          sql: `SELECT DISTINCT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?
+            AND LOCATE(?, r.result_lower) > 0`,
+          values: [owner, query.templateId, query.search],
+        });
       return {
         sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite}
           AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
@@ -613,6 +617,24 @@ export class MysqlDocumentStore extends SqlDocumentStore {
     if (!this.ready.done) await this.ready.run();
     return this.connection.transaction(work);
   }
+}
+
+/**
+ * The ids of `matched` (of documents of the owner and template, each once) in the listing's order, from
+ * the documents' index that has it (by name or id, the favorites' when filtered): the matches made into a
+ * table once, then that index read in order, each of its documents looked up there, or the matches sorted
+ * when they are few, as the optimizer weighs it. Not from the results' table: it has no such index, and
+ * its rows hold the searched result. Measured on MariaDB 10.11 with 30,000 documents of an owner, 6,000 of
+ * them matches, by name: the results of the template read (84,528 pages), all 27,000 sorted (spilling to
+ * disk) and read again, 360-560 ms of the server's; the index by name read (147 pages), no sort, 21-51 ms.
+ */
+function inListingOrder(owner: string, query: DocumentQuery, matched: SqlCondition): SqlCondition {
+  const where = whereOf(owner, query);
+  return {
+    sql: `SELECT d.id FROM (${matched.sql}) m JOIN dossier_documents d ON d.id = m.id WHERE ${where.sql}
+      ORDER BY ${orderOf(query)}`,
+    values: [...matched.values, ...where.values],
+  };
 }
 
 /**
