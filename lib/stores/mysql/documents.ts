@@ -223,24 +223,39 @@ export class MysqlDocumentStore extends SqlDocumentStore {
 
   /**
    * A search in two steps: the ids of every match, in order, from the search tables (no wide row or
-   * window function in a temporary table), which give the page and the total; then the page's rows.
+   * window function in a temporary table), which give the page and the total, or, where the matches are
+   * put in the listing's order from its index (see {@link inListingOrder}), the page's ids and the count
+   * apart; then the page's rows.
    */
   protected override async searched(owner: string, query: DocumentQuery & { search: string }): Promise<DocumentRows> {
     const matching =
       query.searchBy === 'result' ? await this.resultsMatching(owner, query) : await this.namesMatching(owner, query);
-    const ids = Array.isArray(matching)
-      ? matching
-      : ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
     const start = (query.page - 1) * query.perPage;
-    const page = ids.slice(start, start + query.perPage);
-    if (page.length === 0) return { documents: [], total: ids.length };
+    let page: number[];
+    let total: number;
+    if (!Array.isArray(matching) && 'counted' in matching) {
+      // The page alone, and the count apart: the listing's index is read only to the page's end.
+      const [rows, counted] = await Promise.all([
+        this.read(`${matching.sql} LIMIT ? OFFSET ?`, [...matching.values, query.perPage, start]),
+        this.read(matching.counted.sql, matching.counted.values),
+      ]);
+      page = (rows as { id: number }[]).map((row) => Number(row.id));
+      total = Number((counted as { total: number | string }[])[0]!.total);
+    } else {
+      const ids = Array.isArray(matching)
+        ? matching
+        : ((await this.read(matching.sql, matching.values)) as { id: number }[]).map((row) => Number(row.id));
+      page = ids.slice(start, start + query.perPage);
+      total = ids.length;
+    }
+    if (page.length === 0) return { documents: [], total };
     const rows = (await this.read(`SELECT ${DOCUMENT_COLUMNS} FROM dossier_documents WHERE owner = ? AND id IN (?)`, [
       owner,
       page,
     ])) as DocumentRow[];
     const byId = new Map(rows.map((row) => [Number(row.id), row]));
     // A document deleted between the two steps is left out.
-    return { documents: page.flatMap((id) => (byId.has(id) ? [documentOf(byId.get(id)!)] : [])), total: ids.length };
+    return { documents: page.flatMap((id) => (byId.has(id) ? [documentOf(byId.get(id)!)] : [])), total };
   }
 
   /**
@@ -248,7 +263,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    * trigrams when they narrow it (see {@link namesNarrow}), else from the words when they answer it (see
    * {@link wordsMatching}), else every name of the listing read.
    */
-  private async namesMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
+  private async namesMatching(owner: string, query: DocumentQuery & { search: string }): Promise<Matches> {
     const narrowed = await this.namesNarrow(owner, query);
     return (narrowed ? undefined : await this.wordsMatching(owner, query)) ?? namesMatching(owner, query, narrowed);
   }
@@ -262,10 +277,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    * with the distinct words of the owner (a name's code of its own, a word of one document), where a rare
    * trigram reads its few documents.
    */
-  private async wordsMatching(
-    owner: string,
-    query: DocumentQuery & { search: string },
-  ): Promise<SqlCondition | number[] | undefined> {
+  private async wordsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<Matches | undefined> {
     if (!wordNeedle(query.search) || !(await this.fillDone(WORDS_FILL))) return undefined;
     const field = query.searchBy === 'result' ? 'result' : 'name';
     const vocabulary = vocabularySql(owner, query.templateId, field, query.search);
@@ -472,7 +484,7 @@ export class MysqlDocumentStore extends SqlDocumentStore {
    * its trigrams would be missed; and when every trigram is in that many documents, reading them one by
    * one through the trigram table costs more than reading the results in order).
    */
-  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<SqlCondition | number[]> {
+  private async resultsMatching(owner: string, query: DocumentQuery & { search: string }): Promise<Matches> {
     const direction = query.sort === 'asc' ? 'ASC' : 'DESC';
     const order = query.sortBy === 'name' ? `r.name_key ${direction}, r.id ${direction}` : `r.id ${direction}`;
     const favorite = query.favorite === undefined ? '' : ` AND r.favorite = ${query.favorite ? 1 : 0}`;
@@ -488,12 +500,15 @@ export class MysqlDocumentStore extends SqlDocumentStore {
       // (measured with 6,000 matches of 30,000 documents: the matches sorted, spilling to disk, 113 ms of
       // the server's; so, 75 ms; the scan alone, 70 ms). DISTINCT keeps them a table of their own: merged
       // into the join, each result was read by its id in the order of names (355 ms).
-      if (query.sortBy === 'name')
-        return inListingOrder(owner, query, {
+      // Every id at once: a count apart would read the results again.
+      if (query.sortBy === 'name') {
+        const { sql, values } = inListingOrder(owner, query, {
           sql: `SELECT DISTINCT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?
             AND LOCATE(?, r.result_lower) > 0`,
           values: [owner, query.templateId, query.search],
         });
+        return { sql, values };
+      }
       return {
         sql: `SELECT r.id FROM dossier_document_results r WHERE r.owner = ? AND r.template_id = ?${favorite}
           AND LOCATE(?, r.result_lower) > 0 ORDER BY ${order}`,
@@ -622,19 +637,36 @@ export class MysqlDocumentStore extends SqlDocumentStore {
 /**
  * The ids of `matched` (of documents of the owner and template, each once) in the listing's order, from
  * the documents' index that has it (by name or id, the favorites' when filtered): the matches made into a
- * table once, then that index read in order, each of its documents looked up there, or the matches sorted
- * when they are few, as the optimizer weighs it. Not from the results' table: it has no such index, and
+ * table once, then that index read in order (to the page's end, when paged), each of its documents looked
+ * up there, or the matches sorted when they are few, as the optimizer weighs it; and their count. Not from the results' table: it has no such index, and
  * its rows hold the searched result. Measured on MariaDB 10.11 with 30,000 documents of an owner, 6,000 of
  * them matches, by name: the results of the template read (84,528 pages), all 27,000 sorted (spilling to
  * disk) and read again, 360-560 ms of the server's; the index by name read (147 pages), no sort, 21-51 ms.
  */
-function inListingOrder(owner: string, query: DocumentQuery, matched: SqlCondition): SqlCondition {
+function inListingOrder(owner: string, query: DocumentQuery, matched: SqlCondition): PagedMatches {
   const where = whereOf(owner, query);
+  const joined = `FROM (${matched.sql}) m JOIN dossier_documents d ON d.id = m.id WHERE ${where.sql}`;
+  const values = [...matched.values, ...where.values];
   return {
-    sql: `SELECT d.id FROM (${matched.sql}) m JOIN dossier_documents d ON d.id = m.id WHERE ${where.sql}
-      ORDER BY ${orderOf(query)}`,
-    values: [...matched.values, ...where.values],
+    sql: `SELECT d.id ${joined} ORDER BY ${orderOf(query)}`,
+    values,
+    // Without a favorite filter every match is the listing's: counted without the documents.
+    counted:
+      query.favorite === undefined
+        ? { sql: `SELECT COUNT(*) AS total FROM (${matched.sql}) m`, values: matched.values }
+        : { sql: `SELECT COUNT(*) AS total ${joined}`, values },
   };
+}
+
+/**
+ * The ids of a search's matches, in the listing's order: found already, or a statement that reads them
+ * all, or one to page (`LIMIT … OFFSET …` added) with their count apart.
+ */
+type Matches = number[] | SqlCondition | PagedMatches;
+
+/** A statement of a search's matches in the listing's order, to page, and one that counts them. */
+interface PagedMatches extends SqlCondition {
+  counted: SqlCondition;
 }
 
 /**
