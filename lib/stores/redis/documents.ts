@@ -372,6 +372,121 @@ for n = 1, #numbers do
 end
 return found`;
 
+/**
+ * The page of a search in the order of names whose matches are the set bits of one bitmap (the words'):
+ * the listing by name (of the favorite filter's documents) walked from the end nearer the page, each
+ * document kept when it is a match, until the page is full; the matches' number (under a favorite filter,
+ * those of `ordinal-ids` with its flag), exact. A walk reads the listing's documents between its end and
+ * the page; sorting the matches reads each match's entry. Where the page lies is told by a sample of the
+ * matches (their ranks in the listing): the walk is taken when the sample has it read no more documents
+ * than there are matches, and given up (for the sort) should it read that many. A document of the walk's
+ * first batch costs its ordinal (a field of `ordinals`) and its bit; past it, the walk reads the matches'
+ * ids from `ordinal-ids` once and checks each document by its id, for a fraction of that.
+ */
+const NAME_WALK = `
+-- KEYS: 1 the listing by name (name, name:1 or name:0), 2 ordinals, 3 the matches' bitmap, 4 ordinal-ids,
+-- 5 names. ARGV: 1 favorite filter ('', 1 or 0), 2 the page's first rank, 3 its size, 4 asc|desc, 5 the
+-- records' key prefix. Answers { -1 } when the matches are to be sorted instead, else their number, then
+-- the page's records, in order.
+local bitmap = redis.call('GET', KEYS[3]) or ''
+local flag = tonumber(ARGV[1])
+local packed = flag and redis.call('GET', KEYS[4]) or ''
+-- The set bits of each value of a byte, as MATCHES has them.
+local positions = {}
+for value = 0, 255 do
+  local set = {}
+  for j = 0, 7 do
+    if bit.band(value, bit.rshift(128, j)) ~= 0 then set[#set + 1] = j end
+  end
+  positions[value] = set
+end
+-- The matches' ordinals, in order.
+local ordinals = {}
+for i = 1, #bitmap do
+  local bits = string.byte(bitmap, i)
+  if bits ~= 0 then
+    local base = (i - 1) * 8
+    for _, j in ipairs(positions[bits]) do
+      if not flag or string.byte(packed, (base + j) * 8 + 1) == flag then ordinals[#ordinals + 1] = base + j end
+    end
+  end
+end
+local total = #ordinals
+local answer = { total }
+local first = tonumber(ARGV[2])
+if first >= total then return answer end
+local last = math.min(first + tonumber(ARGV[3]), total)
+-- The matches to find from the walk's end, the first skip of them before the page.
+local reversed = false
+local want, skip = last, first
+if total - first < last then
+  reversed = true
+  want, skip = total - first, total - last
+end
+local walkDesc = (ARGV[4] == 'desc') ~= reversed
+-- The ranks from the walk's end of some matches spread through them (by ordinal): the rank of the first
+-- of them at or past the page's share of the matches is about where the walk ends.
+local samples = math.min(32, total)
+local fields = {}
+for k = 1, samples do fields[k] = ordinals[math.floor((k - 0.5) * total / samples) + 1] end
+local ranks = {}
+local UNESCAPED = { ['\\1'] = '\\0', ['\\2'] = '\\1', ['\\3'] = '\\2' }
+for _, record in ipairs(redis.call('HMGET', KEYS[5], unpack(fields))) do
+  local id, key
+  if record then id, key = string.match(record, '%z\\2(%d+),%d,([^%z]*)%z$') end
+  if id then
+    key = string.gsub(key, '\\1([\\1-\\3])', UNESCAPED)
+    local member = key .. '\\0' .. string.rep('0', 16 - #id) .. id
+    local rank = redis.call(walkDesc and 'ZREVRANK' or 'ZRANK', KEYS[1], member)
+    if rank then ranks[#ranks + 1] = rank end
+  end
+end
+if #ranks == 0 then return { -1 } end
+table.sort(ranks)
+local reach = ranks[math.min(#ranks, math.ceil(want * #ranks / total))] + 1
+if reach > total then return { -1 } end
+-- Past its first batch the walk checks a document by its id (7 bytes, as ordinal-ids holds it) among the
+-- matches', which cost a fraction of what its ordinal's field does.
+local ids
+local found, seen, rank, batch = {}, 0, 0, 128
+while seen < want do
+  if rank >= total then return { -1 } end
+  if rank > 0 and not ids then
+    ids = {}
+    if not flag then packed = redis.call('GET', KEYS[4]) or '' end
+    for _, ordinal in ipairs(ordinals) do ids[string.sub(packed, ordinal * 8 + 2, ordinal * 8 + 8)] = true end
+  end
+  local members
+  if walkDesc then members = redis.call('ZRANGE', KEYS[1], rank, rank + batch - 1, 'REV')
+  else members = redis.call('ZRANGE', KEYS[1], rank, rank + batch - 1) end
+  if #members == 0 then break end
+  rank = rank + #members
+  local walked = {}
+  for n, member in ipairs(members) do walked[n] = tonumber(string.sub(member, -16)) end
+  local held = {}
+  if ids then
+    for n, id in ipairs(walked) do held[n] = ids[struct.pack('>I7', id)] end
+  else
+    for n, value in ipairs(redis.call('HMGET', KEYS[2], unpack(walked))) do
+      local ordinal = tonumber(value)
+      local bits = ordinal and string.byte(bitmap, math.floor(ordinal / 8) + 1)
+      held[n] = bits and bit.band(bits, bit.rshift(128, ordinal % 8)) ~= 0
+    end
+  end
+  for n = 1, #walked do
+    if held[n] then
+      seen = seen + 1
+      if seen > skip then found[#found + 1] = walked[n] end
+      if seen == want then break end
+    end
+  end
+  batch = math.min(math.max(reach - rank, 128), 1024)
+end
+for n = reversed and #found or 1, reversed and 1 or #found, reversed and -1 or 1 do
+  answer[#answer + 1] = redis.call('GET', ARGV[5] .. found[n]) or ''
+end
+return answer`;
+
 /** Chunks of searched names a search reads per call (some 8,000 names). */
 const CHUNKS_PER_CALL = 64;
 
@@ -429,6 +544,12 @@ const RARE = Symbol('a rare needle');
 
 /** A match of a search: what orders it. */
 type Match = { id: number; nameKey: string };
+
+/**
+ * What a search in the order of names walks the listing for: the owner and query, and whether the words'
+ * matches are sorted when the walk is not taken (else another way is tried first).
+ */
+type Walk = { owner: string; query: DocumentQuery; sortAfter: boolean };
 
 /**
  * Documents on Redis: each a record as Keyv writes it (`doc:<id>`, the format older releases wrote, read
@@ -515,16 +636,19 @@ export class RedisDocumentStore implements DocumentStore {
     // result), and so is one with a character that a name's record holds after the name.
     const checked = UNSURE.test(search) || (byName && /[\0\x01\x02]/.test(search)) ? '' : search;
     const favorite = query.favorite === undefined ? '' : query.favorite ? '1' : '0';
-    const fromWords = () =>
-      isWordNeedle(search) ? this.wordMatches(keys, grams, search, byName, favorite, query.sortBy) : undefined;
+    const fromWords = (walk?: Walk) =>
+      isWordNeedle(search) ? this.wordMatches(keys, grams, search, byName, favorite, query.sortBy, walk) : undefined;
     const scanned = () => (byName && checked !== '' ? this.scanNames(keys, grams, search, favorite, query.sortBy) : undefined);
-    // In the order of ids the words give a match's id from a range of ids; in the order of names, a match
-    // costs its entry, which scanning the names (when its rule takes a common needle) gives for less.
-    for (const way of query.sortBy === 'id' ? [fromWords, scanned] : [scanned, fromWords]) {
+    // In the order of ids the words give a match's id from a range of ids. In the order of names, the words'
+    // matches give the page by a walk of the listing by name when its rule takes it; else a match costs its
+    // entry, which scanning the names (when its rule takes a common needle) gives for less.
+    const walked = () => fromWords({ owner, query, sortAfter: !byName });
+    for (const way of query.sortBy === 'id' ? [fromWords, scanned] : [walked, scanned, fromWords]) {
       const matched = await way();
       // A rare needle: neither the words nor a scan would take it.
       if (matched === RARE) break;
-      if (matched !== undefined) return this.pageOfMatches(owner, matched, query);
+      if (Array.isArray(matched)) return this.pageOfMatches(owner, matched, query);
+      if (matched !== undefined) return matched;
     }
     const { matched, unsure } = await this.matches(
       keys,
@@ -586,7 +710,9 @@ export class RedisDocumentStore implements DocumentStore {
   /**
    * The matches of a needle of word characters read from the words (see {@link WORD_MATCHES}); {@link RARE}
    * when its grams are to be read, a gram being a set; `undefined` when its postings would cost more than
-   * the other ways, or when words are not kept for every document yet (whose fill this starts).
+   * the other ways, or when words are not kept for every document yet (whose fill this starts). With
+   * `walk`, the page in the order of names by a walk of the listing (see {@link NAME_WALK}) when its rule
+   * takes it; else the matches, unless `walk.sortAfter` is false (`undefined`: they are for another way).
    */
   private async wordMatches(
     keys: string,
@@ -595,7 +721,8 @@ export class RedisDocumentStore implements DocumentStore {
     byName: boolean,
     favorite: string,
     sortBy: DocumentQuery['sortBy'],
-  ): Promise<Match[] | typeof RARE | undefined> {
+    walk?: Walk,
+  ): Promise<Match[] | DocumentRows | typeof RARE | undefined> {
     const union = `${keys}union:${randomUUID()}`;
     const [state, bitmap, made] = (await this.call(
       WORD_MATCHES,
@@ -614,10 +741,30 @@ export class RedisDocumentStore implements DocumentStore {
     if (Number(state) < 0) return undefined;
     if (Number(state) === 0) return [];
     try {
+      if (walk !== undefined) {
+        const page = await this.walkNames(keys, bitmap!, favorite, walk);
+        if (page !== undefined || !walk.sortAfter) return page;
+      }
       return (await this.matches(keys, [bitmap!], sortBy === 'id' ? 'word-id' : 'word', '', search, favorite, sortBy)).matched;
     } finally {
       if (Number(made) === 1) await this.call(DROP, [union], []);
     }
+  }
+
+  /** The page of the matches of `bitmap` in the order of names by {@link NAME_WALK}, or `undefined` when they are to be sorted. */
+  private async walkNames(
+    keys: string,
+    bitmap: string,
+    favorite: string,
+    { owner, query }: Walk,
+  ): Promise<DocumentRows | undefined> {
+    const [total, ...records] = (await this.call(
+      NAME_WALK,
+      [`${keys}name${favorite === '' ? '' : `:${favorite}`}`, keys + 'ordinals', bitmap, keys + 'ordinal-ids', keys + 'names'],
+      [favorite, String((query.page - 1) * query.perPage), String(query.perPage), query.sort, this.recordPrefix],
+    )) as [number, ...string[]];
+    if (Number(total) === -1) return undefined;
+    return { documents: records.map((record) => this.parse(record, owner)).filter(isDefined), total: Number(total) };
   }
 
   /**
