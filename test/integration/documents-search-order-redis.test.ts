@@ -1,36 +1,13 @@
 import { expect } from 'chai';
-import { createClient } from '@keyv/redis';
-import { KeyvDocumentStore } from '../../lib/documents/keyv-document-store.js';
-import type { Backend } from '../../lib/ports/backend.js';
-import type { DocumentQuery, DocumentStore, NewStoredDocument } from '../../lib/ports/document-store.js';
-import { openBackend } from '../../lib/stores/open-backend.js';
+import type { DocumentQuery, NewStoredDocument } from '../../lib/ports/document-store.js';
+import { comparedDocuments, expectListedAlike } from '../support/compared-documents.js';
+import { suiteRedis } from '../support/redis-client.js';
 
 const redisUrl = process.env.DOSSIER_TEST_REDIS;
 
 describe(`searches of common words in the order of names on Redis${redisUrl ? '' : ' (skipped: set DOSSIER_TEST_REDIS to run it)'}`, () => {
-  const clock = { now: () => Date.now() };
-  let store: Backend;
-  let reference: Backend;
-  let redis: ReturnType<typeof createClient>;
-
-  before(async function () {
-    if (!redisUrl) this.skip();
-    redis = createClient({ url: redisUrl });
-    await redis.connect();
-  });
-  beforeEach(async () => {
-    // This test process's own database (test/support/isolation.ts).
-    await redis.flushDb();
-    store = openBackend(redisUrl!, { namespace: 'dossier', clock, timeoutMs: 15_000 });
-    reference = openBackend('memory://', { namespace: 'reference', clock });
-  });
-  afterEach(async () => {
-    await store?.close();
-    await reference?.close();
-  });
-  after(async () => {
-    await redis?.quit();
-  });
+  const redis = suiteRedis({ flush: true });
+  const documents = comparedDocuments(redisUrl!);
 
   /**
    * Document `n`: names by topic (so that the matches of a needle gather in parts of the listing by name,
@@ -55,14 +32,13 @@ describe(`searches of common words in the order of names on Redis${redisUrl ? ''
 
   /** Calls of `command` Redis has run (scripts' calls included). */
   async function calls(command: string): Promise<number> {
-    const stats = await redis.info('commandstats');
+    const stats = await redis.client.info('commandstats');
     return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
   }
 
   it('lists the first, middle and last pages as the memory store does, by a walk of the listing or a sort', async function () {
     this.timeout(180_000);
-    const tested = store.documents!;
-    const expected: DocumentStore = new KeyvDocumentStore(reference.kv, reference.counters, clock);
+    const { tested, expected } = documents;
     const ids = new Map<number, number>();
     for (let start = 0; start < 1500; start += 100) {
       const made = await Promise.all(
@@ -84,12 +60,12 @@ describe(`searches of common words in the order of names on Redis${redisUrl ? ''
       }
     }
     // The words' postings are bitmaps: the walk's way is open.
-    expect(Number(await redis.hExists('dossier:documents:5:order:1:bitmaps', 'dossier:documents:5:order:1:nw:draft'))).to.equal(
-      1,
-    );
-    expect(Number(await redis.hExists('dossier:documents:5:order:1:bitmaps', 'dossier:documents:5:order:1:rw:harbor'))).to.equal(
-      1,
-    );
+    expect(
+      Number(await redis.client.hExists('dossier:documents:5:order:1:bitmaps', 'dossier:documents:5:order:1:nw:draft')),
+    ).to.equal(1);
+    expect(
+      Number(await redis.client.hExists('dossier:documents:5:order:1:bitmaps', 'dossier:documents:5:order:1:rw:harbor')),
+    ).to.equal(1);
     let walks = 0;
     let sorts = 0;
     for (const [search, searchBy] of [
@@ -114,18 +90,11 @@ describe(`searches of common words in the order of names on Redis${redisUrl ? ''
             for (const page of [1, 2, Math.ceil(last / 2), last - 1, last, last + 1]) {
               const paged = { ...query, page: Math.max(1, page) };
               const walked = await calls('zrange');
-              const got = await tested.list('order', paged);
+              await expectListedAlike(documents, ids, 'order', paged);
               if (sortBy === 'name') {
                 if ((await calls('zrange')) > walked) walks += 1;
                 else sorts += 1;
               }
-              const wanted = await expected.list('order', paged);
-              const what = JSON.stringify(paged);
-              expect(got.total, what).to.equal(wanted.total);
-              expect(
-                got.documents.map(({ id }) => ids.get(id)),
-                what,
-              ).to.deep.equal(wanted.documents.map(({ id }) => id));
             }
           }
     // Both ways were taken: the walk for pages near an end the matches reach early, the sort for the others.

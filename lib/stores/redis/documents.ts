@@ -224,7 +224,25 @@ return answer`;
  * and answers where the next call goes on (-1: done); where one is a set, which holds few, the call reads
  * all its candidates.
  */
-const MATCHES = `
+/**
+ * A function of the scripts that read bitmaps: the set bits of each value of a byte, so that a byte of a
+ * bitmap costs a look-up, not eight tests.
+ */
+const BYTE_POSITIONS = `
+local function bytePositions()
+  local positions = {}
+  for value = 0, 255 do
+    local set = {}
+    for j = 0, 7 do
+      if bit.band(value, bit.rshift(128, j)) ~= 0 then set[#set + 1] = j end
+    end
+    positions[value] = set
+  end
+  return positions
+end
+`;
+
+const MATCHES = `${BYTE_POSITIONS}
 -- KEYS: 1 entries, 2 searched texts, then the grams. ARGV: 1 the needle ('': the process checks each entry),
 -- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 what the candidates are: name (a
 -- document without a searched name is for the process to check: older releases did not keep them), result,
@@ -254,15 +272,7 @@ else
   local length = math.min(unpack(lengths))
   local byte = tonumber(ARGV[3])
   local most = tonumber(ARGV[4])
-  -- The set bits of each value of a byte: a byte of a bitmap then costs a look-up, not eight tests.
-  local positions = {}
-  for value = 0, 255 do
-    local set = {}
-    for j = 0, 7 do
-      if bit.band(value, bit.rshift(128, j)) ~= 0 then set[#set + 1] = j end
-    end
-    positions[value] = set
-  end
+  local positions = bytePositions()
   while byte < length and #ordinals < most do
     local last = math.min(byte + 255, length - 1)
     local chunks = {}
@@ -383,7 +393,7 @@ return found`;
  * first batch costs its ordinal (a field of `ordinals`) and its bit; past it, the walk reads the matches'
  * ids from `ordinal-ids` once and checks each document by its id, for a fraction of that.
  */
-const NAME_WALK = `
+const NAME_WALK = `${BYTE_POSITIONS}
 -- KEYS: 1 the listing by name (name, name:1 or name:0), 2 ordinals, 3 the matches' bitmap, 4 ordinal-ids,
 -- 5 names. ARGV: 1 favorite filter ('', 1 or 0), 2 the page's first rank, 3 its size, 4 asc|desc, 5 the
 -- records' key prefix. Answers { -1 } when the matches are to be sorted instead, else their number, then
@@ -391,16 +401,8 @@ const NAME_WALK = `
 local bitmap = redis.call('GET', KEYS[3]) or ''
 local flag = tonumber(ARGV[1])
 local packed = flag and redis.call('GET', KEYS[4]) or ''
--- The set bits of each value of a byte, as MATCHES has them.
-local positions = {}
-for value = 0, 255 do
-  local set = {}
-  for j = 0, 7 do
-    if bit.band(value, bit.rshift(128, j)) ~= 0 then set[#set + 1] = j end
-  end
-  positions[value] = set
-end
 -- The matches' ordinals, in order.
+local positions = bytePositions()
 local ordinals = {}
 for i = 1, #bitmap do
   local bits = string.byte(bitmap, i)
