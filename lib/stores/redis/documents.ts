@@ -215,16 +215,6 @@ end
 return answer`;
 
 /**
- * The matches of a search among part of the owner's documents of a template: the documents that hold every
- * gram of KEYS[3…] (sets, or bitmaps by ordinal), each checked on its searched text (hash KEYS[2]: names or
- * results) for the needle, byte for byte (UTF-8 holds as code points do), and on the favorite filter; or
- * the documents of one bitmap of matches that the words gave (see {@link WORD_MATCHES}), checked on the
- * favorite filter only. Where every gram is a bitmap, the call reads their bytes from ARGV[3] on, until it
- * has some ARGV[4] candidates (so that no call holds Redis long, however many documents hold the needle),
- * and answers where the next call goes on (-1: done); where one is a set, which holds few, the call reads
- * all its candidates.
- */
-/**
  * A function of the scripts that read bitmaps: the set bits of each value of a byte, so that a byte of a
  * bitmap costs a look-up, not eight tests.
  */
@@ -242,6 +232,16 @@ local function bytePositions()
 end
 `;
 
+/**
+ * The matches of a search among part of the owner's documents of a template: the documents that hold every
+ * gram of KEYS[3…] (sets, or bitmaps by ordinal), each checked on its searched text (hash KEYS[2]: names or
+ * results) for the needle, byte for byte (UTF-8 holds as code points do), and on the favorite filter; or
+ * the documents of one bitmap of matches that the words gave (see {@link WORD_MATCHES}), checked on the
+ * favorite filter only. Where every gram is a bitmap, the call reads their bytes from ARGV[3] on, until it
+ * has some ARGV[4] candidates (so that no call holds Redis long, however many documents hold the needle),
+ * and answers where the next call goes on (-1: done); where one is a set, which holds few, the call reads
+ * all its candidates.
+ */
 const MATCHES = `${BYTE_POSITIONS}
 -- KEYS: 1 entries, 2 searched texts, then the grams. ARGV: 1 the needle ('': the process checks each entry),
 -- 2 favorite filter ('', 1 or 0), 3 first byte, 4 candidates a call, 5 what the candidates are: name (a
